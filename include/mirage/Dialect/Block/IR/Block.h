@@ -1,0 +1,39 @@
+//===- Block.h - The tb (block graph) dialect -------------------*- C++ -*-===//
+//
+// Part of the Mirage MLIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_DIALECT_BLOCK_IR_BLOCK_H
+#define MIRAGE_DIALECT_BLOCK_IR_BLOCK_H
+
+#include "mirage/IR/SemanticsOpInterface.h"
+#include "mirage/Semantics/OpSemantics.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "mirage/Dialect/Block/IR/BlockOpsDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "mirage/Dialect/Block/IR/BlockOpsTypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "mirage/Dialect/Block/IR/BlockAttributes.h.inc"
+
+namespace mirage::tb {
+/// The tiling an iterator, saver or accumulator nested in a `tb.graph` sees:
+/// the graph's grid and loop range with the given maps.
+TilingParams getTilingOf(mlir::Operation *op, llvm::ArrayRef<int64_t> gridMap,
+                         int64_t loopMap);
+} // namespace mirage::tb
+
+#define GET_OP_CLASSES
+#include "mirage/Dialect/Block/IR/BlockOps.h.inc"
+
+#endif // MIRAGE_DIALECT_BLOCK_IR_BLOCK_H

@@ -1,0 +1,50 @@
+//===- GraphUtils.h - Checks shared by block and thread graphs --*- C++ -*-===//
+//
+// Block graphs (`tb.graph`) and thread graphs (`th.graph`) have the same
+// structure one level apart: inputs read by input iterators, a for-loop body,
+// accumulators, post-loop ops and output savers. The checks of that structure
+// live here so both levels enforce the same rules with the same messages.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_IR_GRAPHUTILS_H
+#define MIRAGE_IR_GRAPHUTILS_H
+
+#include "mlir/IR/Block.h"
+#include "mlir/IR/BuiltinTypeInterfaces.h"
+#include "mlir/IR/OpImplementation.h"
+
+namespace mirage {
+
+/// Checks Mirage v3 Def. 2.1 (3) on a graph body: graph inputs are read only
+/// by input iterators; every path from an input iterator to an output saver
+/// passes exactly one accumulator when `looped` (at most one otherwise); no op
+/// mixes loop-body and post-loop values; output savers feed only the
+/// terminator, whose operands are all output-saver results.
+llvm::LogicalResult verifyLoopStructure(mlir::Block &body, bool looped);
+
+/// Element types that values of every level may have: f16, bf16, f32.
+bool isSupportedElementType(mlir::Type type);
+
+/// Bytes of a statically shaped value.
+int64_t getByteSize(mlir::ShapedType type);
+
+/// Parses `16x64xf16` (a static shape, then the element type).
+mlir::ParseResult parseShapeAndElementType(mlir::AsmParser &parser,
+                                           llvm::SmallVectorImpl<int64_t> &shape,
+                                           mlir::Type &elementType);
+
+/// Prints `16x64xf16`.
+void printShapeAndElementType(mlir::AsmPrinter &printer,
+                              llvm::ArrayRef<int64_t> shape,
+                              mlir::Type elementType);
+
+/// Verifies a shaped type's parameters: positive sizes, supported element type.
+llvm::LogicalResult
+verifyShapeAndElementType(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                          llvm::StringRef typeName, llvm::ArrayRef<int64_t> shape,
+                          mlir::Type elementType);
+
+} // namespace mirage
+
+#endif // MIRAGE_IR_GRAPHUTILS_H

@@ -1,0 +1,131 @@
+//===- OpSemantics.h - One definition per operator --------------*- C++ -*-===//
+//
+// Every operator of the kernel, block and thread graphs is described once,
+// here, independent of MLIR: its kind, its parameters and its facets (today the
+// shape rule; the interpreter, abstract expressions and cost follow in the same
+// records). The `kn`, `tb` and `th` ops bind to these records through
+// SemanticsOpInterface, so `kn.matmul`, `tb.matmul` and `th.matmul` share one
+// definition, and the search engines can use the records without building ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_SEMANTICS_OPSEMANTICS_H
+#define MIRAGE_SEMANTICS_OPSEMANTICS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mirage {
+
+/// Every operator kind, at any level of the µGraph hierarchy.
+enum class OpKind : uint8_t {
+  // Elementwise unary.
+  Exp,
+  Sqrt,
+  Square,
+  Silu,
+  Gelu,
+  Relu,
+  Neg,
+  MulScalar,
+  AddScalar,
+  // Elementwise binary with numpy-style broadcasting.
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  // Contractions and reductions.
+  Matmul,
+  ReduceSum,
+  ReduceMax,
+  RmsNorm,
+  // Data movement.
+  Concat,
+  Split,
+  Reshape,
+  Transpose,
+  AllReduce,
+  // Block- and thread-graph structure.
+  InputIterator,
+  OutputSaver,
+  AccumSum,
+  AccumMax,
+  AccumConcat,
+  AccumRescaledSum,
+};
+
+/// Marks a grid or loop dimension that replicates a tensor instead of
+/// partitioning one of its data dimensions (the paper's φ).
+constexpr int64_t kReplica = -1;
+
+/// How a block (or thread) graph partitions a tensor: the grid, the map from
+/// each grid dimension to a data dimension (or kReplica), the for-loop range
+/// and the map from the loop dimension to a data dimension (or kReplica).
+struct TilingParams {
+  llvm::SmallVector<int64_t, 3> grid;
+  llvm::SmallVector<int64_t, 3> gridMap;
+  int64_t forloopRange = 1;
+  int64_t loopMap = kReplica;
+};
+
+/// The parameters an operator may carry. Each kind reads only its own fields.
+struct OpParams {
+  /// ReduceSum/ReduceMax/Concat/Split/AccumConcat: the dimension acted on.
+  int64_t dim = 0;
+  /// ReduceSum/ReduceMax: keep the reduced dimension with size 1.
+  bool keepDim = true;
+  /// MulScalar/AddScalar: the scalar; RmsNorm: epsilon.
+  double scalar = 0.0;
+  /// Transpose: permutation; Split: sizes; Reshape: result shape.
+  llvm::SmallVector<int64_t, 4> ints;
+  /// InputIterator/OutputSaver/AccumConcat: the enclosing graph's tiling.
+  TilingParams tiling;
+};
+
+using Shape = llvm::SmallVector<int64_t, 4>;
+
+/// Static facts about an operator kind.
+struct OpInfo {
+  OpKind kind;
+  /// The mnemonic shared by its ops in every dialect (e.g. "matmul").
+  llvm::StringRef name;
+  unsigned minOperands;
+  /// std::nullopt for variadic operators.
+  std::optional<unsigned> maxOperands;
+  /// Elementwise ops may be fused into thread graphs.
+  bool elementwise;
+};
+
+/// Returns the static facts of `kind`.
+const OpInfo &getOpInfo(OpKind kind);
+
+/// The shape rule: the result shapes of `kind` applied to operands of the
+/// given shapes, or an error whose message names the offending operand and
+/// dimension.
+llvm::Expected<llvm::SmallVector<Shape, 1>>
+inferShapes(OpKind kind, llvm::ArrayRef<llvm::ArrayRef<int64_t>> operandShapes,
+            const OpParams &params);
+
+/// numpy-style broadcast of two shapes, right-aligned.
+llvm::Expected<Shape> broadcastShapes(llvm::ArrayRef<int64_t> lhs,
+                                      llvm::ArrayRef<int64_t> rhs);
+
+/// The name of grid dimension `index` ("x", "y" or "z").
+llvm::StringRef gridDimName(unsigned index);
+
+/// Formats a shape as `2x4096` ("scalar" for rank 0), for messages.
+std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
+/// Number of elements of a shape.
+int64_t getNumElements(llvm::ArrayRef<int64_t> shape);
+
+} // namespace mirage
+
+#endif // MIRAGE_SEMANTICS_OPSEMANTICS_H

@@ -1,0 +1,136 @@
+//===- BlockOps.cpp - tb dialect ops --------------------------------------===//
+//
+// Part of the Mirage MLIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Dialect/Block/IR/Block.h"
+
+#include "mirage/IR/GraphUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::tb;
+
+TilingParams mirage::tb::getTilingOf(Operation *op, ArrayRef<int64_t> gridMap,
+                                     int64_t loopMap) {
+  auto graph = dyn_cast_or_null<GraphOp>(op->getParentOp());
+  if (!graph)
+    return {};
+  return graph.getTiling(gridMap, loopMap);
+}
+
+//===----------------------------------------------------------------------===//
+// GraphOp
+//===----------------------------------------------------------------------===//
+
+TilingParams GraphOp::getTiling(ArrayRef<int64_t> gridMap, int64_t loopMap) {
+  TilingParams tiling;
+  tiling.grid.assign(getGrid().begin(), getGrid().end());
+  tiling.gridMap.assign(gridMap.begin(), gridMap.end());
+  tiling.forloopRange = static_cast<int64_t>(getForloopRange());
+  tiling.loopMap = loopMap;
+  return tiling;
+}
+
+int64_t GraphOp::getSharedMemoryBytes() {
+  int64_t bytes = 0;
+  for (Operation &op : getBodyBlock())
+    for (Type type : op.getResultTypes())
+      if (auto tile = dyn_cast<TileType>(type))
+        bytes += getByteSize(tile);
+  return bytes;
+}
+
+LogicalResult GraphOp::verify() {
+  ArrayRef<int64_t> grid = getGrid();
+  if (grid.empty() || grid.size() > 3)
+    return emitOpError() << "grid must have 1 to 3 dims, got " << grid.size();
+  for (auto [index, size] : llvm::enumerate(grid))
+    if (size <= 0)
+      return emitOpError() << "grid dim " << gridDimName(index)
+                           << " must be positive, got " << size;
+  TargetAttr target = TargetAttr::lookup(*this);
+  int64_t threads = static_cast<int64_t>(getThreads());
+  if (threads <= 0 || threads > target.getMaxThreadsPerBlock())
+    return emitOpError() << "threads per block must be in [1, "
+                         << target.getMaxThreadsPerBlock() << "] on "
+                         << target.getChip() << ", got " << threads;
+  if (static_cast<int64_t>(getForloopRange()) <= 0)
+    return emitOpError() << "forloop range must be positive, got "
+                         << static_cast<int64_t>(getForloopRange());
+  Block &body = getBodyBlock();
+  for (auto [index, arg] : llvm::enumerate(body.getArguments())) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || !type.hasStaticShape() ||
+        !isSupportedElementType(type.getElementType()))
+      return emitOpError() << "input #" << index
+                           << " must be a statically shaped f16, bf16 or f32 "
+                              "tensor, got "
+                           << arg.getType();
+  }
+  if (body.empty() || !isa<YieldOp>(body.back()))
+    return emitOpError() << "body must end with 'tb.yield'";
+  return success();
+}
+
+LogicalResult GraphOp::verifyRegions() {
+  Block &body = getBodyBlock();
+  Dialect *blockDialect = getOperation()->getDialect();
+  for (Operation &op : body) {
+    if (op.getDialect() == blockDialect)
+      continue;
+    // Foreign ops are allowed when they compute on tiles (e.g. th.graph).
+    auto isTile = [](Type type) { return isa<TileType>(type); };
+    if (!llvm::all_of(op.getOperandTypes(), isTile) ||
+        !llvm::all_of(op.getResultTypes(), isTile) || op.getNumResults() == 0)
+      return op.emitOpError()
+             << "is not allowed in a block graph: only tb ops and ops that map "
+                "shared-memory tiles to tiles (such as th.graph) may appear";
+  }
+
+  if (failed(verifyLoopStructure(body, isLooped())))
+    return failure();
+
+  TargetAttr target = TargetAttr::lookup(*this);
+  int64_t bytes = getSharedMemoryBytes();
+  if (bytes > target.getSmemPerBlock()) {
+    InFlightDiagnostic diag =
+        emitOpError() << "needs " << bytes
+                      << " bytes of shared memory for its tiles, more than the "
+                      << target.getSmemPerBlock() << " bytes per block of "
+                      << target.getChip();
+    // Point at the largest tiles, the first candidates to shrink.
+    // (bytes, position, op), largest first, ties in program order.
+    SmallVector<std::tuple<int64_t, unsigned, Operation *>> tiles;
+    for (Operation &op : body)
+      for (Type type : op.getResultTypes())
+        if (auto tile = dyn_cast<TileType>(type))
+          tiles.push_back({getByteSize(tile), tiles.size(), &op});
+    llvm::sort(tiles, [](const auto &a, const auto &b) {
+      return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) > std::get<0>(b)
+                                              : std::get<1>(a) < std::get<1>(b);
+    });
+    tiles.truncate(std::min<size_t>(3, tiles.size()));
+    for (auto &[tileBytes, position, op] : tiles)
+      diag.attachNote(op->getLoc())
+          << "a tile of " << tileBytes << " bytes is defined here";
+    return diag;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Ops whose result types are written: checked against their shape rule.
+//===----------------------------------------------------------------------===//
+
+LogicalResult InputIteratorOp::verify() { return verifyResultShapes(*this); }
+LogicalResult OutputSaverOp::verify() { return verifyResultShapes(*this); }
+LogicalResult AccumConcatOp::verify() { return verifyResultShapes(*this); }
+LogicalResult ReshapeOp::verify() { return verifyResultShapes(*this); }
+
+#define GET_OP_CLASSES
+#include "mirage/Dialect/Block/IR/BlockOps.cpp.inc"

@@ -1,0 +1,99 @@
+//===- ThreadOps.cpp - th dialect ops -------------------------------------===//
+//
+// Part of the Mirage MLIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Dialect/Thread/IR/Thread.h"
+
+#include "mirage/IR/GraphUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::th;
+
+TilingParams mirage::th::getTilingOf(Operation *op, ArrayRef<int64_t> gridMap,
+                                     int64_t loopMap) {
+  auto graph = dyn_cast_or_null<GraphOp>(op->getParentOp());
+  if (!graph)
+    return {};
+  return graph.getTiling(gridMap, loopMap);
+}
+
+TilingParams GraphOp::getTiling(ArrayRef<int64_t> gridMap, int64_t loopMap) {
+  TilingParams tiling;
+  tiling.grid.assign(getThreads().begin(), getThreads().end());
+  tiling.gridMap.assign(gridMap.begin(), gridMap.end());
+  tiling.forloopRange = static_cast<int64_t>(getForloopRange());
+  tiling.loopMap = loopMap;
+  return tiling;
+}
+
+int64_t GraphOp::getRegisterBytes() {
+  int64_t bytes = 0;
+  for (Operation &op : getBodyBlock())
+    for (Type type : op.getResultTypes())
+      if (auto frag = dyn_cast<FragType>(type))
+        bytes += getByteSize(frag);
+  return bytes;
+}
+
+LogicalResult GraphOp::verify() {
+  ArrayRef<int64_t> threads = getThreads();
+  if (threads.empty() || threads.size() > 3)
+    return emitOpError() << "thread layout must have 1 to 3 dims, got "
+                         << threads.size();
+  int64_t total = 1;
+  for (auto [index, size] : llvm::enumerate(threads)) {
+    if (size <= 0)
+      return emitOpError() << "thread dim " << gridDimName(index)
+                           << " must be positive, got " << size;
+    total *= size;
+  }
+  auto block = cast<tb::GraphOp>(getOperation()->getParentOp());
+  int64_t available = static_cast<int64_t>(block.getThreads());
+  if (total > available)
+    return emitOpError() << "thread layout uses " << total
+                         << " threads but the block graph has " << available;
+  if (static_cast<int64_t>(getForloopRange()) <= 0)
+    return emitOpError() << "forloop range must be positive, got "
+                         << static_cast<int64_t>(getForloopRange());
+  Block &body = getBodyBlock();
+  if (body.getArgumentTypes() != getInputs().getTypes())
+    return emitOpError()
+           << "entry block arguments must have the types of the operands";
+  if (body.empty() || !isa<YieldOp>(body.back()))
+    return emitOpError() << "body must end with 'th.yield'";
+  if (body.back().getOperandTypes() != getResultTypes())
+    return emitOpError() << "th.yield operand types must match the results";
+  return success();
+}
+
+LogicalResult GraphOp::verifyRegions() {
+  Dialect *threadDialect = getOperation()->getDialect();
+  for (Operation &op : getBodyBlock())
+    if (op.getDialect() != threadDialect)
+      return op.emitOpError() << "is not allowed in a thread graph: only th "
+                                 "ops may appear";
+  if (failed(verifyLoopStructure(getBodyBlock(), isLooped())))
+    return failure();
+  tb::TargetAttr target = tb::TargetAttr::lookup(*this);
+  int64_t bytes = getRegisterBytes();
+  int64_t limit = target.getRegsPerThread() * 4;
+  if (bytes > limit)
+    return emitOpError() << "needs " << bytes
+                         << " bytes of registers per thread for its "
+                            "fragments, more than the "
+                         << limit << " bytes (" << target.getRegsPerThread()
+                         << " 32-bit registers) of " << target.getChip();
+  return success();
+}
+
+LogicalResult InputIteratorOp::verify() { return verifyResultShapes(*this); }
+LogicalResult OutputSaverOp::verify() { return verifyResultShapes(*this); }
+LogicalResult AccumConcatOp::verify() { return verifyResultShapes(*this); }
+
+#define GET_OP_CLASSES
+#include "mirage/Dialect/Thread/IR/ThreadOps.cpp.inc"
