@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace mirage;
@@ -51,31 +52,15 @@ LogicalResult mirage::verifyLoopStructure(Block &body, bool looped) {
       continue;
     }
 
+    // Type constraints keep graph inputs away from all but iterators and the
+    // terminator; output-saver results reach only the terminator (checked
+    // when the saver is visited, before any user).
     SmallVector<Phase> operandPhases;
-    for (auto [index, value] : llvm::enumerate(op.getOperands())) {
-      auto it = phases.find(value);
-      if (it == phases.end())
-        return op.emitOpError() << "operand #" << index
-                                << " is not defined in this graph";
-      if (it->second == Phase::GraphOutput)
-        return op.emitOpError()
-               << "operand #" << index
-               << " is the result of an output saver, which may only be "
-                  "yielded";
-      if (it->second == Phase::GraphInput &&
-          !op.hasTrait<OpTrait::IsInputIterator>())
-        return op.emitOpError()
-               << "operand #" << index
-               << " is a graph input; inputs must be read through an input "
-                  "iterator";
-      operandPhases.push_back(it->second);
-    }
+    for (Value operand : op.getOperands())
+      operandPhases.push_back(phases.lookup(operand));
 
     Phase resultPhase = Phase::LoopBody;
     if (op.hasTrait<OpTrait::IsInputIterator>()) {
-      if (operandPhases.empty() || operandPhases[0] != Phase::GraphInput)
-        return op.emitOpError()
-               << "must read a graph input (an entry block argument)";
       resultPhase = Phase::LoopBody;
     } else if (op.hasTrait<OpTrait::IsAccumulator>()) {
       for (auto [index, phase] : llvm::enumerate(operandPhases))
@@ -110,6 +95,80 @@ LogicalResult mirage::verifyLoopStructure(Block &body, bool looped) {
       phases[result] = resultPhase;
   }
   return success();
+}
+
+PeakMemory mirage::computePeakMemory(
+    Block &body, llvm::function_ref<std::optional<int64_t>(Type)> bytesOf) {
+  // Execution order: loop-body ops (iterators, their users, accumulators),
+  // then post-loop ops (users of accumulator results), each in program order.
+  llvm::DenseSet<Operation *> postLoop;
+  SmallVector<Operation *> order;
+  for (Operation &op : body) {
+    if (op.hasTrait<mlir::OpTrait::IsTerminator>())
+      continue;
+    bool after = op.hasTrait<OpTrait::IsOutputSaver>();
+    for (Value operand : op.getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        after |= def->hasTrait<OpTrait::IsAccumulator>() ||
+                 postLoop.contains(def);
+    if (after)
+      postLoop.insert(&op);
+    else
+      order.push_back(&op);
+  }
+  for (Operation &op : body)
+    if (postLoop.contains(&op))
+      order.push_back(&op);
+  llvm::DenseMap<Operation *, int64_t> position;
+  for (auto [index, op] : llvm::enumerate(order))
+    position[op] = index;
+  int64_t end = order.size();
+
+  struct Interval {
+    int64_t first, last, bytes;
+    Operation *op;
+  };
+  SmallVector<Interval> intervals;
+  for (Operation *op : order) {
+    for (Value result : op->getResults()) {
+      std::optional<int64_t> bytes = bytesOf(result.getType());
+      if (!bytes)
+        continue;
+      int64_t first = op->hasTrait<OpTrait::IsAccumulator>() ? 0 : position[op];
+      int64_t last = position[op];
+      for (Operation *user : result.getUsers()) {
+        auto it = position.find(user);
+        last = std::max(last, it == position.end() ? end : it->second);
+      }
+      intervals.push_back({first, last, *bytes, op});
+    }
+  }
+
+  PeakMemory peak;
+  int64_t peakPoint = -1;
+  for (int64_t point = 0; point < end; ++point) {
+    int64_t live = 0;
+    for (const Interval &interval : intervals)
+      if (interval.first <= point && point <= interval.last)
+        live += interval.bytes;
+    if (live > peak.bytes) {
+      peak.bytes = live;
+      peakPoint = point;
+    }
+  }
+  // Largest first; ties keep execution order.
+  SmallVector<size_t> atPeak;
+  for (auto [index, interval] : llvm::enumerate(intervals))
+    if (interval.first <= peakPoint && peakPoint <= interval.last)
+      atPeak.push_back(index);
+  llvm::sort(atPeak, [&](size_t a, size_t b) {
+    return intervals[a].bytes != intervals[b].bytes
+               ? intervals[a].bytes > intervals[b].bytes
+               : a < b;
+  });
+  for (size_t index : atPeak)
+    peak.liveAtPeak.push_back(intervals[index].op);
+  return peak;
 }
 
 bool mirage::isSupportedElementType(Type type) {

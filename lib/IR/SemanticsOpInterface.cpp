@@ -25,16 +25,16 @@ collectShapes(TypeRange types, SmallVectorImpl<ArrayRef<int64_t>> &shapes) {
     std::string message;
     llvm::raw_string_ostream os(message);
     if (!shaped || !shaped.hasStaticShape()) {
-      os << "operand #" << index << " of type " << type
-         << " is not a statically shaped tensor, tile or fragment";
+      os << "operand #" << index << " of type '" << type
+         << "' is not a statically shaped tensor, tile or fragment";
       return message;
     }
     if (!first) {
       first = shaped;
     } else if (shaped.getElementType() != first.getElementType()) {
-      os << "operand #" << index << " has element type "
-         << shaped.getElementType() << " but operand #0 has "
-         << first.getElementType();
+      os << "operand #" << index << " has element type '"
+         << shaped.getElementType() << "' but operand #0 has '"
+         << first.getElementType() << "'";
       return message;
     }
     shapes.push_back(shaped.getShape());

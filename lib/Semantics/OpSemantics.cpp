@@ -203,32 +203,48 @@ Expected<Shapes> transposeShape(ArrayRef<ArrayRef<int64_t>> in,
 // fmap maps the loop dim to a data dim. See docs/Dialects/Block.md.
 //===----------------------------------------------------------------------===//
 
+/// The words diagnostics use for the partitioned dims at each level.
+struct LevelWords {
+  const char *dim;     // "grid dim x"
+  const char *space;   // "the grid has 2 dim(s)"
+  const char *workers; // "blocks write disjoint parts"
+};
+
+LevelWords wordsFor(const TilingParams &tiling) {
+  if (tiling.level == TilingParams::Level::Thread)
+    return {"thread dim", "thread layout", "threads"};
+  return {"grid dim", "grid", "blocks"};
+}
+
 /// Validates a grid map: one entry per grid dim, each a data dim of a tensor of
 /// `rank` or kReplica (when `allowReplica`), no data dim used twice.
 llvm::Error checkGridMap(const TilingParams &tiling, size_t rank,
                          llvm::StringRef mapName, bool allowReplica) {
+  LevelWords words = wordsFor(tiling);
   if (tiling.gridMap.size() != tiling.grid.size())
     return shapeError(llvm::formatv(
-        "{0} has {1} entries but the grid has {2} dims", mapName,
-        tiling.gridMap.size(), tiling.grid.size()));
+        "{0} has {1} entries but the {2} has {3} dim(s); a map has one entry "
+        "per {4}",
+        mapName, tiling.gridMap.size(), words.space, tiling.grid.size(),
+        words.dim));
   for (auto [g, dim] : llvm::enumerate(tiling.gridMap)) {
     if (dim == kReplica) {
       if (!allowReplica)
         return shapeError(llvm::formatv(
-            "{0} maps grid dim {1} to replica; every grid dim must map to a "
-            "data dim so that blocks write disjoint parts of the output",
-            mapName, gridDimName(g)));
+            "{0} maps {1} {2} to replica; every {1} must map to a data dim so "
+            "that {3} write disjoint parts of the output",
+            mapName, words.dim, gridDimName(g), words.workers));
       continue;
     }
     if (dim < 0 || dim >= static_cast<int64_t>(rank))
       return shapeError(llvm::formatv(
-          "{0} maps grid dim {1} to data dim {2}, but the tensor has rank {3}",
-          mapName, gridDimName(g), dim, rank));
+          "{0} maps {1} {2} to data dim {3}, but the tensor has rank {4}",
+          mapName, words.dim, gridDimName(g), dim, rank));
     for (size_t other = 0; other < g; ++other)
       if (tiling.gridMap[other] == dim)
         return shapeError(llvm::formatv(
-            "{0} maps grid dims {1} and {2} to the same data dim {3}", mapName,
-            gridDimName(other), gridDimName(g), dim));
+            "{0} maps {1}s {2} and {3} to the same data dim {4}", mapName,
+            words.dim, gridDimName(other), gridDimName(g), dim));
   }
   return llvm::Error::success();
 }
@@ -246,9 +262,9 @@ Expected<Shapes> inputIteratorShape(ArrayRef<ArrayRef<int64_t>> in,
     int64_t parts = tiling.grid[g];
     if (tile[dim] % parts != 0)
       return shapeError(llvm::formatv(
-          "data dim {0} (size {1}) is not divisible by grid dim {2} (size {3}) "
+          "data dim {0} (size {1}) is not divisible by {2} {3} (size {4}) "
           "that imap partitions it over",
-          dim, tile[dim], gridDimName(g), parts));
+          dim, tile[dim], wordsFor(tiling).dim, gridDimName(g), parts));
     tile[dim] /= parts;
   }
   if (tiling.loopMap != kReplica) {
@@ -259,9 +275,11 @@ Expected<Shapes> inputIteratorShape(ArrayRef<ArrayRef<int64_t>> in,
     int64_t &size = tile[tiling.loopMap];
     if (size % tiling.forloopRange != 0)
       return shapeError(llvm::formatv(
-          "data dim {0} (size {1} per block) is not divisible by the for-loop "
-          "range {2} that fmap partitions it over",
-          tiling.loopMap, size, tiling.forloopRange));
+          "data dim {0} (size {1} per {2}) is not divisible by the for-loop "
+          "range {3} that fmap partitions it over",
+          tiling.loopMap, size,
+          tiling.level == TilingParams::Level::Thread ? "thread" : "block",
+          tiling.forloopRange));
     size /= tiling.forloopRange;
   }
   return Shapes{tile};

@@ -143,7 +143,12 @@ class Mirage_ReduceOp<Dialect dialect, string mnemonic, string kind, Type T,
   let arguments = (ins T:$input, I64Attr:$dim,
                        DefaultValuedAttr<BoolAttr, "true">:$keepdim);
   let results = (outs T:$result);
-  let assemblyFormat = "$input `dim` $dim attr-dict `:` qualified(type($input))";
+  // keepdim is part of the format, not attr-dict: inference during parsing
+  // sees only the attributes the format itself parses.
+  let assemblyFormat = [{
+    $input `dim` $dim (`keepdim` `=` $keepdim^)? attr-dict `:`
+    qualified(type($input))
+  }];
 }
 
 multiclass ContractionOps<Dialect dialect, Type T, string level,

@@ -23,6 +23,19 @@ namespace mirage {
 /// terminator, whose operands are all output-saver results.
 llvm::LogicalResult verifyLoopStructure(mlir::Block &body, bool looped);
 
+/// The peak memory of a graph body: the largest total size of values live at
+/// once, in execution order (the loop body, then the post-loop ops), where an
+/// accumulator's value is live from the start of the loop to its last use.
+/// Only values for which `bytesOf` returns a size count.
+struct PeakMemory {
+  int64_t bytes = 0;
+  /// The ops defining the values live at the peak, largest first.
+  llvm::SmallVector<mlir::Operation *> liveAtPeak;
+};
+PeakMemory
+computePeakMemory(mlir::Block &body,
+                  llvm::function_ref<std::optional<int64_t>(mlir::Type)> bytesOf);
+
 /// Element types that values of every level may have: f16, bf16, f32.
 bool isSupportedElementType(mlir::Type type);
 

@@ -43,5 +43,10 @@ def IsAccumulator : NativeOpTrait<"IsAccumulator"> {
 def IsOutputSaver : NativeOpTrait<"IsOutputSaver"> {
   let cppNamespace = "::mirage::OpTrait";
 }
+// An op of another dialect that may be a node of a block graph: it maps
+// shared-memory tiles to tiles (th.graph).
+def IsBlockGraphNode : NativeOpTrait<"IsBlockGraphNode"> {
+  let cppNamespace = "::mirage::OpTrait";
+}
 
 #endif // MIRAGE_IR_SEMANTICSOPINTERFACE_TD

@@ -69,6 +69,10 @@ constexpr int64_t kReplica = -1;
 /// each grid dimension to a data dimension (or kReplica), the for-loop range
 /// and the map from the loop dimension to a data dimension (or kReplica).
 struct TilingParams {
+  /// Block graphs partition over the grid of blocks; thread graphs over the
+  /// thread layout of a block. Only the wording of diagnostics differs.
+  enum class Level { Block, Thread };
+  Level level = Level::Block;
   llvm::SmallVector<int64_t, 3> grid;
   llvm::SmallVector<int64_t, 3> gridMap;
   int64_t forloopRange = 1;

@@ -47,7 +47,8 @@ LogicalResult BlockDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
-  return op->emitError() << "unknown tb dialect attribute '" << attr.getName()
+  return op->emitError() << "unknown tb dialect attribute '"
+                         << attr.getName().getValue()
                          << "'; the only one is '" << getTargetAttrName()
                          << "'";
 }

@@ -36,13 +36,13 @@ TilingParams GraphOp::getTiling(ArrayRef<int64_t> gridMap, int64_t loopMap) {
   return tiling;
 }
 
-int64_t GraphOp::getSharedMemoryBytes() {
-  int64_t bytes = 0;
-  for (Operation &op : getBodyBlock())
-    for (Type type : op.getResultTypes())
-      if (auto tile = dyn_cast<TileType>(type))
-        bytes += getByteSize(tile);
-  return bytes;
+PeakMemory GraphOp::getSharedMemoryUse() {
+  return computePeakMemory(getBodyBlock(),
+                           [](Type type) -> std::optional<int64_t> {
+                             if (auto tile = dyn_cast<TileType>(type))
+                               return getByteSize(tile);
+                             return std::nullopt;
+                           });
 }
 
 LogicalResult GraphOp::verify() {
@@ -80,44 +80,28 @@ LogicalResult GraphOp::verify() {
 LogicalResult GraphOp::verifyRegions() {
   Block &body = getBodyBlock();
   Dialect *blockDialect = getOperation()->getDialect();
-  for (Operation &op : body) {
-    if (op.getDialect() == blockDialect)
-      continue;
-    // Foreign ops are allowed when they compute on tiles (e.g. th.graph).
-    auto isTile = [](Type type) { return isa<TileType>(type); };
-    if (!llvm::all_of(op.getOperandTypes(), isTile) ||
-        !llvm::all_of(op.getResultTypes(), isTile) || op.getNumResults() == 0)
+  for (Operation &op : body)
+    if (op.getDialect() != blockDialect &&
+        !op.hasTrait<OpTrait::IsBlockGraphNode>())
       return op.emitOpError()
-             << "is not allowed in a block graph: only tb ops and ops that map "
-                "shared-memory tiles to tiles (such as th.graph) may appear";
-  }
+             << "is not allowed in a block graph: only tb ops and thread "
+                "graphs (th.graph) may appear";
 
   if (failed(verifyLoopStructure(body, isLooped())))
     return failure();
 
   TargetAttr target = TargetAttr::lookup(*this);
-  int64_t bytes = getSharedMemoryBytes();
-  if (bytes > target.getSmemPerBlock()) {
+  PeakMemory use = getSharedMemoryUse();
+  if (use.bytes > target.getSmemPerBlock()) {
     InFlightDiagnostic diag =
-        emitOpError() << "needs " << bytes
-                      << " bytes of shared memory for its tiles, more than the "
+        emitOpError() << "needs " << use.bytes
+                      << " bytes of shared memory for the tiles live at its "
+                         "peak, more than the "
                       << target.getSmemPerBlock() << " bytes per block of "
                       << target.getChip();
-    // Point at the largest tiles, the first candidates to shrink.
-    // (bytes, position, op), largest first, ties in program order.
-    SmallVector<std::tuple<int64_t, unsigned, Operation *>> tiles;
-    for (Operation &op : body)
-      for (Type type : op.getResultTypes())
-        if (auto tile = dyn_cast<TileType>(type))
-          tiles.push_back({getByteSize(tile), tiles.size(), &op});
-    llvm::sort(tiles, [](const auto &a, const auto &b) {
-      return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) > std::get<0>(b)
-                                              : std::get<1>(a) < std::get<1>(b);
-    });
-    tiles.truncate(std::min<size_t>(3, tiles.size()));
-    for (auto &[tileBytes, position, op] : tiles)
-      diag.attachNote(op->getLoc())
-          << "a tile of " << tileBytes << " bytes is defined here";
+    // Point at the largest live tiles, the first candidates to shrink.
+    for (Operation *op : ArrayRef<Operation *>(use.liveAtPeak).take_front(3))
+      diag.attachNote(op->getLoc()) << "a tile live at the peak is defined here";
     return diag;
   }
   return success();

@@ -24,6 +24,7 @@ TilingParams mirage::th::getTilingOf(Operation *op, ArrayRef<int64_t> gridMap,
 
 TilingParams GraphOp::getTiling(ArrayRef<int64_t> gridMap, int64_t loopMap) {
   TilingParams tiling;
+  tiling.level = TilingParams::Level::Thread;
   tiling.grid.assign(getThreads().begin(), getThreads().end());
   tiling.gridMap.assign(gridMap.begin(), gridMap.end());
   tiling.forloopRange = static_cast<int64_t>(getForloopRange());
@@ -31,13 +32,13 @@ TilingParams GraphOp::getTiling(ArrayRef<int64_t> gridMap, int64_t loopMap) {
   return tiling;
 }
 
-int64_t GraphOp::getRegisterBytes() {
-  int64_t bytes = 0;
-  for (Operation &op : getBodyBlock())
-    for (Type type : op.getResultTypes())
-      if (auto frag = dyn_cast<FragType>(type))
-        bytes += getByteSize(frag);
-  return bytes;
+PeakMemory GraphOp::getRegisterUse() {
+  return computePeakMemory(getBodyBlock(),
+                           [](Type type) -> std::optional<int64_t> {
+                             if (auto frag = dyn_cast<FragType>(type))
+                               return getByteSize(frag);
+                             return std::nullopt;
+                           });
 }
 
 LogicalResult GraphOp::verify() {
@@ -80,12 +81,12 @@ LogicalResult GraphOp::verifyRegions() {
   if (failed(verifyLoopStructure(getBodyBlock(), isLooped())))
     return failure();
   tb::TargetAttr target = tb::TargetAttr::lookup(*this);
-  int64_t bytes = getRegisterBytes();
+  int64_t bytes = getRegisterUse().bytes;
   int64_t limit = target.getRegsPerThread() * 4;
   if (bytes > limit)
     return emitOpError() << "needs " << bytes
-                         << " bytes of registers per thread for its "
-                            "fragments, more than the "
+                         << " bytes of registers per thread for the "
+                            "fragments live at its peak, more than the "
                          << limit << " bytes (" << target.getRegsPerThread()
                          << " 32-bit registers) of " << target.getChip();
   return success();

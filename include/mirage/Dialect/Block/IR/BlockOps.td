@@ -66,9 +66,9 @@ def Block_GraphOp : Block_Op<"graph", [IsolatedFromAbove]> {
     /// The tiling seen by an iterator or saver with the given maps.
     ::mirage::TilingParams getTiling(::llvm::ArrayRef<int64_t> gridMap,
                                      int64_t loopMap);
-    /// Shared-memory bytes of all tiles of the body, without reuse between
-    /// tiles (the bound the verifier enforces; memory planning may do better).
-    int64_t getSharedMemoryBytes();
+    /// The peak shared memory of the body's tiles in execution order (loop
+    /// body, then post-loop ops; accumulators live for the whole loop).
+    ::mirage::PeakMemory getSharedMemoryUse();
   }];
 }
 

@@ -113,7 +113,7 @@ def Task_EventOp : Task_Op<"event", [HasParent<"GraphOp">]> {
                        OptionalAttr<I64Attr>:$last_task);
   let results = (outs Task_EventType:$event);
   let assemblyFormat = [{
-    `triggers` $triggers (`tasks` `[` $first_task^ `,` $last_task `]`)?
+    `triggers` $triggers (`tasks` ` ` `[` $first_task^ `,` $last_task `]`)?
     attr-dict
   }];
   let hasVerifier = 1;

@@ -79,7 +79,7 @@ def Thread_FragType : TypeDef<Thread_Dialect, "Frag", [ShapedTypeInterface]> {
 // The graph
 //===----------------------------------------------------------------------===//
 
-def Thread_GraphOp : Thread_Op<"graph", [IsolatedFromAbove,
+def Thread_GraphOp : Thread_Op<"graph", [IsolatedFromAbove, IsBlockGraphNode,
                                          HasParent<"::mirage::tb::GraphOp">]> {
   let summary = "a thread graph: a register-level fused body";
   let description = [{
@@ -119,8 +119,9 @@ def Thread_GraphOp : Thread_Op<"graph", [IsolatedFromAbove,
     /// The tiling seen by an iterator or saver with the given maps.
     ::mirage::TilingParams getTiling(::llvm::ArrayRef<int64_t> gridMap,
                                      int64_t loopMap);
-    /// Register bytes per thread of all fragments of the body.
-    int64_t getRegisterBytes();
+    /// The peak register bytes per thread of the body's fragments, in
+    /// execution order (accumulators live for the whole loop).
+    ::mirage::PeakMemory getRegisterUse();
   }];
 }
 

@@ -1,0 +1,32 @@
+# -*- Python -*-
+# Lit configuration for the Mirage IR and pass tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "MIRAGE"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.mirage_obj_root, "test")
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit"]
+
+llvm_config.use_default_substitutions()
+config.substitutions.append(("%mirage_src_root", config.mirage_src_root))
+config.substitutions.append(
+    ("%examples", os.path.join(config.mirage_src_root, "examples"))
+)
+
+tool_dirs = [config.mirage_tools_dir, config.llvm_tools_dir]
+tools = ["mirage-opt", ToolSubst("%PYTHON", config.python_executable)]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Cubin generation needs ptxas from the CUDA toolkit.
+if config.ptxas_path:
+    config.available_features.add("ptxas")
+    llvm_config.with_environment(
+        "PATH", os.path.dirname(config.ptxas_path), append_path=True
+    )

@@ -1,0 +1,129 @@
+//===- BuilderTest.cpp - Building and checking IR through the C++ API -----===//
+//
+// The dialects as another MLIR compiler embeds them: build ops with the C++
+// builders (result types inferred by the shape rules), read operator records
+// through SemanticsOpInterface, and get diagnostics for invalid IR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/InitAllDialects.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mirage;
+
+namespace {
+
+class BuilderTest : public ::testing::Test {
+protected:
+  BuilderTest() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  RankedTensorType tensor(ArrayRef<int64_t> shape) {
+    return RankedTensorType::get(shape, Float16Type::get(&context));
+  }
+
+  MLIRContext context;
+};
+
+TEST_F(BuilderTest, KernelOpsInferResultTypesFromShapeRules) {
+  OpBuilder builder(&context);
+  Location loc = builder.getUnknownLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto function = func::FuncOp::create(
+      builder, loc, "rmsnorm_linear",
+      builder.getFunctionType(
+          {tensor({2, 4096}), tensor({4096}), tensor({4096, 6144})},
+          {tensor({2, 6144})}));
+  Block *entry = function.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+
+  auto norm = kn::RmsNormOp::create(builder, loc, entry->getArgument(0),
+                                    entry->getArgument(1),
+                                    builder.getF64FloatAttr(1e-6));
+  auto matmul =
+      kn::MatmulOp::create(builder, loc, norm, entry->getArgument(2));
+  EXPECT_EQ(matmul.getType(), tensor({2, 6144}));
+  auto sum = kn::ReduceSumOp::create(builder, loc, matmul,
+                                     builder.getI64IntegerAttr(1));
+  EXPECT_EQ(sum.getType(), tensor({2, 1}));
+  func::ReturnOp::create(builder, loc, matmul.getResult());
+  EXPECT_TRUE(succeeded(verify(*module)));
+
+  auto semantics = cast<SemanticsOpInterface>(matmul.getOperation());
+  EXPECT_EQ(semantics.getOpKind(), OpKind::Matmul);
+  auto reduce = cast<SemanticsOpInterface>(sum.getOperation());
+  EXPECT_EQ(reduce.getOpParams().dim, 1);
+  EXPECT_TRUE(reduce.getOpParams().keepDim);
+}
+
+TEST_F(BuilderTest, FailedInferenceReportsTheShapeRuleMessage) {
+  OpBuilder builder(&context);
+  Location loc = builder.getUnknownLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto function = func::FuncOp::create(
+      builder, loc, "f",
+      builder.getFunctionType({tensor({2, 64}), tensor({32, 8})}, {}));
+  Block *entry = function.addEntryBlock();
+
+  std::string message;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    message = diag.str();
+    return success();
+  });
+  SmallVector<Type> types;
+  EXPECT_TRUE(failed(kn::MatmulOp::inferReturnTypes(
+      &context, loc, entry->getArguments(), builder.getDictionaryAttr({}),
+      /*properties=*/nullptr, /*regions=*/{}, types)));
+  EXPECT_EQ(message, "'kn.matmul' op contraction dims differ: lhs dim 1 has "
+                     "size 64 but rhs dim 0 has size 32");
+}
+
+TEST_F(BuilderTest, BlockGraphReportsSharedMemoryAndTiling) {
+  const char *source = R"mlir(
+    func.func @f(%x: tensor<2x4096xf16>, %w: tensor<4096x6144xf16>) -> tensor<2x6144xf16> {
+      %z = kn.kernel(%x, %w) {
+        tb.graph grid [96] threads 128 forloop 64 {
+        ^bb0(%xd: tensor<2x4096xf16>, %wd: tensor<4096x6144xf16>):
+          %xt = tb.input_iterator %xd imap <x -> replica> fmap <i -> 1> : tensor<2x4096xf16> -> !tb.tile<2x64xf16>
+          %wt = tb.input_iterator %wd imap <x -> 1> fmap <i -> 0> : tensor<4096x6144xf16> -> !tb.tile<64x64xf16>
+          %p = tb.matmul %xt, %wt : !tb.tile<2x64xf16>, !tb.tile<64x64xf16>
+          %acc = tb.accum_sum %p : !tb.tile<2x64xf16>
+          %out = tb.output_saver %acc omap <x -> 1> : !tb.tile<2x64xf16> -> tensor<2x6144xf16>
+          tb.yield %out : tensor<2x6144xf16>
+        }
+      } : (tensor<2x4096xf16>, tensor<4096x6144xf16>) -> tensor<2x6144xf16>
+      return %z : tensor<2x6144xf16>
+    })mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  ASSERT_TRUE(module);
+  tb::GraphOp graph;
+  module->walk([&](tb::GraphOp op) { graph = op; });
+  ASSERT_TRUE(graph);
+  // At the matmul, x 2x64, w 64x64, the product 2x64 and the accumulator
+  // 2x64 (live for the whole loop) are live: 2 bytes each.
+  PeakMemory use = graph.getSharedMemoryUse();
+  EXPECT_EQ(use.bytes, (128 + 4096 + 128 + 128) * 2);
+  ASSERT_EQ(use.liveAtPeak.size(), 4u);
+  EXPECT_TRUE(isa<tb::InputIteratorOp>(use.liveAtPeak[0])); // w, the largest
+  auto iterator = cast<tb::InputIteratorOp>(*graph.getBodyBlock().begin());
+  TilingParams tiling = iterator.getOpParams().tiling;
+  EXPECT_EQ(ArrayRef<int64_t>(tiling.grid), ArrayRef<int64_t>({96}));
+  EXPECT_EQ(tiling.forloopRange, 64);
+  EXPECT_EQ(tiling.loopMap, 1);
+  EXPECT_EQ(tiling.gridMap[0], kReplica);
+}
+
+} // namespace
