@@ -97,12 +97,8 @@ LogicalResult mirage::verifyLoopStructure(Block &body, bool looped) {
   return success();
 }
 
-PeakMemory mirage::computePeakMemory(
-    Block &body, llvm::function_ref<std::optional<int64_t>(Type)> bytesOf) {
-  // Execution order: loop-body ops (iterators, their users, accumulators),
-  // then post-loop ops (users of accumulator results), each in program order.
+llvm::DenseSet<Operation *> mirage::getPostLoopOps(Block &body) {
   llvm::DenseSet<Operation *> postLoop;
-  SmallVector<Operation *> order;
   for (Operation &op : body) {
     if (op.hasTrait<mlir::OpTrait::IsTerminator>())
       continue;
@@ -113,9 +109,18 @@ PeakMemory mirage::computePeakMemory(
                  postLoop.contains(def);
     if (after)
       postLoop.insert(&op);
-    else
-      order.push_back(&op);
   }
+  return postLoop;
+}
+
+PeakMemory mirage::computePeakMemory(
+    Block &body, llvm::function_ref<std::optional<int64_t>(Type)> bytesOf) {
+  // Execution order: loop-body ops, then post-loop ops, each in program order.
+  llvm::DenseSet<Operation *> postLoop = getPostLoopOps(body);
+  SmallVector<Operation *> order;
+  for (Operation &op : body)
+    if (!op.hasTrait<mlir::OpTrait::IsTerminator>() && !postLoop.contains(&op))
+      order.push_back(&op);
   for (Operation &op : body)
     if (postLoop.contains(&op))
       order.push_back(&op);

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mirage/InitAllDialects.h"
+#include "mirage/InitAllPasses.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
   llvm::setBugReportMsg("mirage-opt crashed: please report the input and the "
                         "command line that triggered it.\n");
   mlir::registerAllPasses();
+  mirage::registerAllPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

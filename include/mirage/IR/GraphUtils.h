@@ -13,6 +13,7 @@
 #include "mlir/IR/Block.h"
 #include "mlir/IR/BuiltinTypeInterfaces.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mirage {
 
@@ -22,6 +23,11 @@ namespace mirage {
 /// mixes loop-body and post-loop values; output savers feed only the
 /// terminator, whose operands are all output-saver results.
 llvm::LogicalResult verifyLoopStructure(mlir::Block &body, bool looped);
+
+/// Ops of a graph body that run after the loop: output savers and every op
+/// that (transitively) uses an accumulator result. The others run in the loop
+/// body (iterators, loop-body compute, accumulators).
+llvm::DenseSet<mlir::Operation *> getPostLoopOps(mlir::Block &body);
 
 /// The peak memory of a graph body: the largest total size of values live at
 /// once, in execution order (the loop body, then the post-loop ops), where an

@@ -34,11 +34,6 @@ template <typename ConcreteType>
 class IsOutputSaver
     : public mlir::OpTrait::TraitBase<ConcreteType, IsOutputSaver> {};
 
-/// An op of another dialect allowed in a block graph (th.graph).
-template <typename ConcreteType>
-class IsBlockGraphNode
-    : public mlir::OpTrait::TraitBase<ConcreteType, IsBlockGraphNode> {};
-
 } // namespace OpTrait
 
 /// Result types of an op of kind `kind` from the operator's shape rule: each

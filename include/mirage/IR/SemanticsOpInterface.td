@@ -43,10 +43,19 @@ def IsAccumulator : NativeOpTrait<"IsAccumulator"> {
 def IsOutputSaver : NativeOpTrait<"IsOutputSaver"> {
   let cppNamespace = "::mirage::OpTrait";
 }
-// An op of another dialect that may be a node of a block graph: it maps
-// shared-memory tiles to tiles (th.graph).
-def IsBlockGraphNode : NativeOpTrait<"IsBlockGraphNode"> {
-  let cppNamespace = "::mirage::OpTrait";
+def BlockGraphNodeOpInterface : OpInterface<"BlockGraphNodeOpInterface"> {
+  let cppNamespace = "::mirage";
+  let description = [{
+    An op of another dialect that may be a node of a block graph because it
+    maps shared-memory tiles to tiles (th.graph). It reports the resources it
+    adds to the block.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Returns the peak register bytes per thread the op needs.
+      }],
+      "int64_t", "getRegisterBytesPerThread">,
+  ];
 }
 
 #endif // MIRAGE_IR_SEMANTICSOPINTERFACE_TD

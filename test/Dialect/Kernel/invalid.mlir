@@ -270,3 +270,29 @@ func.func @unsupported_element_type(%x: tensor<2x4xi32>) {
   %0 = "kn.exp"(%x) : (tensor<2x4xi32>) -> tensor<2x4xi32>
   return
 }
+
+// -----
+
+// expected-error @below {{unknown kn dialect attribute 'kn.refrence'; the only one is 'kn.reference'}}
+func.func private @misspelled() attributes {kn.refrence = @f}
+
+// -----
+
+// expected-error @below {{'kn.reference' must be a symbol reference on a function}}
+func.func private @not_a_symbol() attributes {kn.reference = "f"}
+
+// -----
+
+// expected-error @below {{'kn.reference' names @missing, which is not a function}}
+func.func private @dangling() attributes {kn.reference = @missing}
+
+// -----
+
+// expected-error @below {{'kn.reference' names the function itself}}
+func.func private @self() attributes {kn.reference = @self}
+
+// -----
+
+func.func private @reference(tensor<2xf16>) -> tensor<2xf16>
+// expected-error @below {{has type '(tensor<2xf16>) -> tensor<4xf16>' but its reference @reference has type '(tensor<2xf16>) -> tensor<2xf16>'}}
+func.func private @candidate(tensor<2xf16>) -> tensor<4xf16> attributes {kn.reference = @reference}

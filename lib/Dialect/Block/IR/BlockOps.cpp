@@ -82,7 +82,7 @@ LogicalResult GraphOp::verifyRegions() {
   Dialect *blockDialect = getOperation()->getDialect();
   for (Operation &op : body)
     if (op.getDialect() != blockDialect &&
-        !op.hasTrait<OpTrait::IsBlockGraphNode>())
+        !isa<BlockGraphNodeOpInterface>(op))
       return op.emitOpError()
              << "is not allowed in a block graph: only tb ops and thread "
                 "graphs (th.graph) may appear";

@@ -8,6 +8,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mirage;
@@ -20,6 +22,32 @@ void KernelDialect::initialize() {
 #define GET_OP_LIST
 #include "mirage/Dialect/Kernel/IR/KernelOps.cpp.inc"
       >();
+}
+
+LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  if (attr.getName() != getReferenceAttrName())
+    return op->emitError() << "unknown kn dialect attribute '"
+                           << attr.getName().getValue() << "'; the only one is '"
+                           << getReferenceAttrName() << "'";
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  auto reference = dyn_cast<FlatSymbolRefAttr>(attr.getValue());
+  if (!function || !reference)
+    return op->emitError() << "'" << getReferenceAttrName()
+                           << "' must be a symbol reference on a function";
+  auto target = dyn_cast_or_null<FunctionOpInterface>(
+      SymbolTable::lookupNearestSymbolFrom(op, reference));
+  if (!target)
+    return op->emitError() << "'" << getReferenceAttrName() << "' names "
+                           << reference << ", which is not a function";
+  if (target == function)
+    return op->emitError() << "'" << getReferenceAttrName()
+                           << "' names the function itself";
+  if (target.getFunctionType() != function.getFunctionType())
+    return op->emitError() << "has type " << function.getFunctionType()
+                           << " but its reference " << reference << " has type "
+                           << target.getFunctionType();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -41,6 +41,8 @@ PeakMemory GraphOp::getRegisterUse() {
                            });
 }
 
+int64_t GraphOp::getRegisterBytesPerThread() { return getRegisterUse().bytes; }
+
 LogicalResult GraphOp::verify() {
   ArrayRef<int64_t> threads = getThreads();
   if (threads.empty() || threads.size() > 3)

@@ -35,6 +35,17 @@ def Kernel_Dialect : Dialect {
       return %z : tensor<2x6144xf16>
     }
     ```
+
+    A function may name the program it implements with the discardable
+    attribute `kn.reference = @other`; the equivalence verifier checks the
+    pair. The named function must exist and have the same type.
+  }];
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// On a function: the function it claims to compute the same result as.
+    static constexpr ::llvm::StringLiteral getReferenceAttrName() {
+      return ::llvm::StringLiteral("kn.reference");
+    }
   }];
 }
 

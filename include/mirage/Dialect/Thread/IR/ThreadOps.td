@@ -79,7 +79,8 @@ def Thread_FragType : TypeDef<Thread_Dialect, "Frag", [ShapedTypeInterface]> {
 // The graph
 //===----------------------------------------------------------------------===//
 
-def Thread_GraphOp : Thread_Op<"graph", [IsolatedFromAbove, IsBlockGraphNode,
+def Thread_GraphOp : Thread_Op<"graph", [IsolatedFromAbove,
+    DeclareOpInterfaceMethods<BlockGraphNodeOpInterface>,
                                          HasParent<"::mirage::tb::GraphOp">]> {
   let summary = "a thread graph: a register-level fused body";
   let description = [{
