@@ -1,26 +1,36 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds everything the tests need and runs the
-# whole suite (lit IR tests and the GoogleTest unit tests, through lit). Ends
-# with one line "N passed, N failed".
+# whole suite: lit (IR tests and the GoogleTest unit tests) and pytest (the
+# Python package). Ends with one line "N passed, N failed".
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MIRAGE_BUILD_DIR:-$root/build}"
 
 "$root/scripts/install-deps.sh"
-"$root/scripts/build.sh" mirage-opt MirageUnitTests
+"$root/scripts/build.sh" mirage-opt MirageUnitTests mirage-doc mirage-python
 
-results="$build/test-results.json"
+lit_results="$build/test-results.json"
+pytest_results="$build/pytest-results.xml"
 status=0
-/usr/lib/llvm-22/bin/lit -sv --output "$results" \
+/usr/lib/llvm-22/bin/lit -sv --output "$lit_results" \
   "$build/test" "$build/test/Unit" || status=$?
+MIRAGE_BUILD_DIR="$build" /usr/bin/python3 -m pytest -q \
+  --junitxml="$pytest_results" "$root/python/tests" || status=$?
 
-python3 - "$results" <<'PY'
-import collections, json, sys
+/usr/bin/python3 - "$lit_results" "$pytest_results" <<'PY'
+import collections, json, sys, xml.etree.ElementTree as ET
 codes = collections.Counter(t["code"] for t in json.load(open(sys.argv[1]))["tests"])
 passed = codes["PASS"] + codes["XFAIL"]
 failed = sum(codes[c] for c in ("FAIL", "XPASS", "UNRESOLVED", "TIMEOUT"))
-if codes["UNSUPPORTED"]:
-    print(f"{codes['UNSUPPORTED']} unsupported (a tool such as ptxas is missing)")
+skipped = codes["UNSUPPORTED"]
+for suite in ET.parse(sys.argv[2]).getroot().iter("testsuite"):
+    total, errors = int(suite.get("tests")), int(suite.get("errors"))
+    bad, skips = int(suite.get("failures")) + errors, int(suite.get("skipped"))
+    passed += total - bad - skips
+    failed += bad
+    skipped += skips
+if skipped:
+    print(f"{skipped} skipped or unsupported (a tool such as ptxas is missing)")
 print(f"{passed} passed, {failed} failed")
 PY
 exit $status

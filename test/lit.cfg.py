@@ -9,13 +9,14 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "MIRAGE"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.mirage_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit"]
 
 llvm_config.use_default_substitutions()
 config.substitutions.append(("%mirage_src_root", config.mirage_src_root))
+config.substitutions.append(("%mirage_obj_root", config.mirage_obj_root))
 config.substitutions.append(
     ("%examples", os.path.join(config.mirage_src_root, "examples"))
 )

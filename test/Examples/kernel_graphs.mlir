@@ -14,6 +14,13 @@
 // MLP: kn.silu
 // MLP: kn.mul
 // MLP-LABEL: func.func @gated_mlp_bs8(
+// MLP-LABEL: func.func @gated_mlp_bs1_fused(
+// MLP-SAME: kn.reference = @gated_mlp_bs1
+// MLP: tb.graph grid [64] threads 128 forloop 64
+// MLP-COUNT-2: tb.accum_sum
+// MLP: tb.silu
+// MLP: tb.mul
+// MLP: tb.output_saver {{.*}} omap <x -> 1> : !tb.tile<8x64xf16> -> tensor<8x4096xf16>
 
 // LORA-LABEL: func.func @lora_bs1(
 // LORA-COUNT-3: kn.matmul

@@ -1,0 +1,458 @@
+//===- MirageModule.cpp - Python bindings for Mirage ----------------------===//
+//
+// pybind11 bindings over the C++ API (Debian's MLIR ships no Python
+// bindings): parse, verify, print and transform modules, and build kernel
+// graphs whose shapes come from the same operator records as the verifiers.
+// Diagnostics become Python exceptions; nothing aborts the interpreter.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/InitAllDialects.h"
+#include "mirage/InitAllPasses.h"
+#include "mirage/Semantics/OpSemantics.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+using namespace mlir;
+
+namespace {
+
+/// Raised for IR that does not parse or verify and for failed passes.
+struct MirageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::shared_ptr<MLIRContext> getContext() {
+  static std::shared_ptr<MLIRContext> context = [] {
+    mirage::registerAllPasses();
+    registerTransformsPasses(); // canonicalize, cse, ...
+    DialectRegistry registry;
+    mirage::registerAllDialects(registry);
+    auto context = std::make_shared<MLIRContext>(registry);
+    context->loadAllAvailableDialects();
+    return context;
+  }();
+  return context;
+}
+
+/// Collects every diagnostic emitted while alive as "severity: message" lines
+/// prefixed by their location.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext *context)
+      : handler(context, [this](Diagnostic &diag) {
+          std::string line;
+          llvm::raw_string_ostream os(line);
+          if (auto file = dyn_cast<FileLineColLoc>(diag.getLocation()))
+            os << file.getFilename().getValue() << ':' << file.getLine()
+               << ':' << file.getColumn() << ": ";
+          else
+            os << diag.getLocation() << ": ";
+          switch (diag.getSeverity()) {
+          case DiagnosticSeverity::Error:
+            os << "error: ";
+            break;
+          case DiagnosticSeverity::Warning:
+            os << "warning: ";
+            break;
+          case DiagnosticSeverity::Remark:
+            os << "remark: ";
+            break;
+          case DiagnosticSeverity::Note:
+            os << "note: ";
+            break;
+          }
+          os << diag.str();
+          messages.push_back(line);
+          return success();
+        }) {}
+
+  std::string joined() const {
+    std::string text;
+    for (const std::string &message : messages)
+      text += message + "\n";
+    return text;
+  }
+
+  std::vector<std::string> messages;
+
+private:
+  ScopedDiagnosticHandler handler;
+};
+
+std::string print(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// Module
+//===----------------------------------------------------------------------===//
+
+class PyModule {
+public:
+  explicit PyModule(OwningOpRef<ModuleOp> module)
+      : context(getContext()), module(std::move(module)) {}
+
+  static PyModule parse(const std::string &text) {
+    std::shared_ptr<MLIRContext> context = getContext();
+    DiagnosticCollector diagnostics(context.get());
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(text, context.get(), "<python>");
+    if (!module)
+      throw MirageError(diagnostics.joined());
+    return PyModule(std::move(module));
+  }
+
+  std::string str() { return print(*module); }
+
+  std::vector<std::string> functions() {
+    std::vector<std::string> names;
+    for (auto function : module->getOps<func::FuncOp>())
+      names.push_back(function.getSymName().str());
+    return names;
+  }
+
+  /// Runs a textual pass pipeline on the module, anchored
+  /// ("builtin.module(tb-report-resources)") or not ("tb-report-resources"),
+  /// returning the remarks and warnings it emitted.
+  std::vector<std::string> run(const std::string &pipeline) {
+    PassManager passes(context.get());
+    std::string error;
+    llvm::raw_string_ostream errorStream(error);
+    LogicalResult parsed = failure();
+    if (StringRef(pipeline).starts_with("builtin.module(")) {
+      FailureOr<OpPassManager> anchored =
+          parsePassPipeline(pipeline, errorStream);
+      if (succeeded(anchored)) {
+        static_cast<OpPassManager &>(passes) = *anchored;
+        parsed = success();
+      }
+    } else {
+      parsed = parsePassPipeline(pipeline, passes, errorStream);
+    }
+    if (failed(parsed))
+      throw std::invalid_argument("invalid pass pipeline '" + pipeline +
+                                  "': " + error);
+    DiagnosticCollector diagnostics(context.get());
+    if (failed(passes.run(*module)))
+      throw MirageError(diagnostics.joined());
+    return diagnostics.messages;
+  }
+
+private:
+  std::shared_ptr<MLIRContext> context;
+  OwningOpRef<ModuleOp> module;
+};
+
+//===----------------------------------------------------------------------===//
+// KernelGraph: build a kn program op by op
+//===----------------------------------------------------------------------===//
+
+struct PyTensor {
+  mutable Value value;
+  std::vector<int64_t> shape() const {
+    auto type = cast<RankedTensorType>(value.getType());
+    return {type.getShape().begin(), type.getShape().end()};
+  }
+  std::string dtype() const {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << cast<RankedTensorType>(value.getType()).getElementType();
+    return text;
+  }
+};
+
+class PyKernelGraph {
+public:
+  explicit PyKernelGraph(const std::string &name)
+      : context(getContext()), builder(context.get()),
+        loc(FileLineColLoc::get(context.get(), "<python>", 0, 0)) {
+    module = ModuleOp::create(loc);
+    builder.setInsertionPointToEnd(module->getBody());
+    function = func::FuncOp::create(builder, loc, name,
+                                    builder.getFunctionType({}, {}));
+    entry = function.addEntryBlock();
+    builder.setInsertionPointToEnd(entry);
+  }
+
+  PyTensor input(const std::vector<int64_t> &shape, const std::string &dtype) {
+    checkOpen();
+    for (int64_t size : shape)
+      if (size <= 0)
+        throw py::value_error("input sizes must be positive");
+    Type element = parseElementType(dtype);
+    PyTensor tensor{entry->addArgument(RankedTensorType::get(shape, element),
+                                       loc)};
+    function.setType(builder.getFunctionType(entry->getArgumentTypes(), {}));
+    return tensor;
+  }
+
+  /// Creates op `name` of operator `kind`: the record's shape rule gives the
+  /// result types (or the error raised as ValueError).
+  std::vector<PyTensor> make(mirage::OpKind kind, const std::string &name,
+                             const std::vector<PyTensor> &operands,
+                             const mirage::OpParams &params,
+                             std::vector<NamedAttribute> attributes = {}) {
+    checkOpen();
+    SmallVector<Value> values;
+    SmallVector<ArrayRef<int64_t>> shapes;
+    Type element;
+    for (const PyTensor &operand : operands) {
+      if (operand.value.getParentBlock() != entry)
+        throw py::value_error("kn." + name +
+                              ": an operand belongs to another graph");
+      auto type = cast<RankedTensorType>(operand.value.getType());
+      if (element && type.getElementType() != element)
+        throw py::value_error("kn." + name +
+                              ": operands have different element types");
+      element = type.getElementType();
+      values.push_back(operand.value);
+      shapes.push_back(type.getShape());
+    }
+    auto inferred = mirage::inferShapes(kind, shapes, params);
+    if (!inferred)
+      throw py::value_error("kn." + name + ": " +
+                            llvm::toString(inferred.takeError()));
+    SmallVector<Type> types;
+    for (const mirage::Shape &shape : *inferred)
+      types.push_back(RankedTensorType::get(shape, element));
+
+    OperationState state(loc, "kn." + name);
+    state.addOperands(values);
+    state.addTypes(types);
+    state.addAttributes(attributes);
+    Operation *op = builder.create(state);
+    DiagnosticCollector diagnostics(context.get());
+    if (failed(verify(op))) {
+      op->erase();
+      throw py::value_error(diagnostics.joined());
+    }
+    std::vector<PyTensor> results;
+    for (Value result : op->getResults())
+      results.push_back({result});
+    return results;
+  }
+
+  PyTensor make1(mirage::OpKind kind, const std::string &name,
+                 const std::vector<PyTensor> &operands,
+                 const mirage::OpParams &params = {},
+                 std::vector<NamedAttribute> attributes = {}) {
+    return make(kind, name, operands, params, std::move(attributes)).front();
+  }
+
+  void output(const std::vector<PyTensor> &results) {
+    checkOpen();
+    SmallVector<Value> values;
+    for (const PyTensor &result : results) {
+      if (result.value.getParentBlock() != entry)
+        throw py::value_error("an output belongs to another graph");
+      values.push_back(result.value);
+    }
+    func::ReturnOp::create(builder, loc, values);
+    function.setType(builder.getFunctionType(entry->getArgumentTypes(),
+                                             ValueRange(values).getTypes()));
+    finished = true;
+  }
+
+  PyModule toModule() {
+    if (!finished)
+      throw MirageError("call output() before taking the module");
+    DiagnosticCollector diagnostics(context.get());
+    if (failed(verify(*module)))
+      throw MirageError(diagnostics.joined());
+    return PyModule::parse(print(*module));
+  }
+
+  std::string str() { return print(*module); }
+
+  Builder &getBuilder() { return builder; }
+
+private:
+  void checkOpen() const {
+    if (finished)
+      throw MirageError("the graph is finished: output() was called");
+  }
+
+  Type parseElementType(const std::string &dtype) {
+    if (dtype == "f16")
+      return builder.getF16Type();
+    if (dtype == "bf16")
+      return builder.getBF16Type();
+    if (dtype == "f32")
+      return builder.getF32Type();
+    throw py::value_error("dtype must be 'f16', 'bf16' or 'f32', got '" +
+                          dtype + "'");
+  }
+
+  std::shared_ptr<MLIRContext> context;
+  OpBuilder builder;
+  Location loc;
+  OwningOpRef<ModuleOp> module;
+  func::FuncOp function;
+  Block *entry = nullptr;
+  bool finished = false;
+};
+
+mirage::OpParams dimParams(int64_t dim, bool keepDim = true) {
+  mirage::OpParams params;
+  params.dim = dim;
+  params.keepDim = keepDim;
+  return params;
+}
+
+mirage::OpParams intsParams(const std::vector<int64_t> &ints,
+                            int64_t dim = 0) {
+  mirage::OpParams params;
+  params.dim = dim;
+  params.ints.assign(ints.begin(), ints.end());
+  return params;
+}
+
+} // namespace
+
+PYBIND11_MODULE(_mirage, m) {
+  m.doc() = "Mirage MLIR: kernel graphs, block graphs and their verifiers";
+  py::register_exception<MirageError>(m, "MirageError");
+
+  py::class_<PyModule>(m, "Module")
+      .def_static("parse", &PyModule::parse, py::arg("text"),
+                  "Parses and verifies MLIR text; raises MirageError with the "
+                  "diagnostics if it is invalid.")
+      .def("__str__", &PyModule::str)
+      .def_property_readonly("functions", &PyModule::functions)
+      .def("run", &PyModule::run, py::arg("pipeline"),
+           "Runs a pass pipeline such as 'tb-report-resources' in place and "
+           "returns the remarks it emitted.");
+
+  py::class_<PyTensor>(m, "Tensor")
+      .def_property_readonly("shape", &PyTensor::shape)
+      .def_property_readonly("dtype", &PyTensor::dtype)
+      .def("__repr__", [](const PyTensor &t) {
+        std::string shape;
+        for (int64_t size : t.shape())
+          shape += std::to_string(size) + "x";
+        return "<Tensor " + shape + t.dtype() + ">";
+      });
+
+  using K = mirage::OpKind;
+  auto graph = py::class_<PyKernelGraph>(m, "KernelGraph");
+  graph.def(py::init<const std::string &>(), py::arg("name"))
+      .def("input", &PyKernelGraph::input, py::arg("shape"),
+           py::arg("dtype") = "f16")
+      .def("output",
+           [](PyKernelGraph &g, py::args args) {
+             std::vector<PyTensor> results;
+             for (py::handle arg : args)
+               results.push_back(arg.cast<PyTensor>());
+             g.output(results);
+           })
+      .def("to_module", &PyKernelGraph::toModule)
+      .def("__str__", &PyKernelGraph::str);
+
+  // Elementwise unary and binary ops: one method per op, named after it.
+  struct Named {
+    const char *name;
+    K kind;
+  };
+  for (Named op : {Named{"exp", K::Exp}, Named{"sqrt", K::Sqrt},
+                   Named{"square", K::Square}, Named{"silu", K::Silu},
+                   Named{"gelu", K::Gelu}, Named{"relu", K::Relu},
+                   Named{"neg", K::Neg}, Named{"all_reduce", K::AllReduce}})
+    graph.def(op.name, [op](PyKernelGraph &g, PyTensor x) {
+      return g.make1(op.kind, op.name, {x});
+    });
+  for (Named op : {Named{"add", K::Add}, Named{"sub", K::Sub},
+                   Named{"mul", K::Mul}, Named{"div", K::Div},
+                   Named{"pow", K::Pow}, Named{"matmul", K::Matmul}})
+    graph.def(op.name, [op](PyKernelGraph &g, PyTensor a, PyTensor b) {
+      return g.make1(op.kind, op.name, {a, b});
+    });
+  for (Named op :
+       {Named{"mul_scalar", K::MulScalar}, Named{"add_scalar", K::AddScalar}})
+    graph.def(op.name, [op](PyKernelGraph &g, PyTensor x, double scalar) {
+      mirage::OpParams params;
+      params.scalar = scalar;
+      return g.make1(op.kind, op.name, {x}, params,
+                     {g.getBuilder().getNamedAttr(
+                         "scalar", g.getBuilder().getF64FloatAttr(scalar))});
+    });
+  for (Named op :
+       {Named{"reduce_sum", K::ReduceSum}, Named{"reduce_max", K::ReduceMax}})
+    graph.def(
+        op.name,
+        [op](PyKernelGraph &g, PyTensor x, int64_t dim, bool keepdim) {
+          Builder &b = g.getBuilder();
+          return g.make1(op.kind, op.name, {x}, dimParams(dim, keepdim),
+                         {b.getNamedAttr("dim", b.getI64IntegerAttr(dim)),
+                          b.getNamedAttr("keepdim", b.getBoolAttr(keepdim))});
+        },
+        py::arg("x"), py::arg("dim"), py::arg("keepdim") = true);
+
+  graph.def(
+      "rms_norm",
+      [](PyKernelGraph &g, PyTensor x, std::optional<PyTensor> weight,
+         double eps) {
+        std::vector<PyTensor> operands{x};
+        if (weight)
+          operands.push_back(*weight);
+        mirage::OpParams params;
+        params.scalar = eps;
+        Builder &b = g.getBuilder();
+        return g.make1(K::RmsNorm, "rms_norm", operands, params,
+                       {b.getNamedAttr("eps", b.getF64FloatAttr(eps))});
+      },
+      py::arg("x"), py::arg("weight") = py::none(), py::arg("eps") = 0.0);
+  graph.def(
+      "concat",
+      [](PyKernelGraph &g, const std::vector<PyTensor> &inputs, int64_t dim) {
+        Builder &b = g.getBuilder();
+        return g.make1(K::Concat, "concat", inputs, dimParams(dim),
+                       {b.getNamedAttr("dim", b.getI64IntegerAttr(dim))});
+      },
+      py::arg("inputs"), py::arg("dim"));
+  graph.def(
+      "split",
+      [](PyKernelGraph &g, PyTensor x, int64_t dim,
+         const std::vector<int64_t> &sizes) {
+        Builder &b = g.getBuilder();
+        return g.make(K::Split, "split", {x}, intsParams(sizes, dim),
+                      {b.getNamedAttr("dim", b.getI64IntegerAttr(dim)),
+                       b.getNamedAttr("sizes", b.getDenseI64ArrayAttr(sizes))});
+      },
+      py::arg("x"), py::arg("dim"), py::arg("sizes"));
+  graph.def(
+      "reshape",
+      [](PyKernelGraph &g, PyTensor x, const std::vector<int64_t> &shape) {
+        return g.make1(K::Reshape, "reshape", {x}, intsParams(shape));
+      },
+      py::arg("x"), py::arg("shape"));
+  graph.def(
+      "transpose",
+      [](PyKernelGraph &g, PyTensor x, const std::vector<int64_t> &perm) {
+        Builder &b = g.getBuilder();
+        return g.make1(
+            K::Transpose, "transpose", {x}, intsParams(perm),
+            {b.getNamedAttr("permutation", b.getDenseI64ArrayAttr(perm))});
+      },
+      py::arg("x"), py::arg("permutation"));
+}

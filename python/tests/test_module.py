@@ -1,0 +1,63 @@
+"""Parsing, verifying and transforming modules from Python."""
+
+import pathlib
+
+import pytest
+
+import mirage_mlir as mm
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("*.mlir")))
+def test_examples_parse_and_verify(name):
+    module = mm.Module.parse((EXAMPLES / name).read_text())
+    assert module.functions
+    # Printing and re-parsing gives the same text.
+    assert str(mm.Module.parse(str(module))) == str(module)
+
+
+@pytest.mark.parametrize(
+    "pipeline", ["tb-report-resources", "builtin.module(tb-report-resources)"]
+)
+def test_report_resources_returns_remarks(pipeline):
+    module = mm.Module.parse((EXAMPLES / "rmsnorm_linear.mlir").read_text())
+    remarks = module.run(pipeline)
+    assert len(remarks) == 2
+    assert "remark: block graph: grid [96] = 96 blocks x 128 threads" in remarks[0]
+    assert "shared memory 9220 / 232448 bytes" in remarks[0]
+
+
+def test_upstream_transforms_run():
+    module = mm.Module.parse("""
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %dead = kn.exp %x : tensor<4xf32>
+      return %x : tensor<4xf32>
+    }""")
+    assert module.run("builtin.module(func.func(canonicalize))") == []
+    assert "kn.exp" not in str(module)
+
+
+def test_invalid_ir_raises_with_the_diagnostic():
+    text = """
+    func.func @f(%x: tensor<8x4xf16>) -> tensor<8x4xf16> {
+      %z = kn.kernel(%x) {
+        tb.graph grid [3] threads 32 forloop 1 {
+        ^bb0(%xd: tensor<8x4xf16>):
+          %t = tb.input_iterator %xd imap <x -> 0> fmap <i -> replica> : tensor<8x4xf16> -> !tb.tile<2x4xf16>
+          %o = tb.output_saver %t omap <x -> 0> : !tb.tile<2x4xf16> -> tensor<6x4xf16>
+          tb.yield %o : tensor<6x4xf16>
+        }
+      } : (tensor<8x4xf16>) -> tensor<8x4xf16>
+      return %z : tensor<8x4xf16>
+    }
+    """
+    with pytest.raises(mm.MirageError, match="data dim 0 \\(size 8\\) is not "
+                       "divisible by grid dim x \\(size 3\\)"):
+        mm.Module.parse(text)
+
+
+def test_invalid_pipeline_is_a_value_error():
+    module = mm.Module.parse("func.func @f() { return }")
+    with pytest.raises(ValueError, match="invalid pass pipeline"):
+        module.run("builtin.module(no-such-pass)")
