@@ -185,22 +185,11 @@ int64_t mirage::getByteSize(ShapedType type) {
          static_cast<int64_t>(type.getElementTypeBitWidth() / 8);
 }
 
-ParseResult mirage::parseShapeAndElementType(AsmParser &parser,
-                                             SmallVectorImpl<int64_t> &shape,
-                                             Type &elementType) {
-  if (parser.parseDimensionList(shape, /*allowDynamic=*/false,
-                                /*withTrailingX=*/true) ||
-      parser.parseType(elementType))
-    return failure();
-  return success();
-}
-
-void mirage::printShapeAndElementType(AsmPrinter &printer,
-                                      ArrayRef<int64_t> shape,
-                                      Type elementType) {
-  for (int64_t size : shape)
+void mirage::printShapedType(AsmPrinter &printer, ShapedType type) {
+  printer << '<';
+  for (int64_t size : type.getShape())
     printer << size << 'x';
-  printer << elementType;
+  printer << type.getElementType() << '>';
 }
 
 LogicalResult mirage::verifyShapeAndElementType(

@@ -10,6 +10,7 @@
 #ifndef MIRAGE_IR_GRAPHUTILS_H
 #define MIRAGE_IR_GRAPHUTILS_H
 
+#include "mirage/Semantics/OpSemantics.h"
 #include "mlir/IR/Block.h"
 #include "mlir/IR/BuiltinTypeInterfaces.h"
 #include "mlir/IR/OpImplementation.h"
@@ -48,15 +49,35 @@ bool isSupportedElementType(mlir::Type type);
 /// Bytes of a statically shaped value.
 int64_t getByteSize(mlir::ShapedType type);
 
-/// Parses `16x64xf16` (a static shape, then the element type).
-mlir::ParseResult parseShapeAndElementType(mlir::AsmParser &parser,
-                                           llvm::SmallVectorImpl<int64_t> &shape,
-                                           mlir::Type &elementType);
+/// Parses the body `<16x64xf16>` of a tile or fragment type and builds it
+/// with `ShapedT::getChecked`, which reports bad sizes or element types.
+template <typename ShapedT>
+mlir::Type parseShapedType(mlir::AsmParser &parser) {
+  llvm::SmallVector<int64_t> shape;
+  mlir::Type elementType;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType) || parser.parseGreater())
+    return {};
+  return ShapedT::getChecked(
+      [&] { return parser.emitError(parser.getNameLoc()); },
+      parser.getContext(), shape, elementType);
+}
 
-/// Prints `16x64xf16`.
-void printShapeAndElementType(mlir::AsmPrinter &printer,
-                              llvm::ArrayRef<int64_t> shape,
-                              mlir::Type elementType);
+/// Prints the body `<16x64xf16>` of a tile or fragment type.
+void printShapedType(mlir::AsmPrinter &printer, mlir::ShapedType type);
+
+/// The tiling an iterator, saver or accumulator nested directly in a graph of
+/// type `GraphT` (tb::GraphOp, th::GraphOp) sees, or an empty tiling when it
+/// is not nested in one (its verifier reports that first).
+template <typename GraphT>
+TilingParams getEnclosingTiling(mlir::Operation *op,
+                                llvm::ArrayRef<int64_t> gridMap,
+                                int64_t loopMap) {
+  auto graph = llvm::dyn_cast_or_null<GraphT>(op->getParentOp());
+  return graph ? graph.getTiling(gridMap, loopMap) : TilingParams();
+}
 
 /// Verifies a shaped type's parameters: positive sizes, supported element type.
 llvm::LogicalResult

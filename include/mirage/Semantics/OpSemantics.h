@@ -77,6 +77,18 @@ struct TilingParams {
   llvm::SmallVector<int64_t, 3> gridMap;
   int64_t forloopRange = 1;
   int64_t loopMap = kReplica;
+
+  static TilingParams get(Level level, llvm::ArrayRef<int64_t> grid,
+                          llvm::ArrayRef<int64_t> gridMap,
+                          int64_t forloopRange, int64_t loopMap) {
+    TilingParams tiling;
+    tiling.level = level;
+    tiling.grid.assign(grid.begin(), grid.end());
+    tiling.gridMap.assign(gridMap.begin(), gridMap.end());
+    tiling.forloopRange = forloopRange;
+    tiling.loopMap = loopMap;
+    return tiling;
+  }
 };
 
 /// The parameters an operator may carry. Each kind reads only its own fields.

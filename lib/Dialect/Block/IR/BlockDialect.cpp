@@ -58,20 +58,11 @@ LogicalResult BlockDialect::verifyOperationAttribute(Operation *op,
 //===----------------------------------------------------------------------===//
 
 Type TileType::parse(AsmParser &parser) {
-  SmallVector<int64_t> shape;
-  Type elementType;
-  if (parser.parseLess() ||
-      parseShapeAndElementType(parser, shape, elementType) ||
-      parser.parseGreater())
-    return {};
-  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
-                    parser.getContext(), shape, elementType);
+  return parseShapedType<TileType>(parser);
 }
 
 void TileType::print(AsmPrinter &printer) const {
-  printer << '<';
-  printShapeAndElementType(printer, getShape(), getElementType());
-  printer << '>';
+  printShapedType(printer, *this);
 }
 
 LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,

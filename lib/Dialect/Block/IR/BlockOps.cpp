@@ -15,25 +15,13 @@ using namespace mlir;
 using namespace mirage;
 using namespace mirage::tb;
 
-TilingParams mirage::tb::getTilingOf(Operation *op, ArrayRef<int64_t> gridMap,
-                                     int64_t loopMap) {
-  auto graph = dyn_cast_or_null<GraphOp>(op->getParentOp());
-  if (!graph)
-    return {};
-  return graph.getTiling(gridMap, loopMap);
-}
-
 //===----------------------------------------------------------------------===//
 // GraphOp
 //===----------------------------------------------------------------------===//
 
 TilingParams GraphOp::getTiling(ArrayRef<int64_t> gridMap, int64_t loopMap) {
-  TilingParams tiling;
-  tiling.grid.assign(getGrid().begin(), getGrid().end());
-  tiling.gridMap.assign(gridMap.begin(), gridMap.end());
-  tiling.forloopRange = static_cast<int64_t>(getForloopRange());
-  tiling.loopMap = loopMap;
-  return tiling;
+  return TilingParams::get(TilingParams::Level::Block, getGrid(), gridMap,
+                           static_cast<int64_t>(getForloopRange()), loopMap);
 }
 
 PeakMemory GraphOp::getSharedMemoryUse() {

@@ -32,20 +32,11 @@ void ThreadDialect::initialize() {
 }
 
 Type FragType::parse(AsmParser &parser) {
-  SmallVector<int64_t> shape;
-  Type elementType;
-  if (parser.parseLess() ||
-      parseShapeAndElementType(parser, shape, elementType) ||
-      parser.parseGreater())
-    return {};
-  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
-                    parser.getContext(), shape, elementType);
+  return parseShapedType<FragType>(parser);
 }
 
 void FragType::print(AsmPrinter &printer) const {
-  printer << '<';
-  printShapeAndElementType(printer, getShape(), getElementType());
-  printer << '>';
+  printShapedType(printer, *this);
 }
 
 LogicalResult FragType::verify(function_ref<InFlightDiagnostic()> emitError,

@@ -14,22 +14,9 @@ using namespace mlir;
 using namespace mirage;
 using namespace mirage::th;
 
-TilingParams mirage::th::getTilingOf(Operation *op, ArrayRef<int64_t> gridMap,
-                                     int64_t loopMap) {
-  auto graph = dyn_cast_or_null<GraphOp>(op->getParentOp());
-  if (!graph)
-    return {};
-  return graph.getTiling(gridMap, loopMap);
-}
-
 TilingParams GraphOp::getTiling(ArrayRef<int64_t> gridMap, int64_t loopMap) {
-  TilingParams tiling;
-  tiling.level = TilingParams::Level::Thread;
-  tiling.grid.assign(getThreads().begin(), getThreads().end());
-  tiling.gridMap.assign(gridMap.begin(), gridMap.end());
-  tiling.forloopRange = static_cast<int64_t>(getForloopRange());
-  tiling.loopMap = loopMap;
-  return tiling;
+  return TilingParams::get(TilingParams::Level::Thread, getThreads(), gridMap,
+                           static_cast<int64_t>(getForloopRange()), loopMap);
 }
 
 PeakMemory GraphOp::getRegisterUse() {

@@ -27,13 +27,6 @@
 #define GET_ATTRDEF_CLASSES
 #include "mirage/Dialect/Block/IR/BlockAttributes.h.inc"
 
-namespace mirage::tb {
-/// The tiling an iterator, saver or accumulator nested in a `tb.graph` sees:
-/// the graph's grid and loop range with the given maps.
-TilingParams getTilingOf(mlir::Operation *op, llvm::ArrayRef<int64_t> gridMap,
-                         int64_t loopMap);
-} // namespace mirage::tb
-
 #define GET_OP_CLASSES
 #include "mirage/Dialect/Block/IR/BlockOps.h.inc"
 

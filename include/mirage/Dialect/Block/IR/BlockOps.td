@@ -89,9 +89,8 @@ def Block_YieldOp : Block_Op<"yield", [Pure, Terminator, ReturnLike,
 
 def Block_InputIteratorOp : Mirage_SemanticsOp<Block_Dialect, "input_iterator",
     "InputIterator", [{
-      params.tiling = ::mirage::tb::getTilingOf(op.getOperation(),
-                                                op.getImap().getDims(),
-                                                op.getFmap().getDim());
+      params.tiling = ::mirage::getEnclosingTiling<GraphOp>(
+          op.getOperation(), op.getImap().getDims(), op.getFmap().getDim());
     }], [Pure, IsInputIterator, HasParent<"GraphOp">]> {
   let summary = "loads a tile of a kernel input into shared memory";
   let description = [{
@@ -117,9 +116,8 @@ def Block_InputIteratorOp : Mirage_SemanticsOp<Block_Dialect, "input_iterator",
 
 def Block_OutputSaverOp : Mirage_SemanticsOp<Block_Dialect, "output_saver",
     "OutputSaver", [{
-      params.tiling = ::mirage::tb::getTilingOf(op.getOperation(),
-                                                op.getOmap().getDims(),
-                                                ::mirage::kReplica);
+      params.tiling = ::mirage::getEnclosingTiling<GraphOp>(
+          op.getOperation(), op.getOmap().getDims(), ::mirage::kReplica);
     }], [Pure, IsOutputSaver, HasParent<"GraphOp">]> {
   let summary = "writes every block's tile into a kernel output";
   let description = [{
@@ -174,8 +172,8 @@ def Block_AccumMaxOp : Block_AccumOp<"accum_max", "AccumMax"> {
 def Block_AccumConcatOp : Mirage_SemanticsOp<Block_Dialect, "accum_concat",
     "AccumConcat", [{
       params.dim = static_cast<int64_t>(op.getDim());
-      params.tiling = ::mirage::tb::getTilingOf(op.getOperation(), {},
-                                                ::mirage::kReplica);
+      params.tiling = ::mirage::getEnclosingTiling<GraphOp>(
+          op.getOperation(), {}, ::mirage::kReplica);
     }], [Pure, IsAccumulator, HasParent<"GraphOp">]> {
   let summary = "concatenates the per-iteration tiles along a dim";
   let description = [{

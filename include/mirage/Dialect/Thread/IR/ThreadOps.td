@@ -139,9 +139,8 @@ def Thread_YieldOp : Thread_Op<"yield", [Pure, Terminator, ReturnLike,
 
 def Thread_InputIteratorOp : Mirage_SemanticsOp<Thread_Dialect,
     "input_iterator", "InputIterator", [{
-      params.tiling = ::mirage::th::getTilingOf(op.getOperation(),
-                                                op.getImap().getDims(),
-                                                op.getFmap().getDim());
+      params.tiling = ::mirage::getEnclosingTiling<GraphOp>(
+          op.getOperation(), op.getImap().getDims(), op.getFmap().getDim());
     }], [Pure, IsInputIterator, HasParent<"GraphOp">]> {
   let summary = "loads a thread's fragment of a tile into registers";
   let description = [{
@@ -161,9 +160,8 @@ def Thread_InputIteratorOp : Mirage_SemanticsOp<Thread_Dialect,
 
 def Thread_OutputSaverOp : Mirage_SemanticsOp<Thread_Dialect, "output_saver",
     "OutputSaver", [{
-      params.tiling = ::mirage::th::getTilingOf(op.getOperation(),
-                                                op.getOmap().getDims(),
-                                                ::mirage::kReplica);
+      params.tiling = ::mirage::getEnclosingTiling<GraphOp>(
+          op.getOperation(), op.getOmap().getDims(), ::mirage::kReplica);
     }], [Pure, IsOutputSaver, HasParent<"GraphOp">]> {
   let summary = "writes every thread's fragment into a result tile";
   let description = [{
@@ -198,8 +196,8 @@ def Thread_AccumMaxOp : Mirage_InferredOp<Thread_Dialect, "accum_max",
 def Thread_AccumConcatOp : Mirage_SemanticsOp<Thread_Dialect, "accum_concat",
     "AccumConcat", [{
       params.dim = static_cast<int64_t>(op.getDim());
-      params.tiling = ::mirage::th::getTilingOf(op.getOperation(), {},
-                                                ::mirage::kReplica);
+      params.tiling = ::mirage::getEnclosingTiling<GraphOp>(
+          op.getOperation(), {}, ::mirage::kReplica);
     }], [Pure, IsAccumulator, HasParent<"GraphOp">]> {
   let summary = "concatenates the per-iteration fragments along a dim";
   let arguments = (ins Thread_FragType:$input, I64Attr:$dim);
