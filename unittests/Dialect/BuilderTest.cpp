@@ -15,6 +15,9 @@
 
 #include "gtest/gtest.h"
 
+#include <set>
+#include <string>
+
 using namespace mlir;
 using namespace mirage;
 
@@ -66,6 +69,26 @@ TEST_F(BuilderTest, KernelOpsInferResultTypesFromShapeRules) {
   auto reduce = cast<SemanticsOpInterface>(sum.getOperation());
   EXPECT_EQ(reduce.getOpParams().dim, 1);
   EXPECT_TRUE(reduce.getOpParams().keepDim);
+}
+
+TEST_F(BuilderTest, EveryOpBindsToTheRecordOfItsMnemonic) {
+  // kn.exp, tb.exp and th.exp must all bind to the "exp" record, and so on:
+  // a wrong OpKind in a multiclass entry would give an op another's meaning.
+  int bound = 0;
+  std::set<std::string> levels;
+  for (RegisteredOperationName name : context.getRegisteredOperations()) {
+    auto *semantics = name.getInterface<SemanticsOpInterface>();
+    if (!semantics)
+      continue;
+    ++bound;
+    levels.insert(name.getDialectNamespace().str());
+    StringRef mnemonic = name.stripDialect();
+    EXPECT_EQ(getOpInfo(semantics->getOpKind()).name, mnemonic)
+        << name.getStringRef().str();
+  }
+  EXPECT_EQ(levels, std::set<std::string>({"kn", "tb", "th"}));
+  // 23 kn + 29 tb + 21 th ops carry an operator record.
+  EXPECT_EQ(bound, 73);
 }
 
 TEST_F(BuilderTest, FailedInferenceReportsTheShapeRuleMessage) {
