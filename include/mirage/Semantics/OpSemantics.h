@@ -107,6 +107,23 @@ struct OpParams {
 
 using Shape = llvm::SmallVector<int64_t, 4>;
 
+/// How an operator enters the finite-field fingerprint, which decides the
+/// fragment the probabilistic proof covers (Lax: multilinear operators,
+/// division, at most one exponential on any input-to-output path).
+enum class FingerprintClass : uint8_t {
+  /// Polynomial in its operands, or data movement: exact in both fields.
+  Polynomial,
+  /// Division by the modular inverse.
+  Division,
+  /// Contains one exponential (exp, silu): the exponent-field component of
+  /// its result is undefined, so no second exponential may follow.
+  Exponential,
+  /// A square root (sqrt, rms_norm).
+  SquareRoot,
+  /// No fingerprint (relu, max, gelu, pow, ...): tested in float64 only.
+  Outside,
+};
+
 /// Static facts about an operator kind.
 struct OpInfo {
   OpKind kind;
@@ -117,6 +134,7 @@ struct OpInfo {
   std::optional<unsigned> maxOperands;
   /// Elementwise ops may be fused into thread graphs.
   bool elementwise;
+  FingerprintClass fingerprint;
 };
 
 /// Returns the static facts of `kind`.

@@ -1,0 +1,245 @@
+//===- Contraction.cpp - matmul, reduce_sum, reduce_max -------------------===//
+//
+// Shape, float64, fingerprint and degree of the contractions. The
+// fingerprint matmul accumulates 64 products of residues (each below 2^122)
+// in 128 bits before one reduction, and runs in parallel over output rows and
+// column blocks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Records.h"
+
+#include "mirage/Semantics/Parallel.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mirage;
+using namespace mirage::detail;
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+Expected<Shapes> detail::matmulShape(OperandShapes in, const OpParams &) {
+  ArrayRef<int64_t> lhs = in[0], rhs = in[1];
+  if (lhs.size() < 2 || rhs.size() < 2)
+    return makeError(llvm::formatv(
+        "matmul operands must have rank >= 2, got {0} and {1}",
+        formatShape(lhs), formatShape(rhs)));
+  int64_t k = lhs.back(), kr = rhs[rhs.size() - 2];
+  if (k != kr)
+    return makeError(llvm::formatv(
+        "contraction dims differ: lhs dim {0} has size {1} but rhs dim {2} "
+        "has size {3}",
+        lhs.size() - 1, k, rhs.size() - 2, kr));
+  auto batch = broadcastShapes(lhs.drop_back(2), rhs.drop_back(2));
+  if (!batch)
+    return makeError("batch dims do not broadcast: " +
+                     llvm::toString(batch.takeError()));
+  Shape result = *batch;
+  result.push_back(lhs[lhs.size() - 2]);
+  result.push_back(rhs.back());
+  return Shapes{result};
+}
+
+Expected<Shapes> detail::reduceShape(OperandShapes in,
+                                     const OpParams &params) {
+  if (auto err = checkDim(params.dim, in[0].size(), "reduction dim"))
+    return std::move(err);
+  Shape result(in[0]);
+  if (params.keepDim)
+    result[params.dim] = 1;
+  else
+    result.erase(result.begin() + params.dim);
+  return Shapes{result};
+}
+
+//===----------------------------------------------------------------------===//
+// Shared structure
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A batched matmul as (batch offsets of lhs and rhs blocks) x M x K x N.
+struct MatmulPlan {
+  Shape result;
+  int64_t m, k, n;
+  std::vector<int64_t> lhsBlock, rhsBlock; // per result batch index
+};
+
+MatmulPlan planMatmul(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
+  MatmulPlan plan;
+  plan.result = cantFail(matmulShape({lhs, rhs}, {}))[0];
+  plan.m = lhs[lhs.size() - 2];
+  plan.k = lhs.back();
+  plan.n = rhs.back();
+  ArrayRef<int64_t> batch = ArrayRef<int64_t>(plan.result).drop_back(2);
+  plan.lhsBlock = broadcastGather(lhs.drop_back(2), batch);
+  plan.rhsBlock = broadcastGather(rhs.drop_back(2), batch);
+  return plan;
+}
+
+/// Columns per parallel work item of a matmul.
+constexpr int64_t kColumnBlock = 512;
+
+/// Reductions over `dim` as outer x size x inner.
+struct ReducePlan {
+  int64_t outer = 1, size, inner = 1;
+};
+
+ReducePlan planReduce(ArrayRef<int64_t> shape, int64_t dim) {
+  ReducePlan plan;
+  for (int64_t d = 0; d < dim; ++d)
+    plan.outer *= shape[d];
+  plan.size = shape[dim];
+  for (size_t d = dim + 1; d < shape.size(); ++d)
+    plan.inner *= shape[d];
+  return plan;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Float64
+//===----------------------------------------------------------------------===//
+
+Expected<F64Tensors> detail::contractionF64(OpKind kind, F64Operands in,
+                                            const OpParams &params) {
+  if (kind == OpKind::Matmul) {
+    const F64Tensor &a = *in[0], &b = *in[1];
+    MatmulPlan plan = planMatmul(a.shape, b.shape);
+    F64Tensor out(plan.result);
+    int64_t batches = plan.lhsBlock.size();
+    int64_t columnBlocks = (plan.n + kColumnBlock - 1) / kColumnBlock;
+    parallelFor(batches * plan.m * columnBlocks, [&](int64_t item) {
+      int64_t block = item % columnBlocks, row = item / columnBlocks;
+      int64_t batch = row / plan.m, i = row % plan.m;
+      int64_t j0 = block * kColumnBlock,
+              j1 = std::min(plan.n, j0 + kColumnBlock);
+      const double *aRow =
+          a.data.data() + (plan.lhsBlock[batch] * plan.m + i) * plan.k;
+      const double *bBlock = b.data.data() + plan.rhsBlock[batch] * plan.k * plan.n;
+      double *cRow = out.data.data() + (batch * plan.m + i) * plan.n;
+      for (int64_t kk = 0; kk < plan.k; ++kk) {
+        double scale = aRow[kk];
+        const double *bRow = bBlock + kk * plan.n;
+        for (int64_t j = j0; j < j1; ++j)
+          cRow[j] += scale * bRow[j];
+      }
+    });
+    return F64Tensors{std::move(out)};
+  }
+
+  const F64Tensor &x = *in[0];
+  ReducePlan plan = planReduce(x.shape, params.dim);
+  F64Tensor out(cantFail(reduceShape({x.shape}, params))[0]);
+  bool isMax = kind == OpKind::ReduceMax;
+  for (int64_t o = 0; o < plan.outer; ++o)
+    for (int64_t i = 0; i < plan.inner; ++i) {
+      double acc = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+      for (int64_t r = 0; r < plan.size; ++r) {
+        double v = x.data[(o * plan.size + r) * plan.inner + i];
+        acc = isMax ? std::max(acc, v) : acc + v;
+      }
+      out.data[o * plan.inner + i] = acc;
+    }
+  return F64Tensors{std::move(out)};
+}
+
+//===----------------------------------------------------------------------===//
+// Fingerprints
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Terms summed in 128 bits before a reduction: 64 * (2^61)^2 < 2^128.
+constexpr int64_t kLazyTerms = 64;
+
+/// C += A x B for one component (residues mod `field`).
+void matmulComponent(const PrimeField &field, const MatmulPlan &plan,
+                     const std::vector<uint64_t> &a,
+                     const std::vector<uint64_t> &b, std::vector<uint64_t> &c) {
+  int64_t batches = plan.lhsBlock.size();
+  int64_t columnBlocks = (plan.n + kColumnBlock - 1) / kColumnBlock;
+  parallelFor(batches * plan.m * columnBlocks, [&](int64_t item) {
+    int64_t block = item % columnBlocks, row = item / columnBlocks;
+    int64_t batch = row / plan.m, i = row % plan.m;
+    int64_t j0 = block * kColumnBlock, j1 = std::min(plan.n, j0 + kColumnBlock);
+    const uint64_t *aRow = a.data() + (plan.lhsBlock[batch] * plan.m + i) * plan.k;
+    const uint64_t *bBlock = b.data() + plan.rhsBlock[batch] * plan.k * plan.n;
+    uint64_t *cRow = c.data() + (batch * plan.m + i) * plan.n;
+    std::vector<unsigned __int128> acc(j1 - j0, 0);
+    for (int64_t k0 = 0; k0 < plan.k; k0 += kLazyTerms) {
+      int64_t k1 = std::min(plan.k, k0 + kLazyTerms);
+      for (int64_t kk = k0; kk < k1; ++kk) {
+        unsigned __int128 scale = aRow[kk];
+        const uint64_t *bRow = bBlock + kk * plan.n;
+        for (int64_t j = j0; j < j1; ++j)
+          acc[j - j0] += scale * bRow[j];
+      }
+      for (int64_t j = j0; j < j1; ++j) {
+        cRow[j] = field.add(cRow[j], field.reduce(acc[j - j0]));
+        acc[j - j0] = 0;
+      }
+    }
+  });
+}
+
+/// Sums `x` over a dim for one component.
+void reduceSumComponent(const PrimeField &field, const ReducePlan &plan,
+                        const std::vector<uint64_t> &x,
+                        std::vector<uint64_t> &out) {
+  for (int64_t o = 0; o < plan.outer; ++o)
+    for (int64_t i = 0; i < plan.inner; ++i) {
+      uint64_t total = 0;
+      for (int64_t r0 = 0; r0 < plan.size; r0 += kLazyTerms) {
+        unsigned __int128 acc = 0;
+        for (int64_t r = r0; r < std::min(plan.size, r0 + kLazyTerms); ++r)
+          acc += x[(o * plan.size + r) * plan.inner + i];
+        total = field.add(total, field.reduce(acc));
+      }
+      out[o * plan.inner + i] = total;
+    }
+}
+
+} // namespace
+
+Expected<FFTensors> detail::contractionFF(OpKind kind, FFOperands in,
+                                          const OpParams &params,
+                                          const Fingerprinter &fp) {
+  if (kind == OpKind::Matmul) {
+    const FFTensor &a = *in[0], &b = *in[1];
+    MatmulPlan plan = planMatmul(a.shape, b.shape);
+    bool withQ = a.hasQ() && b.hasQ();
+    FFTensor out(plan.result, withQ);
+    matmulComponent(fp.fieldP(), plan, a.p, b.p, out.p);
+    if (withQ)
+      matmulComponent(fp.fieldQ(), plan, a.q, b.q, out.q);
+    return FFTensors{std::move(out)};
+  }
+  if (kind != OpKind::ReduceSum)
+    return makeError(getOpInfo(kind).name +
+                     " has no finite-field semantics (outside the Lax "
+                     "fragment)");
+  const FFTensor &x = *in[0];
+  ReducePlan plan = planReduce(x.shape, params.dim);
+  FFTensor out(cantFail(reduceShape({x.shape}, params))[0], x.hasQ());
+  reduceSumComponent(fp.fieldP(), plan, x.p, out.p);
+  if (x.hasQ())
+    reduceSumComponent(fp.fieldQ(), plan, x.q, out.q);
+  return FFTensors{std::move(out)};
+}
+
+//===----------------------------------------------------------------------===//
+// Degrees
+//===----------------------------------------------------------------------===//
+
+Degree detail::contractionDegree(OpKind kind, ArrayRef<Degree> in,
+                                 OperandShapes shapes, const OpParams &params) {
+  if (kind == OpKind::Matmul)
+    return sumDegree(mulDegree(in[0], in[1]), shapes[0].back());
+  if (kind == OpKind::ReduceSum)
+    return sumDegree(in[0], shapes[0][params.dim]);
+  return in[0]; // reduce_max has no fingerprint
+}

@@ -1,0 +1,177 @@
+//===- DataMovement.cpp - concat, split, reshape, transpose, all_reduce ---===//
+//
+// Operators that only move elements: one implementation over either tensor
+// type, since a fingerprint moves its components exactly like a float.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Records.h"
+
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mirage;
+using namespace mirage::detail;
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+Expected<Shapes> detail::concatShape(OperandShapes in, const OpParams &params) {
+  ArrayRef<int64_t> first = in[0];
+  if (auto err = checkDim(params.dim, first.size(), "concat dim"))
+    return std::move(err);
+  Shape result(first);
+  for (auto [index, shape] : llvm::enumerate(in.drop_front())) {
+    if (shape.size() != first.size())
+      return makeError(llvm::formatv(
+          "concat operand #{0} has rank {1} but operand #0 has rank {2}",
+          index + 1, shape.size(), first.size()));
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (static_cast<int64_t>(d) == params.dim)
+        continue;
+      if (shape[d] != first[d])
+        return makeError(llvm::formatv(
+            "concat operand #{0} has size {1} in dim {2} but operand #0 has "
+            "size {3}; only the concat dim {4} may differ",
+            index + 1, shape[d], d, first[d], params.dim));
+    }
+    result[params.dim] += shape[params.dim];
+  }
+  return Shapes{result};
+}
+
+Expected<Shapes> detail::splitShape(OperandShapes in, const OpParams &params) {
+  ArrayRef<int64_t> shape = in[0];
+  if (auto err = checkDim(params.dim, shape.size(), "split dim"))
+    return std::move(err);
+  if (params.ints.empty())
+    return makeError("split needs at least one size");
+  int64_t total = 0;
+  Shapes results;
+  for (int64_t size : params.ints) {
+    if (size <= 0)
+      return makeError(llvm::formatv("split size {0} must be positive", size));
+    total += size;
+    Shape piece(shape);
+    piece[params.dim] = size;
+    results.push_back(piece);
+  }
+  if (total != shape[params.dim])
+    return makeError(llvm::formatv("split sizes sum to {0} but dim {1} has "
+                                   "size {2}",
+                                   total, params.dim, shape[params.dim]));
+  return results;
+}
+
+Expected<Shapes> detail::reshapeShape(OperandShapes in,
+                                      const OpParams &params) {
+  for (int64_t size : params.ints)
+    if (size <= 0)
+      return makeError(llvm::formatv("reshape size {0} must be positive", size));
+  int64_t from = getNumElements(in[0]), to = getNumElements(params.ints);
+  if (from != to)
+    return makeError(llvm::formatv(
+        "reshape from {0} ({1} elements) to {2} ({3} elements) changes the "
+        "element count",
+        formatShape(in[0]), from, formatShape(params.ints), to));
+  return single(params.ints);
+}
+
+Expected<Shapes> detail::transposeShape(OperandShapes in,
+                                        const OpParams &params) {
+  ArrayRef<int64_t> shape = in[0];
+  ArrayRef<int64_t> perm = params.ints;
+  if (perm.size() != shape.size())
+    return makeError(llvm::formatv(
+        "permutation has {0} entries but the operand has rank {1}",
+        perm.size(), shape.size()));
+  llvm::SmallBitVector seen(shape.size());
+  Shape result;
+  for (int64_t p : perm) {
+    if (auto err = checkDim(p, shape.size(), "permutation entry"))
+      return std::move(err);
+    if (seen.test(p))
+      return makeError(llvm::formatv("permutation repeats dim {0}", p));
+    seen.set(p);
+    result.push_back(shape[p]);
+  }
+  return Shapes{result};
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluation, for either tensor type
+//===----------------------------------------------------------------------===//
+
+namespace {
+template <typename TensorT>
+llvm::SmallVector<TensorT, 1> moveData(OpKind kind,
+                                       ArrayRef<const TensorT *> in,
+                                       const OpParams &params) {
+  const TensorT &x = *in[0];
+  switch (kind) {
+  case OpKind::AllReduce: // one device: the sum over the group is the input
+    return {x};
+  case OpKind::Reshape: {
+    TensorT out = x;
+    out.shape.assign(params.ints.begin(), params.ints.end());
+    return {std::move(out)};
+  }
+  case OpKind::Transpose: {
+    Shape shape = cantFail(transposeShape({x.shape}, params))[0];
+    return {gatherTensor(x, transposeGather(x.shape, params.ints), shape)};
+  }
+  case OpKind::Concat: {
+    llvm::SmallVector<ArrayRef<int64_t>> shapes;
+    bool withQ = true;
+    for (const TensorT *operand : in) {
+      shapes.push_back(operand->shape);
+      if constexpr (std::is_same_v<TensorT, FFTensor>)
+        withQ &= operand->hasQ();
+    }
+    Shape shape = cantFail(concatShape(shapes, params))[0];
+    TensorT out = [&] {
+      if constexpr (std::is_same_v<TensorT, FFTensor>)
+        return TensorT(shape, withQ);
+      else
+        return TensorT(shape);
+    }();
+    Shape offsets(shape.size(), 0);
+    for (const TensorT *operand : in) {
+      scatterTile(out, offsets, *operand);
+      offsets[params.dim] += operand->shape[params.dim];
+    }
+    return {std::move(out)};
+  }
+  case OpKind::Split: {
+    llvm::SmallVector<TensorT, 1> pieces;
+    Shape offsets(x.shape.size(), 0);
+    for (const Shape &piece : cantFail(splitShape({x.shape}, params))) {
+      pieces.push_back(extractTile(x, offsets, piece));
+      offsets[params.dim] += piece[params.dim];
+    }
+    return pieces;
+  }
+  default:
+    llvm_unreachable("not a data movement operator");
+  }
+}
+} // namespace
+
+Expected<F64Tensors> detail::dataMovementF64(OpKind kind, F64Operands in,
+                                             const OpParams &params) {
+  return moveData<F64Tensor>(kind, in, params);
+}
+
+Expected<FFTensors> detail::dataMovementFF(OpKind kind, FFOperands in,
+                                           const OpParams &params,
+                                           const Fingerprinter &) {
+  return moveData<FFTensor>(kind, in, params);
+}
+
+Degree detail::keepDegree(OpKind, ArrayRef<Degree> in, OperandShapes,
+                          const OpParams &) {
+  Degree result;
+  for (Degree d : in)
+    result = {std::max(result.num, d.num), std::max(result.den, d.den)};
+  return result;
+}

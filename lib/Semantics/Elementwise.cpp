@@ -1,0 +1,296 @@
+//===- Elementwise.cpp - Elementwise operators ----------------------------===//
+//
+// exp sqrt square silu gelu relu neg mul_scalar add_scalar and the
+// broadcasting add sub mul div pow: shape, float64, fingerprint, degree.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Records.h"
+
+#include "mirage/Semantics/Parallel.h"
+
+#include <cmath>
+
+using namespace mirage;
+using namespace mirage::detail;
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+Expected<Shapes> detail::unaryShape(OperandShapes in, const OpParams &) {
+  return single(in[0]);
+}
+
+Expected<Shapes> detail::binaryShape(OperandShapes in, const OpParams &) {
+  auto shape = broadcastShapes(in[0], in[1]);
+  if (!shape)
+    return shape.takeError();
+  return Shapes{*shape};
+}
+
+//===----------------------------------------------------------------------===//
+// Float64
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+double unaryF64(OpKind kind, double x, double s) {
+  switch (kind) {
+  case OpKind::Exp:
+    return std::exp(x);
+  case OpKind::Sqrt:
+    return std::sqrt(x);
+  case OpKind::Square:
+    return x * x;
+  case OpKind::Silu:
+    return x / (1.0 + std::exp(-x));
+  case OpKind::Gelu:
+    return 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2));
+  case OpKind::Relu:
+    return x > 0.0 ? x : 0.0;
+  case OpKind::Neg:
+    return -x;
+  case OpKind::MulScalar:
+    return x * s;
+  case OpKind::AddScalar:
+    return x + s;
+  default:
+    llvm_unreachable("not a unary elementwise operator");
+  }
+}
+
+double binaryF64(OpKind kind, double a, double b) {
+  switch (kind) {
+  case OpKind::Add:
+    return a + b;
+  case OpKind::Sub:
+    return a - b;
+  case OpKind::Mul:
+    return a * b;
+  case OpKind::Div:
+    return a / b;
+  case OpKind::Pow:
+    return std::pow(a, b);
+  default:
+    llvm_unreachable("not a binary elementwise operator");
+  }
+}
+
+bool isBinary(OpKind kind) { return getOpInfo(kind).minOperands == 2; }
+
+/// The offsets each operand of a broadcasting op reads for every element of
+/// `result`; empty when the operand already has the result's shape.
+std::vector<int64_t> operandMap(ArrayRef<int64_t> operand,
+                                ArrayRef<int64_t> result) {
+  if (operand == result)
+    return {};
+  return broadcastGather(operand, result);
+}
+
+inline int64_t at(const std::vector<int64_t> &map, int64_t i) {
+  return map.empty() ? i : map[i];
+}
+
+} // namespace
+
+Expected<F64Tensors> detail::elementwiseF64(OpKind kind, F64Operands in,
+                                            const OpParams &params) {
+  const F64Tensor &x = *in[0];
+  if (!isBinary(kind)) {
+    F64Tensor out(x.shape);
+    for (int64_t i = 0; i < x.size(); ++i)
+      out.data[i] = unaryF64(kind, x.data[i], params.scalar);
+    return F64Tensors{std::move(out)};
+  }
+  const F64Tensor &y = *in[1];
+  Shape shape = cantFail(broadcastShapes(x.shape, y.shape));
+  std::vector<int64_t> xMap = operandMap(x.shape, shape);
+  std::vector<int64_t> yMap = operandMap(y.shape, shape);
+  F64Tensor out(shape);
+  for (int64_t i = 0; i < out.size(); ++i)
+    out.data[i] = binaryF64(kind, x.data[at(xMap, i)], y.data[at(yMap, i)]);
+  return F64Tensors{std::move(out)};
+}
+
+//===----------------------------------------------------------------------===//
+// Fingerprints
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Applies `f(field, value)` to both components of every element; the q
+/// component only when `x` has one.
+template <typename Fn>
+FFTensor mapFF(const FFTensor &x, const Fingerprinter &fp, Fn f) {
+  FFTensor out(x.shape, x.hasQ());
+  for (int64_t i = 0; i < x.size(); ++i)
+    out.p[i] = f(fp.fieldP(), x.p[i]);
+  if (x.hasQ())
+    for (int64_t i = 0; i < x.size(); ++i)
+      out.q[i] = f(fp.fieldQ(), x.q[i]);
+  return out;
+}
+
+/// out = f(x, y) componentwise with broadcasting.
+template <typename Fn>
+FFTensor zipFF(const FFTensor &x, const FFTensor &y, const Fingerprinter &fp,
+               Fn f) {
+  Shape shape = cantFail(broadcastShapes(x.shape, y.shape));
+  std::vector<int64_t> xMap = operandMap(x.shape, shape);
+  std::vector<int64_t> yMap = operandMap(y.shape, shape);
+  bool withQ = x.hasQ() && y.hasQ();
+  FFTensor out(shape, withQ);
+  for (int64_t i = 0; i < out.size(); ++i)
+    out.p[i] = f(fp.fieldP(), x.p[at(xMap, i)], y.p[at(yMap, i)]);
+  if (withQ)
+    for (int64_t i = 0; i < out.size(); ++i)
+      out.q[i] = f(fp.fieldQ(), x.q[at(xMap, i)], y.q[at(yMap, i)]);
+  return out;
+}
+
+/// Inverts every element of both components; a zero means the sampled
+/// inputs hit a zero divisor.
+Expected<FFTensor> invertFF(const FFTensor &x, const Fingerprinter &fp,
+                            llvm::StringRef what) {
+  FFTensor inverse = x;
+  if (!fp.fieldP().inverseAll(inverse.p))
+    return llvm::make_error<ResampleError>(
+        (what + " divides by a value that is 0 mod p").str());
+  if (inverse.hasQ() && !fp.fieldQ().inverseAll(inverse.q))
+    return llvm::make_error<ResampleError>(
+        (what + " divides by a value that is 0 mod q").str());
+  return inverse;
+}
+
+llvm::Error needsExponentField(const FFTensor &x, llvm::StringRef what) {
+  if (x.hasQ())
+    return llvm::Error::success();
+  return makeError(what + " of a value that already passed an exponential "
+                          "(outside the Lax fragment)");
+}
+
+} // namespace
+
+Expected<FFTensors> detail::elementwiseFF(OpKind kind, FFOperands in,
+                                          const OpParams &params,
+                                          const Fingerprinter &fp) {
+  const FFTensor &x = *in[0];
+  auto mul = [](const PrimeField &f, uint64_t a, uint64_t b) {
+    return f.mul(a, b);
+  };
+  switch (kind) {
+  case OpKind::Neg:
+    return FFTensors{mapFF(x, fp, [](const PrimeField &f, uint64_t a) {
+      return f.neg(a);
+    })};
+  case OpKind::Square:
+    return FFTensors{mapFF(x, fp, [](const PrimeField &f, uint64_t a) {
+      return f.mul(a, a);
+    })};
+  case OpKind::MulScalar:
+  case OpKind::AddScalar: {
+    uint64_t cp = fp.fieldP().fromDouble(params.scalar);
+    uint64_t cq = fp.fieldQ().fromDouble(params.scalar);
+    bool multiply = kind == OpKind::MulScalar;
+    return FFTensors{mapFF(x, fp, [&](const PrimeField &f, uint64_t a) {
+      uint64_t c = &f == &fp.fieldP() ? cp : cq;
+      return multiply ? f.mul(a, c) : f.add(a, c);
+    })};
+  }
+  case OpKind::Exp: {
+    if (auto err = needsExponentField(x, "exp"))
+      return std::move(err);
+    FFTensor out(x.shape, /*withQ=*/false);
+    parallelChunks(x.size(), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        out.p[i] = fp.exp(x.p[i], x.q[i]);
+    });
+    return FFTensors{std::move(out)};
+  }
+  case OpKind::Silu: {
+    // silu(x) = x / (1 + exp(-x)); exp(-x) is w^(-x_q).
+    if (auto err = needsExponentField(x, "silu"))
+      return std::move(err);
+    const PrimeField &p = fp.fieldP(), &q = fp.fieldQ();
+    FFTensor denominator(x.shape, /*withQ=*/false);
+    parallelChunks(x.size(), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        denominator.p[i] = p.add(1, fp.exp(p.neg(x.p[i]), q.neg(x.q[i])));
+    });
+    auto inverse = invertFF(denominator, fp, "silu");
+    if (!inverse)
+      return inverse.takeError();
+    FFTensor out(x.shape, /*withQ=*/false);
+    for (int64_t i = 0; i < x.size(); ++i)
+      out.p[i] = p.mul(x.p[i], inverse->p[i]);
+    return FFTensors{std::move(out)};
+  }
+  case OpKind::Sqrt: {
+    FFTensor out(x.shape, x.hasQ());
+    for (int64_t i = 0; i < x.size(); ++i) {
+      auto root = fp.sqrt(x.p[i], x.hasQ() ? x.q[i] : 0, x.hasQ());
+      if (!root)
+        return llvm::make_error<ResampleError>(
+            "sqrt of a quadratic non-residue");
+      out.p[i] = root->first;
+      if (x.hasQ())
+        out.q[i] = root->second;
+    }
+    return FFTensors{std::move(out)};
+  }
+  case OpKind::Add:
+    return FFTensors{zipFF(x, *in[1], fp,
+                           [](const PrimeField &f, uint64_t a, uint64_t b) {
+                             return f.add(a, b);
+                           })};
+  case OpKind::Sub:
+    return FFTensors{zipFF(x, *in[1], fp,
+                           [](const PrimeField &f, uint64_t a, uint64_t b) {
+                             return f.sub(a, b);
+                           })};
+  case OpKind::Mul:
+    return FFTensors{zipFF(x, *in[1], fp, mul)};
+  case OpKind::Div: {
+    // Invert the divisor before broadcasting: each element once.
+    auto inverse = invertFF(*in[1], fp, "div");
+    if (!inverse)
+      return inverse.takeError();
+    return FFTensors{zipFF(x, *inverse, fp, mul)};
+  }
+  default:
+    return makeError(getOpInfo(kind).name +
+                     " has no finite-field semantics (outside the Lax "
+                     "fragment)");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Degrees: exp and sqrt results count as new variables of degree 1.
+//===----------------------------------------------------------------------===//
+
+Degree detail::elementwiseDegree(OpKind kind, ArrayRef<Degree> in,
+                                 OperandShapes, const OpParams &) {
+  switch (kind) {
+  case OpKind::Exp:
+  case OpKind::Sqrt:
+    return {1, 0};
+  case OpKind::Silu:
+    // x / (1 + exp(-x)).
+    return divDegree(in[0], Degree{1, 0});
+  case OpKind::Square:
+    return mulDegree(in[0], in[0]);
+  case OpKind::AddScalar:
+    return addDegree(in[0], Degree{0, 0});
+  case OpKind::Add:
+  case OpKind::Sub:
+    return addDegree(in[0], in[1]);
+  case OpKind::Mul:
+    return mulDegree(in[0], in[1]);
+  case OpKind::Div:
+    return divDegree(in[0], in[1]);
+  default:
+    // neg, mul_scalar keep the degree; the others have no fingerprint.
+    return in[0];
+  }
+}

@@ -1,0 +1,112 @@
+//===- Normalization.cpp - rms_norm ---------------------------------------===//
+//
+// rms_norm(x[, w]) over the last dim: y = x / sqrt(mean(x * x) + eps) * w.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Records.h"
+
+#include <cmath>
+
+using namespace mirage;
+using namespace mirage::detail;
+
+Expected<Shapes> detail::rmsNormShape(OperandShapes in, const OpParams &) {
+  ArrayRef<int64_t> x = in[0];
+  if (x.empty())
+    return makeError("rms_norm input must have rank >= 1");
+  if (in.size() == 2 && (in[1].size() != 1 || in[1][0] != x.back()))
+    return makeError(llvm::formatv(
+        "rms_norm weight must have shape {0} (the normalized last dim), got {1}",
+        x.back(), formatShape(in[1])));
+  return single(x);
+}
+
+Expected<F64Tensors> detail::rmsNormF64(OpKind, F64Operands in,
+                                        const OpParams &params) {
+  const F64Tensor &x = *in[0];
+  const F64Tensor *w = in.size() == 2 ? in[1] : nullptr;
+  int64_t width = x.shape.back(), rows = x.size() / width;
+  F64Tensor out(x.shape);
+  for (int64_t r = 0; r < rows; ++r) {
+    const double *row = x.data.data() + r * width;
+    double sumOfSquares = 0.0;
+    for (int64_t j = 0; j < width; ++j)
+      sumOfSquares += row[j] * row[j];
+    double scale = 1.0 / std::sqrt(sumOfSquares / width + params.scalar);
+    for (int64_t j = 0; j < width; ++j)
+      out.data[r * width + j] = row[j] * scale * (w ? w->data[j] : 1.0);
+  }
+  return F64Tensors{std::move(out)};
+}
+
+namespace {
+/// One component: y = x * w / root, with the roots of (mean + eps) given per
+/// row (`inverseRoots`, already inverted).
+void normalizeComponent(const PrimeField &field, const std::vector<uint64_t> &x,
+                        const std::vector<uint64_t> *w,
+                        const std::vector<uint64_t> &inverseRoots,
+                        int64_t width, std::vector<uint64_t> &out) {
+  for (size_t r = 0; r < inverseRoots.size(); ++r)
+    for (int64_t j = 0; j < width; ++j) {
+      uint64_t value = field.mul(x[r * width + j], inverseRoots[r]);
+      out[r * width + j] = w ? field.mul(value, (*w)[j]) : value;
+    }
+}
+
+/// mean(x * x) + eps per row, for one component.
+std::vector<uint64_t> shiftedMeans(const PrimeField &field,
+                                   const std::vector<uint64_t> &x,
+                                   int64_t width, double eps) {
+  uint64_t inverseWidth = *field.inverse(field.fromInt(width));
+  uint64_t shift = field.fromDouble(eps);
+  std::vector<uint64_t> means(x.size() / width);
+  for (size_t r = 0; r < means.size(); ++r) {
+    uint64_t sum = 0;
+    for (int64_t j = 0; j < width; ++j)
+      sum = field.add(sum, field.mul(x[r * width + j], x[r * width + j]));
+    means[r] = field.add(field.mul(sum, inverseWidth), shift);
+  }
+  return means;
+}
+} // namespace
+
+Expected<FFTensors> detail::rmsNormFF(OpKind, FFOperands in,
+                                      const OpParams &params,
+                                      const Fingerprinter &fp) {
+  const FFTensor &x = *in[0];
+  const FFTensor *w = in.size() == 2 ? in[1] : nullptr;
+  bool withQ = x.hasQ() && (!w || w->hasQ());
+  int64_t width = x.shape.back();
+  std::vector<uint64_t> meansP = shiftedMeans(fp.fieldP(), x.p, width, params.scalar);
+  std::vector<uint64_t> meansQ =
+      withQ ? shiftedMeans(fp.fieldQ(), x.q, width, params.scalar)
+            : std::vector<uint64_t>(meansP.size(), 0);
+  std::vector<uint64_t> rootsP(meansP.size()), rootsQ(meansP.size());
+  for (size_t r = 0; r < meansP.size(); ++r) {
+    auto root = fp.sqrt(meansP[r], meansQ[r], withQ);
+    if (!root)
+      return llvm::make_error<ResampleError>(
+          "rms_norm takes the square root of a quadratic non-residue");
+    rootsP[r] = root->first;
+    rootsQ[r] = root->second;
+  }
+  if (!fp.fieldP().inverseAll(rootsP) ||
+      (withQ && !fp.fieldQ().inverseAll(rootsQ)))
+    return llvm::make_error<ResampleError>(
+        "rms_norm divides by a root that is 0");
+  FFTensor out(x.shape, withQ);
+  normalizeComponent(fp.fieldP(), x.p, w ? &w->p : nullptr, rootsP, width,
+                     out.p);
+  if (withQ)
+    normalizeComponent(fp.fieldQ(), x.q, w ? &w->q : nullptr, rootsQ, width,
+                       out.q);
+  return FFTensors{std::move(out)};
+}
+
+Degree detail::rmsNormDegree(OpKind, ArrayRef<Degree> in, OperandShapes,
+                             const OpParams &) {
+  // x * w / s, where the root s is a new variable.
+  Degree scaled = in.size() == 2 ? mulDegree(in[0], in[1]) : in[0];
+  return divDegree(scaled, Degree{1, 0});
+}
