@@ -22,7 +22,12 @@ config.substitutions.append(
 )
 
 tool_dirs = [config.mirage_tools_dir, config.llvm_tools_dir]
-tools = ["mirage-opt", ToolSubst("%PYTHON", config.python_executable)]
+tools = [
+    "mirage-opt",
+    "not",
+    "count",
+    ToolSubst("%PYTHON", config.python_executable),
+]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Cubin generation needs ptxas from the CUDA toolkit.

@@ -8,11 +8,15 @@
 #define MIRAGE_INITALLPASSES_H
 
 #include "mirage/Dialect/Block/Transforms/Passes.h"
+#include "mirage/Verify/Passes.h"
 
 namespace mirage {
 
 /// Registers every Mirage pass with the global pass registry.
-inline void registerAllPasses() { tb::registerMirageBlockPasses(); }
+inline void registerAllPasses() {
+  tb::registerMirageBlockPasses();
+  registerMirageVerifyPasses();
+}
 
 } // namespace mirage
 

@@ -61,3 +61,33 @@ def test_invalid_pipeline_is_a_value_error():
     module = mm.Module.parse("func.func @f() { return }")
     with pytest.raises(ValueError, match="invalid pass pipeline"):
         module.run("builtin.module(no-such-pass)")
+
+
+
+DOUBLED = """
+func.func @doubled(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %y = kn.mul_scalar %x, 2.0 : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+"""
+
+
+def test_equivalence_verdicts_come_back_as_remarks():
+    module = mm.Module.parse(DOUBLED + """
+    func.func @twice(%x: tensor<8xf32>) -> tensor<8xf32> attributes {kn.reference = @doubled} {
+      %y = kn.add %x, %x : tensor<8xf32>, tensor<8xf32>
+      return %y : tensor<8xf32>
+    }""")
+    (remark,) = module.run("mirage-verify-equivalence")
+    assert "remark: proven: equivalent to @doubled" in remark
+
+
+def test_failed_equivalence_raises_with_the_mismatch():
+    module = mm.Module.parse(DOUBLED + """
+    func.func @tripled(%x: tensor<8xf32>) -> tensor<8xf32> attributes {kn.reference = @doubled} {
+      %y = kn.mul_scalar %x, 3.0 : tensor<8xf32>
+      return %y : tensor<8xf32>
+    }""")
+    with pytest.raises(mm.MirageError, match="not equivalent: differs from "
+                       "@doubled.*first mismatch at output #0 element \\[0\\]"):
+        module.run("mirage-verify-equivalence{error-on-failure=true}")

@@ -1,0 +1,81 @@
+//===- Interpreter.h - Reference interpreter for kn, tb and th --*- C++ -*-===//
+//
+// Evaluates a kernel graph (a func.func of kn ops, graph-defined kernels with
+// their block and thread graphs included) on concrete tensors, in float64 or
+// as finite-field fingerprints. Every operator's meaning comes from its
+// record in mirage/Semantics; the interpreter supplies the block-graph
+// structure: workers over the grid (or the thread layout), the for-loop,
+// iterators, accumulators, post-loop ops and savers (docs/Dialects.md).
+//
+// A function is compiled once into a Program and can then be run many times.
+// Blocks of a graph-defined kernel run in parallel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_INTERPRETER_INTERPRETER_H
+#define MIRAGE_INTERPRETER_INTERPRETER_H
+
+#include "mirage/Semantics/Evaluation.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mirage {
+
+struct GraphPlan;
+
+/// Records the first value a float64 run produces that is not finite or
+/// exceeds the range of the element type it is stored in (f16: 65504), the
+/// mark of a numerically unstable program.
+class StabilityMonitor {
+public:
+  void observe(mlir::Operation *op, const F64Tensor &value, double limit);
+  bool isStable() const { return !firstViolation.has_value(); }
+  /// A description of the first violation: the op and the value.
+  std::string describe() const;
+
+private:
+  mutable std::mutex mutex;
+  std::optional<std::pair<mlir::Operation *, double>> firstViolation;
+  double violatedLimit = 0.0;
+};
+
+/// A kernel-graph function compiled for evaluation.
+class Program {
+public:
+  /// Compiles `function`; fails with a message naming the first op the
+  /// interpreter cannot run.
+  static llvm::Expected<Program> compile(mlir::func::FuncOp function);
+
+  Program(Program &&);
+  Program &operator=(Program &&);
+  ~Program();
+
+  llvm::ArrayRef<Shape> getInputShapes() const { return inputShapes; }
+  llvm::ArrayRef<Shape> getOutputShapes() const { return outputShapes; }
+
+  /// Runs the program in float64. `monitor`, when given, watches every
+  /// value against its element type's range.
+  llvm::Expected<std::vector<F64Tensor>>
+  run(llvm::ArrayRef<F64Tensor> inputs,
+      StabilityMonitor *monitor = nullptr) const;
+
+  /// Fingerprints the program. Fails with a ResampleError when the inputs hit
+  /// a zero divisor or a non-residue.
+  llvm::Expected<std::vector<FFTensor>>
+  run(llvm::ArrayRef<FFTensor> inputs,
+      const Fingerprinter &fingerprinter) const;
+
+private:
+  Program();
+  std::unique_ptr<GraphPlan> plan;
+  llvm::SmallVector<Shape> inputShapes, outputShapes;
+};
+
+} // namespace mirage
+
+#endif // MIRAGE_INTERPRETER_INTERPRETER_H

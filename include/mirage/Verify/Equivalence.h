@@ -1,0 +1,102 @@
+//===- Equivalence.h - Probabilistic equivalence of kernel graphs -*- C++ -*-===//
+//
+// Decides whether a candidate kernel graph computes the same function as a
+// reference, with three checks:
+//
+//  1. Uninterpreted fingerprints: both programs on random residues mod
+//     p ~ 2^61, exp and sqrt as keyed random oracles. For programs in the
+//     Lax fragment, agreement in T trials proves equivalence except with
+//     probability at most eps^T, eps = (d + oracle collisions) / p, d the
+//     degree of the rational functions compared (Schwartz-Zippel).
+//  2. Homomorphic fingerprints (Mirage v3 section 5), when the uninterpreted
+//     ones differ and the programs take no square roots: exp(x) = w^(x_q)
+//     for a random q-th root of unity w. Equivalent Lax programs always
+//     agree, so a disagreement refutes equivalence; agreement means the
+//     candidate relies on exp(a) exp(b) = exp(a + b), which is not proven.
+//     (Programs with square roots skip this check: field roots exist only
+//     for residues, and programs taking many roots almost never draw
+//     residues for all of them; the float64 check decides.)
+//  3. Float64 on seeded inputs: the candidate against the reference within a
+//     tolerance relative to the reference's scale, every candidate value
+//     inside its element type's range. Programs outside the Lax fragment
+//     rest on this check alone and are reported as tested, not proven.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_VERIFY_EQUIVALENCE_H
+#define MIRAGE_VERIFY_EQUIVALENCE_H
+
+#include "mirage/Semantics/OpSemantics.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <optional>
+#include <string>
+
+namespace mirage {
+
+struct EquivalenceOptions {
+  /// Independent fingerprint trials.
+  unsigned trials = 3;
+  uint64_t seed = 1;
+  /// Elements differ when |c - r| > tolerance * (|r| + max |r|).
+  double floatTolerance = 1e-6;
+  /// New inputs to draw when a trial hits a zero divisor or non-residue.
+  unsigned maxResamples = 8;
+};
+
+enum class Verdict {
+  /// Agreement proven in the Lax fragment, with the reported bound.
+  Proven,
+  /// Agreement observed but not proven (outside the fragment, or only with
+  /// exp/sqrt identities).
+  Tested,
+  NotEquivalent,
+  /// Equal functions, but the candidate overflows its element type or
+  /// disagrees numerically.
+  Unstable,
+  /// No inputs avoided a zero divisor.
+  Inconclusive,
+};
+
+llvm::StringRef stringifyVerdict(Verdict verdict);
+
+/// Where the candidate and the reference first differ.
+struct Mismatch {
+  unsigned output = 0;
+  Shape index;
+  std::string candidate, reference;
+  /// Which check saw it: "finite field (homomorphic), trial 2", "float64".
+  std::string check;
+};
+
+struct EquivalenceResult {
+  Verdict verdict = Verdict::Inconclusive;
+  /// Why the programs are or are not in the Lax fragment.
+  std::string fragment;
+  /// One sentence on how the verdict was reached.
+  std::string explanation;
+  std::optional<Mismatch> mismatch;
+  unsigned trials = 0;
+  unsigned resamples = 0;
+  /// Proven: the false-accept bound over all trials, and per trial.
+  double bound = 1.0, boundPerTrial = 1.0;
+  /// The degree bound d behind it.
+  uint64_t degree = 0;
+  /// Largest |c - r| / max |r| over the outputs in the float64 check.
+  double floatError = 0.0;
+  int64_t outputElements = 0;
+  double seconds = 0.0;
+};
+
+/// Checks `candidate` against `reference` (same function type).
+llvm::Expected<EquivalenceResult>
+checkEquivalence(mlir::func::FuncOp candidate, mlir::func::FuncOp reference,
+                 const EquivalenceOptions &options);
+
+/// The result as one line: verdict, trials, bound, float error, mismatch.
+std::string describe(const EquivalenceResult &result,
+                     llvm::StringRef referenceName);
+
+} // namespace mirage
+
+#endif // MIRAGE_VERIFY_EQUIVALENCE_H

@@ -1,0 +1,21 @@
+//===- Passes.h - Verification passes ---------------------------*- C++ -*-===//
+//
+// Part of the Mirage MLIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_VERIFY_PASSES_H
+#define MIRAGE_VERIFY_PASSES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mirage {
+
+#define GEN_PASS_DECL
+#define GEN_PASS_REGISTRATION
+#include "mirage/Verify/Passes.h.inc"
+
+} // namespace mirage
+
+#endif // MIRAGE_VERIFY_PASSES_H

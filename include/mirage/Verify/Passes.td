@@ -1,0 +1,64 @@
+//===- Passes.td - Verification passes ---------------------*- tablegen -*-===//
+//
+// Part of the Mirage MLIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_VERIFY_PASSES_TD
+#define MIRAGE_VERIFY_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def MirageVerifyEquivalence
+    : Pass<"mirage-verify-equivalence", "::mlir::ModuleOp"> {
+  let summary = "Check kernel graphs against the programs they claim to compute";
+  let description = [{
+    Checks every function that names a reference with `kn.reference = @ref`
+    (or the one pair given by `candidate` and `reference`) for equivalence,
+    by interpreting both on random inputs:
+
+    - finite-field fingerprints over Z_p x Z_q (p = 2^61 - 2595,
+      q = (p - 1) / 4) in `trials` independent seeded trials: with exp and
+      sqrt as random oracles, agreement proves equivalence of programs in the
+      Lax fragment (multilinear ops, division, at most one exponential per
+      path) up to the reported false-accept probability; with the paper's
+      homomorphic exp (w^x for a random q-th root of unity w), a
+      disagreement refutes it;
+    - a float64 run on seeded inputs, compared within `float-tolerance` of
+      the reference's scale, with every candidate value inside the range of
+      its element type (f16: 65504).
+
+    Programs outside the Lax fragment (relu, max, gelu, pow, online-softmax
+    rescaling, ...) are only tested, never reported as proven. Zero divisors
+    and square roots of non-residues make a trial draw new inputs.
+
+    The verdict is a remark on the candidate (`proven`, `tested, not
+    proven`) or, for a failure (`not equivalent`, `numerically unstable`,
+    `inconclusive`), a warning with the first mismatching output element; an
+    error with `error-on-failure`.
+
+    ```
+    remark: proven: equivalent to @rmsnorm_linear_bs1 (in the Lax fragment);
+      3 finite-field trials agree on all 12288 output elements; false-accept
+      probability <= 2^-147 (2^-49 per trial, degree 4099); ...
+    ```
+  }];
+  let options = [
+    Option<"candidate", "candidate", "std::string", /*default=*/"\"\"",
+           "Check only this function (needs `reference`)">,
+    Option<"reference", "reference", "std::string", /*default=*/"\"\"",
+           "The reference of `candidate`">,
+    Option<"trials", "trials", "unsigned", /*default=*/"3",
+           "Independent finite-field trials">,
+    Option<"seed", "seed", "uint64_t", /*default=*/"1",
+           "Seed of the inputs and fingerprint randomness">,
+    Option<"floatTolerance", "float-tolerance", "double", /*default=*/"1e-6",
+           "Largest float64 difference, relative to the reference's scale">,
+    Option<"errorOnFailure", "error-on-failure", "bool", /*default=*/"false",
+           "Report a failed check as an error and fail the pass">,
+    Option<"threads", "threads", "unsigned", /*default=*/"0",
+           "Interpreter threads (0: one per core)">,
+  ];
+}
+
+#endif // MIRAGE_VERIFY_PASSES_TD

@@ -1,0 +1,534 @@
+//===- Equivalence.cpp - Probabilistic equivalence of kernel graphs -------===//
+//
+// Part of the Mirage MLIR project. See Equivalence.h for the method.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Verify/Equivalence.h"
+
+#include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/Dialect/Thread/IR/Thread.h"
+#include "mirage/IR/GraphUtils.h"
+#include "mirage/Interpreter/Interpreter.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <chrono>
+#include <cmath>
+
+using namespace mlir;
+using namespace mirage;
+
+llvm::StringRef mirage::stringifyVerdict(Verdict verdict) {
+  switch (verdict) {
+  case Verdict::Proven:
+    return "proven";
+  case Verdict::Tested:
+    return "tested, not proven";
+  case Verdict::NotEquivalent:
+    return "not equivalent";
+  case Verdict::Unstable:
+    return "numerically unstable";
+  case Verdict::Inconclusive:
+    return "inconclusive";
+  }
+  llvm_unreachable("unknown verdict");
+}
+
+namespace {
+
+std::string describeOp(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "'" << op->getName() << "' at ";
+  if (auto file = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << file.getFilename().getValue() << ':' << file.getLine() << ':'
+       << file.getColumn();
+  else
+    os << op->getLoc();
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// Static facts: the Lax fragment, degrees, oracle calls
+//===----------------------------------------------------------------------===//
+
+/// What a program's structure says about its fingerprint.
+struct ProgramFacts {
+  std::optional<std::string> outsideOp; // an op with no fingerprint
+  std::optional<std::string> secondExp; // an op putting 2 exps on a path
+  bool usesSqrt = false;
+  SmallVector<Degree> outputDegrees;
+  /// Elements evaluated by exp/sqrt oracles in one run, and the largest
+  /// degree of their arguments.
+  double oracleCalls = 0;
+  uint64_t oracleArgumentDegree = 0;
+  bool oracleArgumentWithoutQ = false;
+};
+
+class FactCollector {
+public:
+  ProgramFacts collect(func::FuncOp function) {
+    Block &body = function.getBody().front();
+    for (BlockArgument arg : body.getArguments())
+      degree[arg] = Degree{1, 0};
+    walk(body, /*multiplicity=*/1.0, /*loopRange=*/1);
+    for (Value result : body.getTerminator()->getOperands())
+      facts.outputDegrees.push_back(degree.lookup(result));
+    return facts;
+  }
+
+private:
+  void bind(Block &body, ValueRange operands) {
+    for (auto [arg, operand] : llvm::zip(body.getArguments(), operands)) {
+      exps[arg] = exps.lookup(operand);
+      degree[arg] = degree.lookup(operand);
+    }
+  }
+  void unbind(Block &body, ValueRange results) {
+    for (auto [result, yielded] :
+         llvm::zip(results, body.getTerminator()->getOperands())) {
+      exps[result] = exps.lookup(yielded);
+      degree[result] = degree.lookup(yielded);
+    }
+  }
+
+  /// `multiplicity`: how many times a loop-body op of this block runs per
+  /// run of the program, counting workers; `loopRange` the block's loop.
+  void walk(Block &body, double multiplicity, int64_t loopRange) {
+    llvm::DenseSet<Operation *> postLoop = getPostLoopOps(body);
+    for (Operation &op : body.without_terminator()) {
+      double times = postLoop.contains(&op) ? multiplicity / loopRange
+                                            : multiplicity;
+      if (auto kernel = dyn_cast<kn::KernelOp>(op)) {
+        tb::GraphOp graph = kernel.getBlockGraph();
+        Block &inner = graph.getBodyBlock();
+        bind(inner, kernel.getInputs());
+        int64_t range = static_cast<int64_t>(graph.getForloopRange());
+        walk(inner, times * getNumElements(graph.getGrid()) * range, range);
+        unbind(inner, kernel.getResults());
+        continue;
+      }
+      if (auto thread = dyn_cast<th::GraphOp>(op)) {
+        Block &inner = thread.getBodyBlock();
+        bind(inner, thread.getInputs());
+        int64_t range = static_cast<int64_t>(thread.getForloopRange());
+        walk(inner, times * getNumElements(thread.getThreads()) * range, range);
+        unbind(inner, thread.getResults());
+        continue;
+      }
+      visit(cast<SemanticsOpInterface>(op), times);
+    }
+  }
+
+  void visit(SemanticsOpInterface semantics, double times) {
+    Operation *op = semantics.getOperation();
+    OpKind kind = semantics.getOpKind();
+    OpParams params = semantics.getOpParams();
+    FingerprintClass cls = getOpInfo(kind).fingerprint;
+
+    unsigned depth = 0;
+    SmallVector<Degree> operandDegrees;
+    SmallVector<ArrayRef<int64_t>> operandShapes;
+    for (Value operand : op->getOperands()) {
+      depth = std::max(depth, exps.lookup(operand));
+      operandDegrees.push_back(degree.lookup(operand));
+      operandShapes.push_back(cast<ShapedType>(operand.getType()).getShape());
+    }
+    if (cls == FingerprintClass::Outside && !facts.outsideOp)
+      facts.outsideOp = describeOp(op);
+    if (cls == FingerprintClass::Exponential && ++depth > 1 &&
+        !facts.secondExp)
+      facts.secondExp = describeOp(op);
+    if (cls == FingerprintClass::SquareRoot)
+      facts.usesSqrt = true;
+
+    Degree result;
+    if (op->hasTrait<mirage::OpTrait::IsAccumulator>())
+      result = getAccumulatorDegree(kind, operandDegrees[0], params);
+    else
+      result = getDegree(kind, operandDegrees, operandShapes, params);
+
+    if (cls == FingerprintClass::Exponential ||
+        cls == FingerprintClass::SquareRoot) {
+      // rms_norm takes one root per row; exp, silu and sqrt one per element.
+      auto shape = cast<ShapedType>(op->getResult(0).getType()).getShape();
+      double calls = getNumElements(shape);
+      uint64_t argument = operandDegrees[0].num + operandDegrees[0].den;
+      if (kind == OpKind::RmsNorm) {
+        calls /= shape.back();
+        argument = 2 * argument + 1; // mean of squares plus eps
+      }
+      facts.oracleCalls += calls * times;
+      facts.oracleArgumentDegree =
+          std::max(facts.oracleArgumentDegree, std::max<uint64_t>(argument, 1));
+      facts.oracleArgumentWithoutQ |= depth > (cls == FingerprintClass::Exponential);
+    }
+    for (Value value : op->getResults()) {
+      exps[value] = depth;
+      degree[value] = result;
+    }
+  }
+
+  ProgramFacts facts;
+  llvm::DenseMap<Value, unsigned> exps; // exponentials on the longest path
+  llvm::DenseMap<Value, Degree> degree;
+};
+
+//===----------------------------------------------------------------------===//
+// Inputs and comparisons
+//===----------------------------------------------------------------------===//
+
+std::vector<FFTensor> drawResidues(ArrayRef<Shape> shapes, uint64_t seed) {
+  std::vector<FFTensor> inputs;
+  uint64_t state = seed;
+  for (const Shape &shape : shapes) {
+    FFTensor tensor(shape);
+    for (uint64_t &v : tensor.p)
+      v = splitMix64(state) % kFingerprintP;
+    for (uint64_t &v : tensor.q)
+      v = splitMix64(state) % kFingerprintQ;
+    inputs.push_back(std::move(tensor));
+  }
+  return inputs;
+}
+
+std::vector<F64Tensor> drawReals(ArrayRef<Shape> shapes, uint64_t seed) {
+  std::vector<F64Tensor> inputs;
+  uint64_t state = seed;
+  for (const Shape &shape : shapes) {
+    F64Tensor tensor(shape);
+    for (double &v : tensor.data) // uniform in [-1, 1)
+      v = static_cast<double>(splitMix64(state) >> 11) * 0x1.0p-52 - 1.0;
+    inputs.push_back(std::move(tensor));
+  }
+  return inputs;
+}
+
+std::optional<Mismatch> compareFingerprints(ArrayRef<FFTensor> candidate,
+                                            ArrayRef<FFTensor> reference,
+                                            llvm::StringRef check) {
+  for (size_t o = 0; o < candidate.size(); ++o) {
+    const FFTensor &c = candidate[o], &r = reference[o];
+    bool compareQ = c.hasQ() && r.hasQ();
+    for (int64_t i = 0; i < c.size(); ++i) {
+      if (c.p[i] == r.p[i] && (!compareQ || c.q[i] == r.q[i]))
+        continue;
+      Mismatch mismatch;
+      mismatch.output = o;
+      mismatch.index = unflattenIndex(i, c.shape);
+      auto value = [&](const FFTensor &t) {
+        return compareQ ? llvm::formatv("{0} mod p, {1} mod q", t.p[i], t.q[i])
+                              .str()
+                        : llvm::formatv("{0} mod p", t.p[i]).str();
+      };
+      mismatch.candidate = value(c);
+      mismatch.reference = value(r);
+      mismatch.check = check.str();
+      return mismatch;
+    }
+  }
+  return std::nullopt;
+}
+
+/// The float64 comparison: the first element outside the tolerance and the
+/// largest error relative to each output's scale.
+std::optional<Mismatch> compareReals(ArrayRef<F64Tensor> candidate,
+                                     ArrayRef<F64Tensor> reference,
+                                     double tolerance, double &worstError) {
+  std::optional<Mismatch> first;
+  worstError = 0.0;
+  for (size_t o = 0; o < candidate.size(); ++o) {
+    const F64Tensor &c = candidate[o], &r = reference[o];
+    double scale = 0.0;
+    for (double v : r.data)
+      scale = std::max(scale, std::fabs(v));
+    scale = std::max(scale, std::numeric_limits<double>::min());
+    for (int64_t i = 0; i < c.size(); ++i) {
+      double difference = std::fabs(c.data[i] - r.data[i]);
+      bool bad = !(difference <= tolerance * (std::fabs(r.data[i]) + scale));
+      worstError = std::isfinite(difference)
+                       ? std::max(worstError, difference / scale)
+                       : std::numeric_limits<double>::infinity();
+      if (bad && !first) {
+        first = Mismatch();
+        first->output = o;
+        first->index = unflattenIndex(i, c.shape);
+        first->candidate = llvm::formatv("{0:e}", c.data[i]).str();
+        first->reference = llvm::formatv("{0:e}", r.data[i]).str();
+        first->check = "float64";
+      }
+    }
+  }
+  return first;
+}
+
+/// The outcome of the fingerprint trials in one semantics.
+struct TrialsOutcome {
+  std::optional<Mismatch> mismatch;
+  bool inconclusive = false;
+  unsigned trials = 0;
+  unsigned resamples = 0;
+};
+
+llvm::Expected<TrialsOutcome> runTrials(const Program &candidate,
+                                        const Program &reference,
+                                        FingerprintMode mode,
+                                        const EquivalenceOptions &options) {
+  TrialsOutcome outcome;
+  const char *modeName =
+      mode == FingerprintMode::Homomorphic ? "homomorphic" : "uninterpreted";
+  for (unsigned trial = 0; trial < options.trials; ++trial) {
+    bool done = false;
+    for (unsigned attempt = 0; attempt <= options.maxResamples && !done;
+         ++attempt) {
+      uint64_t state = options.seed * 0x9E3779B97F4A7C15ULL +
+                       (static_cast<uint64_t>(mode) << 48) +
+                       (static_cast<uint64_t>(trial) << 24) + attempt;
+      uint64_t seed = splitMix64(state);
+      Fingerprinter fingerprinter(mode, seed);
+      std::vector<FFTensor> inputs =
+          drawResidues(reference.getInputShapes(), seed);
+      std::vector<FFTensor> outputs[2];
+      llvm::Error error = llvm::Error::success();
+      for (auto [program, out] :
+           {std::make_pair(&candidate, &outputs[0]),
+            std::make_pair(&reference, &outputs[1])}) {
+        auto run = program->run(inputs, fingerprinter);
+        if (!run) {
+          error = run.takeError();
+          break;
+        }
+        *out = std::move(*run);
+      }
+      if (error) {
+        if (!error.isA<ResampleError>())
+          return std::move(error);
+        llvm::consumeError(std::move(error));
+        ++outcome.resamples;
+        continue;
+      }
+      done = true;
+      ++outcome.trials;
+      outcome.mismatch = compareFingerprints(
+          outputs[0], outputs[1],
+          llvm::formatv("finite field ({0}), trial {1}", modeName, trial + 1)
+              .str());
+      if (outcome.mismatch)
+        return outcome;
+    }
+    if (!done) {
+      outcome.inconclusive = true;
+      return outcome;
+    }
+  }
+  return outcome;
+}
+
+/// Largest per-trial false-accept bound for which agreement counts as proof.
+constexpr double kProofThreshold = 0x1.0p-40;
+
+} // namespace
+
+llvm::Expected<EquivalenceResult>
+mirage::checkEquivalence(func::FuncOp candidate, func::FuncOp reference,
+                         const EquivalenceOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  if (candidate.getFunctionType() != reference.getFunctionType())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the candidate and the reference have "
+                                   "different function types");
+  auto candidateProgram = Program::compile(candidate);
+  if (!candidateProgram)
+    return candidateProgram.takeError();
+  auto referenceProgram = Program::compile(reference);
+  if (!referenceProgram)
+    return referenceProgram.takeError();
+
+  ProgramFacts c = FactCollector().collect(candidate);
+  ProgramFacts r = FactCollector().collect(reference);
+  EquivalenceResult result;
+  for (const Shape &shape : referenceProgram->getOutputShapes())
+    result.outputElements += getNumElements(shape);
+
+  // Which checks apply.
+  std::optional<std::string> outside =
+      c.outsideOp ? c.outsideOp : r.outsideOp;
+  std::optional<std::string> secondExp =
+      c.secondExp ? c.secondExp : r.secondExp;
+  bool lax = !outside && !secondExp;
+  if (outside)
+    result.fragment = "outside the Lax fragment: " + *outside +
+                      " has no finite-field semantics";
+  else if (secondExp)
+    result.fragment = "outside the Lax fragment: " + *secondExp +
+                      " is a second exponential on a path";
+  else
+    result.fragment = "in the Lax fragment";
+
+  // The float64 check: always, for stability and for programs outside Lax.
+  std::vector<F64Tensor> reals = drawReals(referenceProgram->getInputShapes(),
+                                           options.seed ^ 0xF10A7F10A7ULL);
+  StabilityMonitor monitor;
+  auto candidateReals = candidateProgram->run(reals, &monitor);
+  if (!candidateReals)
+    return candidateReals.takeError();
+  auto referenceReals = referenceProgram->run(reals);
+  if (!referenceReals)
+    return referenceReals.takeError();
+  std::optional<Mismatch> floatMismatch =
+      compareReals(*candidateReals, *referenceReals, options.floatTolerance,
+                   result.floatError);
+
+  auto finish = [&](Verdict verdict, std::string explanation) {
+    result.verdict = verdict;
+    result.explanation = std::move(explanation);
+    result.seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    return result;
+  };
+  auto floatFailure = [&](std::string why) {
+    result.mismatch = floatMismatch;
+    return finish(Verdict::NotEquivalent, std::move(why));
+  };
+
+  if (!lax) {
+    if (floatMismatch)
+      return floatFailure("the float64 check differs beyond the tolerance");
+    if (!monitor.isStable())
+      return finish(Verdict::Unstable, monitor.describe());
+    return finish(Verdict::Tested,
+                  "the float64 check agrees on seeded inputs; no finite-field "
+                  "proof covers these programs");
+  }
+
+  // Uninterpreted fingerprints: agreement is a proof.
+  auto uninterpreted = runTrials(*candidateProgram, *referenceProgram,
+                                 FingerprintMode::Uninterpreted, options);
+  if (!uninterpreted)
+    return uninterpreted.takeError();
+  result.resamples += uninterpreted->resamples;
+  if (uninterpreted->inconclusive)
+    return finish(Verdict::Inconclusive,
+                  "every draw of inputs hit a zero divisor");
+  if (!uninterpreted->mismatch) {
+    result.trials = uninterpreted->trials;
+    // Schwartz-Zippel on the compared rational functions, plus collisions
+    // between distinct oracle arguments.
+    uint64_t degree = 0;
+    for (auto [cd, rd] : llvm::zip(c.outputDegrees, r.outputDegrees))
+      degree = std::max({degree, cd.num + rd.den, rd.num + cd.den});
+    double calls = c.oracleCalls + r.oracleCalls;
+    double argument = static_cast<double>(
+        std::max(c.oracleArgumentDegree, r.oracleArgumentDegree));
+    bool withoutQ = c.oracleArgumentWithoutQ || r.oracleArgumentWithoutQ;
+    const double p = static_cast<double>(kFingerprintP);
+    const double q = static_cast<double>(kFingerprintQ);
+    double collisions = withoutQ ? calls * calls * argument / p
+                                 : calls * calls * argument * argument / (p * q);
+    result.degree = degree;
+    result.boundPerTrial =
+        std::min(1.0, static_cast<double>(degree) / p + collisions);
+    result.bound = std::pow(result.boundPerTrial, result.trials);
+    if (floatMismatch || !monitor.isStable()) {
+      result.mismatch = floatMismatch;
+      return finish(Verdict::Unstable,
+                    floatMismatch
+                        ? "the functions are equal but the float64 check "
+                          "differs beyond the tolerance"
+                        : monitor.describe());
+    }
+    if (result.boundPerTrial > kProofThreshold)
+      return finish(Verdict::Tested,
+                    "the fingerprints agree but the degree bound is too "
+                    "large for a useful proof");
+    return finish(Verdict::Proven,
+                  "the fingerprints agree with exp and sqrt uninterpreted");
+  }
+
+  // The fingerprints differ with exp and sqrt uninterpreted: either the
+  // programs differ, or the candidate relies on an identity of exp or sqrt.
+  if (c.usesSqrt || r.usesSqrt) {
+    // Field square roots exist only for residues, and programs that take
+    // many roots almost never draw residues for all; roots of equal values
+    // are also the only ones the fingerprint can equate. The float64 check
+    // decides.
+    if (floatMismatch)
+      return floatFailure("the fingerprints (exp and sqrt uninterpreted) and "
+                          "the float64 check both differ");
+    if (!monitor.isStable())
+      return finish(Verdict::Unstable, monitor.describe());
+    return finish(Verdict::Tested,
+                  "the fingerprints differ with sqrt uninterpreted but the "
+                  "float64 check agrees: the candidate relies on an identity "
+                  "of exp or sqrt, which is not proven");
+  }
+
+  // Homomorphic fingerprints (exp(x) = w^x): equivalent Lax programs always
+  // agree, so a disagreement refutes equivalence.
+  auto homomorphic = runTrials(*candidateProgram, *referenceProgram,
+                               FingerprintMode::Homomorphic, options);
+  if (!homomorphic)
+    return homomorphic.takeError();
+  result.resamples += homomorphic->resamples;
+  result.trials = homomorphic->trials;
+  if (homomorphic->mismatch) {
+    result.mismatch = homomorphic->mismatch;
+    return finish(Verdict::NotEquivalent,
+                  "the finite-field fingerprints differ, which equivalent "
+                  "Lax programs never do");
+  }
+  if (floatMismatch)
+    return floatFailure("the float64 check differs beyond the tolerance");
+  if (homomorphic->inconclusive)
+    return finish(Verdict::Inconclusive,
+                  "every draw of inputs hit a zero divisor");
+  if (!monitor.isStable())
+    return finish(Verdict::Unstable, monitor.describe());
+  return finish(Verdict::Tested,
+                "the fingerprints agree only with exp(a) exp(b) = exp(a + b), "
+                "for which no useful bound is computed; the float64 check "
+                "agrees");
+}
+
+std::string mirage::describe(const EquivalenceResult &result,
+                             llvm::StringRef referenceName) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << stringifyVerdict(result.verdict) << ": ";
+  switch (result.verdict) {
+  case Verdict::Proven:
+    os << "equivalent to @" << referenceName << " (" << result.fragment
+       << "); " << result.trials << " finite-field trials agree on all "
+       << result.outputElements << " output elements; false-accept "
+       << "probability <= 2^"
+       << llvm::formatv("{0:F0}", std::log2(result.bound)) << " (2^"
+       << llvm::formatv("{0:F0}", std::log2(result.boundPerTrial))
+       << " per trial, degree " << result.degree << ")";
+    break;
+  case Verdict::Tested:
+    os << "agrees with @" << referenceName << " (" << result.fragment << "); "
+       << result.explanation;
+    break;
+  case Verdict::NotEquivalent:
+    os << "differs from @" << referenceName << ": " << result.explanation;
+    break;
+  case Verdict::Unstable:
+  case Verdict::Inconclusive:
+    os << "against @" << referenceName << ": " << result.explanation;
+    break;
+  }
+  if (result.mismatch) {
+    const Mismatch &m = *result.mismatch;
+    os << "; first mismatch at output #" << m.output << " element [";
+    llvm::interleaveComma(m.index, os);
+    os << "] (" << m.check << "): candidate " << m.candidate
+       << ", reference " << m.reference;
+  }
+  os << llvm::formatv("; float64 max relative error {0:e}", result.floatError);
+  if (result.resamples)
+    os << "; " << result.resamples << " input draws redone";
+  os << llvm::formatv("; {0:F2} s", result.seconds);
+  return text;
+}
