@@ -8,4 +8,5 @@ for dialect in Kernel Block Thread Task; do
   cp "$build/docs/Dialects/$dialect.md" "$root/docs/reference/$dialect.md"
 done
 cp "$build/docs/Passes/Block.md" "$root/docs/reference/BlockPasses.md"
+cp "$build/docs/Passes/Verify.md" "$root/docs/reference/VerifyPasses.md"
 echo "update-docs: docs/reference regenerated"
