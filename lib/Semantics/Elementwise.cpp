@@ -1,6 +1,6 @@
 //===- Elementwise.cpp - Elementwise operators ----------------------------===//
 //
-// exp sqrt square silu gelu relu neg mul_scalar add_scalar and the
+// exp sqrt square silu sigmoid gelu relu neg mul_scalar add_scalar and the
 // broadcasting add sub mul div pow: shape, float64, fingerprint, degree.
 //
 //===----------------------------------------------------------------------===//
@@ -45,6 +45,8 @@ double unaryF64(OpKind kind, double x, double s) {
     return x * x;
   case OpKind::Silu:
     return x / (1.0 + std::exp(-x));
+  case OpKind::Sigmoid:
+    return 1.0 / (1.0 + std::exp(-x));
   case OpKind::Gelu:
     return 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2));
   case OpKind::Relu:
@@ -208,9 +210,12 @@ Expected<FFTensors> detail::elementwiseFF(OpKind kind, FFOperands in,
     });
     return FFTensors{std::move(out)};
   }
-  case OpKind::Silu: {
-    // silu(x) = x / (1 + exp(-x)); exp(-x) is w^(-x_q).
-    if (auto err = needsExponentField(x, "silu"))
+  case OpKind::Silu:
+  case OpKind::Sigmoid: {
+    // silu(x) = x / (1 + exp(-x)) and sigmoid(x) = 1 / (1 + exp(-x)), where
+    // exp(-x) is w^(-x_q); with w of odd order, 1 + w^y is never 0.
+    llvm::StringRef name = getOpInfo(kind).name;
+    if (auto err = needsExponentField(x, name))
       return std::move(err);
     const PrimeField &p = fp.fieldP(), &q = fp.fieldQ();
     FFTensor denominator(x.shape, /*withQ=*/false);
@@ -218,9 +223,13 @@ Expected<FFTensors> detail::elementwiseFF(OpKind kind, FFOperands in,
       for (int64_t i = begin; i < end; ++i)
         denominator.p[i] = p.add(1, fp.exp(p.neg(x.p[i]), q.neg(x.q[i])));
     });
-    auto inverse = invertFF(denominator, fp, "silu");
+    auto inverse = invertFF(denominator, fp, name);
     if (!inverse)
       return inverse.takeError();
+    if (kind == OpKind::Sigmoid) {
+      inverse->shape = x.shape;
+      return FFTensors{std::move(*inverse)};
+    }
     FFTensor out(x.shape, /*withQ=*/false);
     for (int64_t i = 0; i < x.size(); ++i)
       out.p[i] = p.mul(x.p[i], inverse->p[i]);
@@ -278,6 +287,9 @@ Degree detail::elementwiseDegree(OpKind kind, ArrayRef<Degree> in,
   case OpKind::Silu:
     // x / (1 + exp(-x)).
     return divDegree(in[0], Degree{1, 0});
+  case OpKind::Sigmoid:
+    // 1 / (1 + exp(-x)).
+    return divDegree(Degree{0, 0}, Degree{1, 0});
   case OpKind::Square:
     return mulDegree(in[0], in[0]);
   case OpKind::AddScalar:

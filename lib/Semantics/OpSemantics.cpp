@@ -35,6 +35,8 @@ const OpRecord kRecords[] = {
      unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree},
     {{OpKind::Silu, "silu", 1, 1, true, FC::Exponential},
      unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree},
+    {{OpKind::Sigmoid, "sigmoid", 1, 1, true, FC::Exponential},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree},
     {{OpKind::Gelu, "gelu", 1, 1, true, FC::Outside},
      unaryShape, elementwiseF64, nullptr, elementwiseDegree},
     {{OpKind::Relu, "relu", 1, 1, true, FC::Outside},

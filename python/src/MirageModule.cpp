@@ -376,6 +376,7 @@ PYBIND11_MODULE(_mirage, m) {
   };
   for (Named op : {Named{"exp", K::Exp}, Named{"sqrt", K::Sqrt},
                    Named{"square", K::Square}, Named{"silu", K::Silu},
+                   Named{"sigmoid", K::Sigmoid},
                    Named{"gelu", K::Gelu}, Named{"relu", K::Relu},
                    Named{"neg", K::Neg}, Named{"all_reduce", K::AllReduce}})
     graph.def(op.name, [op](PyKernelGraph &g, PyTensor x) {

@@ -28,6 +28,7 @@ def test_rmsnorm_linear_builds_and_verifies():
         (lambda g, a, b, r: g.sqrt(a), [2, 64]),
         (lambda g, a, b, r: g.square(a), [2, 64]),
         (lambda g, a, b, r: g.silu(a), [2, 64]),
+        (lambda g, a, b, r: g.sigmoid(a), [2, 64]),
         (lambda g, a, b, r: g.gelu(a), [2, 64]),
         (lambda g, a, b, r: g.relu(a), [2, 64]),
         (lambda g, a, b, r: g.neg(a), [2, 64]),

@@ -63,6 +63,7 @@ TEST(EvaluationTest, Float64Operators) {
   EXPECT_EQ(eval(OpKind::Silu, {&zero}).data[0], 0.0);
   F64Tensor one = f64({1}, {1});
   EXPECT_NEAR(eval(OpKind::Gelu, {&one}).data[0], 0.8413447460685429, 1e-15);
+  EXPECT_EQ(eval(OpKind::Sigmoid, {&zero}).data[0], 0.5);
 }
 
 TEST(EvaluationTest, Float64DataMovement) {
@@ -140,6 +141,20 @@ TEST(EvaluationTest, HomomorphicExpTurnsSumsIntoProducts) {
   EXPECT_EQ(llvm::toString(twice.takeError()),
             "exp of a value that already passed an exponential (outside the "
             "Lax fragment)");
+}
+
+TEST(EvaluationTest, SiluIsXTimesSigmoidInTheField) {
+  for (FingerprintMode mode :
+       {FingerprintMode::Homomorphic, FingerprintMode::Uninterpreted}) {
+    Fingerprinter fp(mode, 13);
+    FFTensor x = ff({3}, {0, 7, kFingerprintQ - 1});
+    FFTensor silu = eval(OpKind::Silu, {&x}, fp);
+    FFTensor sigmoid = eval(OpKind::Sigmoid, {&x}, fp);
+    for (int i = 0; i < 3; ++i)
+      EXPECT_EQ(silu.p[i], fp.fieldP().mul(x.p[i], sigmoid.p[i]));
+    if (mode == FingerprintMode::Homomorphic) // exp(0) = 1: sigmoid(0) = 1/2
+      EXPECT_EQ(fp.fieldP().mul(sigmoid.p[0], 2), 1u);
+  }
 }
 
 TEST(EvaluationTest, ZeroDivisorsAndNonResiduesAskForNewInputs) {

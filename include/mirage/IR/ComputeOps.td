@@ -108,6 +108,8 @@ multiclass ElementwiseOps<Dialect dialect, Type T, string level,
   def _SquareOp : Mirage_UnaryOp<dialect, "square", "Square", T, level, levelTraits, "x * x">;
   def _SiluOp : Mirage_UnaryOp<dialect, "silu", "Silu", T, level, levelTraits,
                                "x / (1 + e^-x)">;
+  def _SigmoidOp : Mirage_UnaryOp<dialect, "sigmoid", "Sigmoid", T, level,
+                                  levelTraits, "1 / (1 + e^-x)">;
   def _GeluOp : Mirage_UnaryOp<dialect, "gelu", "Gelu", T, level, levelTraits,
                                "x * Phi(x) (exact, erf-based GELU)">;
   def _ReluOp : Mirage_UnaryOp<dialect, "relu", "Relu", T, level, levelTraits, "max(x, 0)">;

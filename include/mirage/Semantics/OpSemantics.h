@@ -30,6 +30,7 @@ enum class OpKind : uint8_t {
   Sqrt,
   Square,
   Silu,
+  Sigmoid,
   Gelu,
   Relu,
   Neg,

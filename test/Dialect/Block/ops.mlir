@@ -21,8 +21,10 @@ func.func @loop_body_elementwise(%x: tensor<64x256xf32>, %c: tensor<64x256xf32>)
       %2 = tb.square %1 : !tb.tile<4x64xf32>
       // CHECK: tb.silu
       %3 = tb.silu %2 : !tb.tile<4x64xf32>
+      // CHECK: tb.sigmoid
+      %s = tb.sigmoid %3 : !tb.tile<4x64xf32>
       // CHECK: tb.gelu
-      %4 = tb.gelu %3 : !tb.tile<4x64xf32>
+      %4 = tb.gelu %s : !tb.tile<4x64xf32>
       // CHECK: tb.relu
       %5 = tb.relu %4 : !tb.tile<4x64xf32>
       // CHECK: tb.neg

@@ -13,8 +13,10 @@ func.func @elementwise_unary(%x: tensor<2x64xf16>) -> tensor<2x64xf16> {
   %c = kn.square %b : tensor<2x64xf16>
   // CHECK: %[[D:.*]] = kn.silu %[[C]] : tensor<2x64xf16>
   %d = kn.silu %c : tensor<2x64xf16>
-  // CHECK: %[[E:.*]] = kn.gelu %[[D]] : tensor<2x64xf16>
-  %e = kn.gelu %d : tensor<2x64xf16>
+  // CHECK: %[[S:.*]] = kn.sigmoid %[[D]] : tensor<2x64xf16>
+  %s = kn.sigmoid %d : tensor<2x64xf16>
+  // CHECK: %[[E:.*]] = kn.gelu %[[S]] : tensor<2x64xf16>
+  %e = kn.gelu %s : tensor<2x64xf16>
   // CHECK: %[[F:.*]] = kn.relu %[[E]] : tensor<2x64xf16>
   %f = kn.relu %e : tensor<2x64xf16>
   // CHECK: %[[G:.*]] = kn.neg %[[F]] : tensor<2x64xf16>

@@ -58,7 +58,9 @@ func.func @looped_thread_graph(%x: tensor<16x64xf32>) -> (tensor<16x64xf32>, ten
         %1 = th.sqrt %0 : !th.frag<1x16xf32>
         %2 = th.square %1 : !th.frag<1x16xf32>
         %3 = th.silu %2 : !th.frag<1x16xf32>
-        %4 = th.gelu %3 : !th.frag<1x16xf32>
+        // CHECK: th.sigmoid
+        %sg = th.sigmoid %3 : !th.frag<1x16xf32>
+        %4 = th.gelu %sg : !th.frag<1x16xf32>
         %5 = th.relu %4 : !th.frag<1x16xf32>
         %6 = th.neg %5 : !th.frag<1x16xf32>
         %7 = th.add_scalar %6, 1.0 : !th.frag<1x16xf32>
