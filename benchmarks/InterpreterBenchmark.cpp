@@ -60,21 +60,8 @@ bool time(func::FuncOp function) {
                  << llvm::toString(program.takeError()) << "\n";
     return false;
   }
-  uint64_t state = 1;
-  std::vector<F64Tensor> reals;
-  std::vector<FFTensor> residues;
-  for (const Shape &shape : program->getInputShapes()) {
-    F64Tensor real(shape);
-    for (double &v : real.data)
-      v = static_cast<double>(splitMix64(state) >> 11) * 0x1.0p-52 - 1.0;
-    reals.push_back(std::move(real));
-    FFTensor residue(shape);
-    for (uint64_t &v : residue.p)
-      v = splitMix64(state) % kFingerprintP;
-    for (uint64_t &v : residue.q)
-      v = splitMix64(state) % kFingerprintQ;
-    residues.push_back(std::move(residue));
-  }
+  std::vector<F64Tensor> reals = drawReals(program->getInputShapes(), 1);
+  std::vector<FFTensor> residues = drawResidues(program->getInputShapes(), 1);
   bool ok = true;
   auto report = [&](llvm::StringRef system, double seconds) {
     llvm::outs() << llvm::formatv("{0,-28} {1,-26} {2,9:F3} s\n",

@@ -11,6 +11,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mirage;
@@ -174,6 +175,22 @@ PeakMemory mirage::computePeakMemory(
   for (size_t index : atPeak)
     peak.liveAtPeak.push_back(intervals[index].op);
   return peak;
+}
+
+std::string mirage::formatLocation(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    os << file.getFilename().getValue() << ':' << file.getLine() << ':'
+       << file.getColumn();
+  else
+    os << loc;
+  return text;
+}
+
+std::string mirage::describeOp(Operation *op) {
+  return "'" + op->getName().getStringRef().str() + "' at " +
+         formatLocation(op->getLoc());
 }
 
 bool mirage::isSupportedElementType(Type type) {

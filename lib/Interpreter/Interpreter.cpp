@@ -479,14 +479,7 @@ std::string StabilityMonitor::describe() const {
   if (!firstViolation)
     return "all values within range";
   auto [op, value] = *firstViolation;
-  std::string where;
-  llvm::raw_string_ostream os(where);
-  os << "'" << op->getName() << "' at ";
-  if (auto file = dyn_cast<FileLineColLoc>(op->getLoc()))
-    os << file.getFilename().getValue() << ':' << file.getLine() << ':'
-       << file.getColumn();
-  else
-    os << op->getLoc();
+  std::string where = describeOp(op);
   if (!std::isfinite(value))
     return llvm::formatv("{0} produces {1}", where, value).str();
   return llvm::formatv("{0} produces {1:e}, beyond the largest value {2:e} of "

@@ -164,6 +164,32 @@ Expected<FFTensors> mirage::evaluate(OpKind kind,
   return record.ff(kind, operands, params, fingerprinter);
 }
 
+std::vector<F64Tensor> mirage::drawReals(ArrayRef<Shape> shapes,
+                                         uint64_t seed) {
+  std::vector<F64Tensor> tensors;
+  for (const Shape &shape : shapes) {
+    F64Tensor tensor(shape);
+    for (double &v : tensor.data)
+      v = static_cast<double>(splitMix64(seed) >> 11) * 0x1.0p-52 - 1.0;
+    tensors.push_back(std::move(tensor));
+  }
+  return tensors;
+}
+
+std::vector<FFTensor> mirage::drawResidues(ArrayRef<Shape> shapes,
+                                           uint64_t seed) {
+  std::vector<FFTensor> tensors;
+  for (const Shape &shape : shapes) {
+    FFTensor tensor(shape);
+    for (uint64_t &v : tensor.p)
+      v = splitMix64(seed) % kFingerprintP;
+    for (uint64_t &v : tensor.q)
+      v = splitMix64(seed) % kFingerprintQ;
+    tensors.push_back(std::move(tensor));
+  }
+  return tensors;
+}
+
 Degree mirage::getDegree(OpKind kind, ArrayRef<Degree> operands,
                          ArrayRef<ArrayRef<int64_t>> operandShapes,
                          const OpParams &params) {

@@ -37,18 +37,6 @@ llvm::StringRef mirage::stringifyVerdict(Verdict verdict) {
 
 namespace {
 
-std::string describeOp(Operation *op) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "'" << op->getName() << "' at ";
-  if (auto file = dyn_cast<FileLineColLoc>(op->getLoc()))
-    os << file.getFilename().getValue() << ':' << file.getLine() << ':'
-       << file.getColumn();
-  else
-    os << op->getLoc();
-  return text;
-}
-
 //===----------------------------------------------------------------------===//
 // Static facts: the Lax fragment, degrees, oracle calls
 //===----------------------------------------------------------------------===//
@@ -178,32 +166,6 @@ private:
 //===----------------------------------------------------------------------===//
 // Inputs and comparisons
 //===----------------------------------------------------------------------===//
-
-std::vector<FFTensor> drawResidues(ArrayRef<Shape> shapes, uint64_t seed) {
-  std::vector<FFTensor> inputs;
-  uint64_t state = seed;
-  for (const Shape &shape : shapes) {
-    FFTensor tensor(shape);
-    for (uint64_t &v : tensor.p)
-      v = splitMix64(state) % kFingerprintP;
-    for (uint64_t &v : tensor.q)
-      v = splitMix64(state) % kFingerprintQ;
-    inputs.push_back(std::move(tensor));
-  }
-  return inputs;
-}
-
-std::vector<F64Tensor> drawReals(ArrayRef<Shape> shapes, uint64_t seed) {
-  std::vector<F64Tensor> inputs;
-  uint64_t state = seed;
-  for (const Shape &shape : shapes) {
-    F64Tensor tensor(shape);
-    for (double &v : tensor.data) // uniform in [-1, 1)
-      v = static_cast<double>(splitMix64(state) >> 11) * 0x1.0p-52 - 1.0;
-    inputs.push_back(std::move(tensor));
-  }
-  return inputs;
-}
 
 std::optional<Mismatch> compareFingerprints(ArrayRef<FFTensor> candidate,
                                             ArrayRef<FFTensor> reference,

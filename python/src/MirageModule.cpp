@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mirage/InitAllDialects.h"
+#include "mirage/IR/GraphUtils.h"
 #include "mirage/InitAllPasses.h"
 #include "mirage/Semantics/OpSemantics.h"
 #include "mlir/IR/Builders.h"
@@ -60,11 +61,7 @@ public:
       : handler(context, [this](Diagnostic &diag) {
           std::string line;
           llvm::raw_string_ostream os(line);
-          if (auto file = dyn_cast<FileLineColLoc>(diag.getLocation()))
-            os << file.getFilename().getValue() << ':' << file.getLine()
-               << ':' << file.getColumn() << ": ";
-          else
-            os << diag.getLocation() << ": ";
+          os << mirage::formatLocation(diag.getLocation()) << ": ";
           switch (diag.getSeverity()) {
           case DiagnosticSeverity::Error:
             os << "error: ";

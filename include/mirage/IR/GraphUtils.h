@@ -43,6 +43,13 @@ PeakMemory
 computePeakMemory(mlir::Block &body,
                   llvm::function_ref<std::optional<int64_t>(mlir::Type)> bytesOf);
 
+/// "'kn.exp' at file.mlir:12:8": an op and where it is, for messages that
+/// outlive the diagnostic engine (verdicts, reports).
+std::string describeOp(mlir::Operation *op);
+
+/// "file.mlir:12:8" for file locations, the printed location otherwise.
+std::string formatLocation(mlir::Location loc);
+
 /// Element types that values of every level may have: f16, bf16, f32.
 bool isSupportedElementType(mlir::Type type);
 

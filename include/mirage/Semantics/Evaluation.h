@@ -20,6 +20,12 @@ namespace mirage {
 using F64Tensors = llvm::SmallVector<F64Tensor, 1>;
 using FFTensors = llvm::SmallVector<FFTensor, 1>;
 
+/// Seeded inputs: reals uniform in [-1, 1), and fingerprints uniform in
+/// Z_p x Z_q, one tensor per shape, drawn from `seed`.
+std::vector<F64Tensor> drawReals(llvm::ArrayRef<Shape> shapes, uint64_t seed);
+std::vector<FFTensor> drawResidues(llvm::ArrayRef<Shape> shapes,
+                                   uint64_t seed);
+
 /// Evaluates a compute operator (not an iterator, saver or accumulator).
 llvm::Expected<F64Tensors> evaluate(OpKind kind,
                                     llvm::ArrayRef<const F64Tensor *> operands,
