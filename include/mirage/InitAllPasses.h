@@ -7,15 +7,21 @@
 #ifndef MIRAGE_INITALLPASSES_H
 #define MIRAGE_INITALLPASSES_H
 
+#include "mirage/Conversion/Passes.h"
+#include "mirage/Conversion/Pipelines.h"
 #include "mirage/Dialect/Block/Transforms/Passes.h"
+#include "mirage/Dialect/Kernel/Transforms/Passes.h"
 #include "mirage/Verify/Passes.h"
 
 namespace mirage {
 
-/// Registers every Mirage pass with the global pass registry.
+/// Registers every Mirage pass and pipeline with the global pass registry.
 inline void registerAllPasses() {
+  kn::registerMirageKernelPasses();
   tb::registerMirageBlockPasses();
   registerMirageVerifyPasses();
+  registerMirageConversionPasses();
+  registerMirageToPTXPipeline();
 }
 
 } // namespace mirage

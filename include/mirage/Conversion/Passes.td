@@ -1,0 +1,67 @@
+//===- Passes.td - Lowering kernel graphs to the GPU -------*- tablegen -*-===//
+//
+// Part of the Mirage MLIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_CONVERSION_PASSES_TD
+#define MIRAGE_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertKernelToGPU : Pass<"convert-kn-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower kernel graphs to gpu.module kernels and host launches";
+  let description = [{
+    Turns every function of `kn.kernel` ops into
+
+    - a `gpu.module @<function>_kernels` with one `gpu.func` per
+      `kn.kernel`, whose body computes the kernel's block graph (and the
+      thread graphs inside it) with `gpu`, `scf`, `arith`, `math`,
+      `memref`, `vector` and `nvgpu` ops: shared memory is one
+      `gpu.dynamic_shared_memory` buffer planned statically (no
+      `memref.alloc` in device code), input tiles arrive by `cp.async`
+      (`nvgpu.device_async_copy`) in a multi-stage pipeline, matmuls on f16
+      and bf16 tiles run on tensor cores (`nvgpu.ldmatrix`,
+      `nvgpu.mma.sync`) with swizzled operand tiles and, when summed over
+      the loop, register accumulators;
+    - a host function of the same name over memrefs (the inputs, then one
+      output buffer per result), which allocates intermediates and runs the
+      kernels with `gpu.launch_func` in program order. `kn.reshape` becomes
+      a view (`memref.collapse_shape` + `memref.expand_shape`); returning an
+      argument, or one value twice, becomes a `memref.copy`.
+
+    Every op must be a `kn.kernel` or a `kn.reshape`: run
+    `kn-default-block-graphs` first (`mirage-to-ptx` does). The reference
+    a function names (`kn.reference`) is kept as the string attribute
+    `mirage.reference`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+  let options = [
+    Option<"pipelineStages", "pipeline-stages", "unsigned", /*default=*/"4",
+           "Most loop iterations whose input tiles are in flight at once "
+           "(cp.async stages; fewer when shared memory is short)">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Run f16/bf16 tile matmuls on tensor cores (mma.sync)">,
+    Option<"asyncCopy", "async-copy", "bool", /*default=*/"true",
+           "Load input tiles with cp.async (else synchronous vector loads)">,
+  ];
+}
+
+def ExternDynamicSharedMemory
+    : Pass<"mirage-extern-dynamic-shared", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Give the dynamic shared memory symbol external linkage";
+  let description = [{
+    `gpu.dynamic_shared_memory` lowers to a zero-sized LLVM global in
+    address space 3 with internal linkage, which the NVPTX backend demotes
+    to a one-byte `.shared` variable. Run after `convert-gpu-to-nvvm`, this
+    pass makes such globals external, which NVPTX prints as the intended
+    `.extern .shared .align 16 .b8 __dynamic_shmem__0[];`.
+  }];
+}
+
+#endif // MIRAGE_CONVERSION_PASSES_TD

@@ -1,0 +1,61 @@
+//===- Pipelines.h - mirage-to-ptx ------------------------------*- C++ -*-===//
+//
+// The pipeline from kernel graphs to PTX or cubin in one mirage-opt call:
+// default block graphs for ops that have none, the GPU lowering, and the
+// upstream NVVM path ending in gpu-module-to-binary.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_CONVERSION_PIPELINES_H
+#define MIRAGE_CONVERSION_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace mirage {
+
+struct MirageToPTXOptions
+    : public mlir::PassPipelineOptions<MirageToPTXOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("Target chip, e.g. sm_90a"),
+                           llvm::cl::init("sm_90a")};
+  Option<unsigned> ptx{*this, "ptx",
+                       llvm::cl::desc("PTX ISA version times ten (80 for "
+                                      "8.0); 0 picks the chip's minimum"),
+                       llvm::cl::init(0)};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Binary format: isa (PTX text), bin (cubin), fatbin"),
+      llvm::cl::init("isa")};
+  Option<unsigned> optLevel{*this, "O",
+                            llvm::cl::desc("LLVM optimization level"),
+                            llvm::cl::init(3)};
+  Option<unsigned> pipelineStages{
+      *this, "pipeline-stages",
+      llvm::cl::desc("cp.async pipeline stages (convert-kn-to-gpu)"),
+      llvm::cl::init(4)};
+  Option<bool> tensorCores{*this, "tensor-cores",
+                           llvm::cl::desc("Tile matmuls on tensor cores"),
+                           llvm::cl::init(true)};
+  Option<bool> asyncCopy{*this, "async-copy",
+                         llvm::cl::desc("Load input tiles with cp.async"),
+                         llvm::cl::init(true)};
+};
+
+/// The lowest PTX ISA version (times ten) that supports `chip`, or 0 for an
+/// unknown chip.
+unsigned getMinimumPTXVersion(llvm::StringRef chip);
+
+/// Adds the passes of mirage-to-ptx to `pm` (a ModuleOp pass manager).
+void buildMirageToPTXPipeline(mlir::OpPassManager &pm,
+                              const MirageToPTXOptions &options);
+
+/// Registers `mirage-to-ptx` with the pass registry.
+void registerMirageToPTXPipeline();
+
+} // namespace mirage
+
+#endif // MIRAGE_CONVERSION_PIPELINES_H

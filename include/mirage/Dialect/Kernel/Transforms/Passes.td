@@ -1,0 +1,41 @@
+//===- Passes.td - kn dialect passes -----------------------*- tablegen -*-===//
+//
+// Part of the Mirage MLIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_DIALECT_KERNEL_TRANSFORMS_PASSES_TD
+#define MIRAGE_DIALECT_KERNEL_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::ModuleOp"> {
+  let summary = "Give every predefined kernel op a block graph";
+  let description = [{
+    Wraps each predefined `kn` op (matmul, elementwise, reductions,
+    rms_norm, transpose, concat, split) in a `kn.kernel` whose `tb.graph`
+    computes it, so that every op of a kernel graph can be lowered to the
+    GPU. `kn.reshape` (a view), `kn.all_reduce` and existing `kn.kernel`s
+    are left alone.
+
+    The graphs follow one scheme per operator family, with 128 threads:
+
+    - elementwise, transpose, concat, split: the output is cut into tiles
+      of at most 256 elements along the innermost partitioned dim and 2048
+      in all, over up to three grid dims from the innermost outwards
+      (concatenated or split dims stay whole); operands follow the output's
+      tiles, broadcast dims are replicated;
+    - reductions: the reduced dim is walked by the for-loop in chunks of at
+      most 1024 and folded by `accum_sum`/`accum_max`; the other dims are
+      partitioned as above;
+    - rms_norm: whole rows, at most 8192 elements per tile;
+    - matmul: 64x64 output tiles (smaller when m or n is), the k dim in
+      chunks of 64 by the for-loop into `accum_sum`, batch dims over grid
+      dim z (one batch dim at most).
+
+    The result is checked by the tb verifiers like hand-written graphs.
+  }];
+  let dependentDialects = ["::mirage::tb::BlockDialect"];
+}
+
+#endif // MIRAGE_DIALECT_KERNEL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,241 @@
+//===- Codegen.h - Building blocks of the block-graph lowering --*- C++ -*-===//
+//
+// The lowering of a `tb.graph` into the body of a `gpu.func` is split into
+// small pieces that share the vocabulary declared here:
+//
+//   - TileLayout / SmemTile: where a tile's elements sit in shared memory
+//     (row-major, optionally with rows split into 16-byte chunks permuted by
+//     XOR so that tensor-core fragment loads hit distinct banks);
+//   - KernelBuilder: index arithmetic, thread-strided loops, barriers and
+//     tile element access inside one kernel;
+//   - emitScalarOp: the f32 formula of each elementwise operator;
+//   - the emitters of TileOps.cpp, Matmul.cpp and ThreadGraph.cpp, which
+//     compute one block-graph op on shared-memory tiles.
+//
+// All arithmetic on tile elements is done in f32: tiles are stored in their
+// declared element type (accumulators in f32) and converted on access.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_LIB_CONVERSION_KERNELTOGPU_CODEGEN_H
+#define MIRAGE_LIB_CONVERSION_KERNELTOGPU_CODEGEN_H
+
+#include "mirage/Semantics/OpSemantics.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::gpu {
+class GPUFuncOp;
+} // namespace mlir::gpu
+
+namespace mirage::tb {
+class GraphOp;
+} // namespace mirage::tb
+
+namespace mirage::codegen {
+
+/// Choices of the lowering (the options of `convert-kn-to-gpu`).
+struct Options {
+  unsigned pipelineStages = 4;
+  bool tensorCores = true;
+  bool asyncCopy = true;
+};
+
+//===----------------------------------------------------------------------===//
+// Tiles in shared memory
+//===----------------------------------------------------------------------===//
+
+/// How a tile's elements are laid out in shared memory. Logically row-major;
+/// a "row" is the last dim. With `swizzled`, each row is cut into 16-byte
+/// chunks and chunk `c` of row `r` is stored at chunk position
+/// `c ^ ((r / rowsPerGroup) % period)`, where `period = min(chunks per row,
+/// 8)` and `rowsPerGroup = 8 / period`: the 8 rows an `ldmatrix` reads at
+/// one column then fall on 8 distinct 16-byte bank groups.
+struct TileLayout {
+  Shape shape;
+  mlir::Type elementType;
+  bool swizzled = false;
+
+  int64_t getNumElements() const { return mirage::getNumElements(shape); }
+  int64_t getElementBytes() const;
+  int64_t getBytes() const { return getNumElements() * getElementBytes(); }
+  /// Elements per 16-byte chunk.
+  int64_t getChunkElements() const { return 16 / getElementBytes(); }
+  /// Whether a swizzled layout is possible: rows of 2, 4, 8, ... chunks.
+  bool canSwizzle() const;
+};
+
+/// A tile materialized in shared memory: a 1-D workgroup memref holding
+/// exactly the tile's elements, and their layout.
+struct SmemTile {
+  mlir::Value buffer;
+  TileLayout layout;
+};
+
+/// Emits index arithmetic, loops and tile accesses in one kernel body whose
+/// blocks have `numThreads` threads along x.
+class KernelBuilder {
+public:
+  KernelBuilder(mlir::OpBuilder &builder, mlir::Location loc,
+                int64_t numThreads);
+
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  int64_t numThreads;
+  mlir::Value threadId, warpId, laneId;
+
+  int64_t getNumWarps() const { return (numThreads + 31) / 32; }
+
+  mlir::Value index(int64_t value);
+  mlir::Value f32(double value);
+  mlir::Value add(mlir::Value lhs, mlir::Value rhs);
+  mlir::Value add(mlir::Value lhs, int64_t rhs) { return add(lhs, index(rhs)); }
+  mlir::Value mul(mlir::Value lhs, int64_t rhs);
+  mlir::Value div(mlir::Value lhs, int64_t rhs);
+  mlir::Value rem(mlir::Value lhs, int64_t rhs);
+  mlir::Value min(mlir::Value lhs, int64_t rhs);
+  mlir::Value lessThan(mlir::Value lhs, int64_t rhs);
+
+  /// Row-major multi-index of `linear` in `shape`.
+  llvm::SmallVector<mlir::Value> delinearize(mlir::Value linear,
+                                             llvm::ArrayRef<int64_t> shape);
+  /// Row-major linear index of `indices` in `shape`.
+  mlir::Value linearize(mlir::ValueRange indices,
+                        llvm::ArrayRef<int64_t> shape);
+
+  /// The element offset of `indices` in a tile (layout and swizzle applied).
+  mlir::Value getElementOffset(const TileLayout &layout,
+                               mlir::ValueRange indices);
+  /// Loads an element as f32 / stores an f32 value into an element.
+  mlir::Value loadF32(const SmemTile &tile, mlir::ValueRange indices);
+  void storeF32(const SmemTile &tile, mlir::ValueRange indices,
+                mlir::Value value);
+
+  /// Converts a float value (scalar or vector) between element types.
+  mlir::Value convert(mlir::Value value, mlir::Type to);
+
+  /// Runs `body(i)` for i in [0, count), spread over the block's threads
+  /// (thread t takes t, t + numThreads, ...).
+  void forEachStrided(int64_t count,
+                      llvm::function_ref<void(mlir::Value)> body);
+  /// Runs `body(i)` for i in [0, count), spread over the warps (warp w takes
+  /// w, w + warps, ...); every lane of a warp sees the same i.
+  void forEachWarpStrided(int64_t count,
+                          llvm::function_ref<void(mlir::Value)> body);
+  /// Sums (or maximizes) `value` over the 32 lanes of each warp; every lane
+  /// gets the result.
+  mlir::Value warpReduce(mlir::Value value, OpKind combine);
+
+  void barrier();
+};
+
+//===----------------------------------------------------------------------===//
+// Operator formulas
+//===----------------------------------------------------------------------===//
+
+/// The f32 result of elementwise operator `kind` on f32 operands (scalars or
+/// vectors of f32).
+mlir::Value emitScalarOp(mlir::OpBuilder &b, mlir::Location loc, OpKind kind,
+                         const OpParams &params, mlir::ValueRange operands);
+
+/// Combines an accumulated value with a new one: a sum for ReduceSum and
+/// AccumSum, a maximum for ReduceMax and AccumMax.
+mlir::Value emitCombine(mlir::OpBuilder &b, mlir::Location loc, OpKind kind,
+                        mlir::Value accumulated, mlir::Value value);
+
+/// The identity of that combination: 0 or -infinity.
+double getCombineIdentity(OpKind kind);
+
+//===----------------------------------------------------------------------===//
+// Tile operators (SIMT)
+//===----------------------------------------------------------------------===//
+
+/// Computes one block-level operator whose operands and results are all
+/// shared-memory tiles: elementwise ops, reductions, rms_norm, data movement
+/// and (SIMT) matmul. Fails for kinds it does not compute.
+llvm::LogicalResult emitTileOp(KernelBuilder &kb, mlir::Operation *op,
+                               OpKind kind, const OpParams &params,
+                               llvm::ArrayRef<SmemTile> operands,
+                               llvm::ArrayRef<SmemTile> results);
+
+/// Whether a matmul of these operand layouts can run on tensor cores:
+/// f16/bf16 operands of one type, k a multiple of 16, n of 8, equal batch
+/// dims (or none on one side), 16-byte aligned rows.
+bool canUseTensorCores(const TileLayout &lhs, const TileLayout &rhs);
+
+/// A matmul on tensor cores. The output [batch..., m, n] is cut into jobs
+/// (a 16-row tile by one or, when n is a multiple of 16, two 8-column mma
+/// tiles) that the warps take in turn.
+class MmaMatmul {
+public:
+  MmaMatmul(const TileLayout &lhs, const TileLayout &rhs);
+
+  /// Accumulators one warp holds: one vector<2x2xf32> per mma tile of each
+  /// of its jobs.
+  int64_t getNumAccumulators(const KernelBuilder &kb) const;
+  /// Zero-initialized accumulators.
+  llvm::SmallVector<mlir::Value> createZeroAccumulators(KernelBuilder &kb) const;
+  /// acc += lhs @ rhs for this warp's jobs; returns the new accumulators.
+  llvm::SmallVector<mlir::Value> accumulate(KernelBuilder &kb,
+                                            const SmemTile &lhs,
+                                            const SmemTile &rhs,
+                                            mlir::ValueRange acc) const;
+  /// Stores the accumulators (the result rows below m) in `out`.
+  void store(KernelBuilder &kb, mlir::ValueRange acc,
+             const SmemTile &out) const;
+
+private:
+  /// Where a job's output starts.
+  struct Job {
+    llvm::SmallVector<mlir::Value> batch;
+    mlir::Value row, column;
+  };
+  int64_t getNumJobs() const { return batch * mTiles * nJobs; }
+  int64_t getJobsPerWarp(const KernelBuilder &kb) const;
+  Job decodeJob(KernelBuilder &kb, mlir::Value job) const;
+  /// Runs `body` on each job of this warp with that job's accumulators
+  /// (guarded where some warps have no job left); returns all accumulators
+  /// with each job's replaced by what `body` returned.
+  llvm::SmallVector<mlir::Value> forEachJob(
+      KernelBuilder &kb, mlir::ValueRange acc,
+      llvm::function_ref<llvm::SmallVector<mlir::Value>(const Job &,
+                                                        mlir::ValueRange)>
+          body) const;
+
+  Shape batchShape;
+  int64_t batch, m, n, k;
+  int64_t mTiles, nTilesPerJob, nJobs;
+  bool lhsBatched, rhsBatched;
+};
+
+/// Computes a `th.graph` node of a block graph (ThreadGraph.cpp).
+llvm::LogicalResult emitThreadGraph(KernelBuilder &kb, mlir::Operation *graph,
+                                    llvm::ArrayRef<SmemTile> inputs,
+                                    llvm::ArrayRef<SmemTile> results);
+
+//===----------------------------------------------------------------------===//
+// Shared-memory planning
+//===----------------------------------------------------------------------===//
+
+/// A buffer live over [start, end] (inclusive positions in execution order).
+struct LiveInterval {
+  int64_t start, end, bytes;
+  int64_t offset = -1;
+};
+
+/// Assigns offsets (multiples of `alignment`) so that buffers live at the
+/// same time do not overlap; returns the total size.
+int64_t planSharedMemory(llvm::MutableArrayRef<LiveInterval> intervals,
+                         int64_t alignment);
+
+/// Emits the body of `func` (the block graph's inputs, then its outputs, as
+/// global memrefs; the entry block holds only the terminator) computing
+/// `graph`. Returns the dynamic shared memory it needs, in bytes.
+mlir::FailureOr<int64_t> lowerBlockGraph(tb::GraphOp graph,
+                                         mlir::gpu::GPUFuncOp func,
+                                         const Options &options);
+
+} // namespace mirage::codegen
+
+#endif // MIRAGE_LIB_CONVERSION_KERNELTOGPU_CODEGEN_H

@@ -1,0 +1,250 @@
+//===- KernelToGPU.cpp - The convert-kn-to-gpu pass -----------------------===//
+//
+// Host side of the lowering: each kernel-graph function becomes a host
+// function over memrefs that launches one gpu.func per kn.kernel, in
+// program order, on buffers it allocates for the intermediates. The device
+// side of each kernel is built by lowerBlockGraph (BlockGraph.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Conversion/Passes.h"
+
+#include "Codegen.h"
+#include "mirage/Dialect/Block/IR/Block.h"
+#include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace mirage {
+#define GEN_PASS_DEF_CONVERTKERNELTOGPU
+#include "mirage/Conversion/Passes.h.inc"
+} // namespace mirage
+
+using namespace mlir;
+using namespace mirage;
+
+static MemRefType getBufferType(Type tensor) {
+  auto type = cast<RankedTensorType>(tensor);
+  return MemRefType::get(type.getShape(), type.getElementType());
+}
+
+/// `source` seen with the shape of `type`: the same contiguous bytes,
+/// collapsed to one dim and expanded to the new shape.
+static Value createReshapeView(OpBuilder &b, Location loc, Value source,
+                               MemRefType type) {
+  auto sourceType = cast<MemRefType>(source.getType());
+  Value flat = source;
+  if (sourceType.getRank() != 1) {
+    ReassociationIndices all;
+    for (int64_t d = 0; d < sourceType.getRank(); ++d)
+      all.push_back(d);
+    flat = memref::CollapseShapeOp::create(b, loc, source,
+                                           ArrayRef<ReassociationIndices>{all});
+  }
+  if (type.getRank() == 1)
+    return flat;
+  ReassociationIndices all;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all.push_back(d);
+  return memref::ExpandShapeOp::create(b, loc, type, flat,
+                                       ArrayRef<ReassociationIndices>{all});
+}
+
+namespace {
+
+class FunctionLowering {
+public:
+  FunctionLowering(func::FuncOp function, const codegen::Options &options)
+      : function(function), options(options) {}
+
+  LogicalResult lower();
+
+private:
+  LogicalResult checkOps();
+  LogicalResult lowerKernel(OpBuilder &b, kn::KernelOp kernel);
+
+  func::FuncOp function;
+  codegen::Options options;
+  gpu::GPUModuleOp kernels;
+  /// The buffer holding each tensor value of the function.
+  llvm::DenseMap<Value, Value> buffers;
+  /// Kernel results written straight into an output argument.
+  llvm::DenseMap<Value, Value> destinations;
+  int64_t kernelCount = 0;
+};
+
+} // namespace
+
+LogicalResult FunctionLowering::checkOps() {
+  for (Operation &op : function.getBody().getOps()) {
+    if (isa<kn::KernelOp, kn::ReshapeOp, func::ReturnOp>(op))
+      continue;
+    if (isa<kn::AllReduceOp>(op))
+      return op.emitOpError()
+             << "needs a multi-GPU runtime, which the GPU lowering does not "
+                "target yet";
+    if (op.getDialect() && isa<kn::KernelDialect>(op.getDialect()))
+      return op.emitOpError()
+             << "must be a graph-defined kernel (kn.kernel) before lowering "
+                "to the GPU; run kn-default-block-graphs first";
+    return op.emitOpError() << "cannot be lowered to the GPU inside a kernel "
+                               "graph function";
+  }
+  if (!function.getBody().hasOneBlock())
+    return function.emitOpError()
+           << "must have a single block to be lowered to the GPU";
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
+                                            kn::KernelOp kernel) {
+  Location loc = kernel.getLoc();
+  tb::GraphOp graph = kernel.getBlockGraph();
+  SmallVector<Type> argTypes;
+  SmallVector<Value> args;
+  for (Value input : kernel.getInputs()) {
+    argTypes.push_back(getBufferType(input.getType()));
+    args.push_back(buffers.lookup(input));
+  }
+  for (Value result : kernel.getResults()) {
+    MemRefType type = getBufferType(result.getType());
+    Value buffer = destinations.lookup(result);
+    if (!buffer)
+      buffer = memref::AllocOp::create(b, loc, type);
+    buffers[result] = buffer;
+    argTypes.push_back(type);
+    args.push_back(buffer);
+  }
+
+  OpBuilder kernelBuilder = OpBuilder::atBlockEnd(kernels.getBody());
+  std::string name =
+      (function.getSymName() + "_k" + llvm::Twine(kernelCount++)).str();
+  auto gpuFunc = gpu::GPUFuncOp::create(kernelBuilder, loc, name,
+                                        b.getFunctionType(argTypes, {}));
+  gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  int32_t threads = static_cast<int32_t>(graph.getThreads());
+  gpuFunc.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
+  kernelBuilder.setInsertionPointToEnd(&gpuFunc.getBody().front());
+  gpu::ReturnOp::create(kernelBuilder, loc);
+  FailureOr<int64_t> sharedBytes =
+      codegen::lowerBlockGraph(graph, gpuFunc, options);
+  if (failed(sharedBytes))
+    return failure();
+
+  auto dim = [&](size_t g) {
+    ArrayRef<int64_t> grid = graph.getGrid();
+    return arith::ConstantIndexOp::create(b, loc, g < grid.size() ? grid[g] : 1)
+        .getResult();
+  };
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value threadCount = arith::ConstantIndexOp::create(b, loc, threads);
+  Value shared = arith::ConstantIntOp::create(b, loc, *sharedBytes, 32);
+  gpu::LaunchFuncOp::create(b, loc, gpuFunc, {dim(0), dim(1), dim(2)},
+                            {threadCount, one, one}, shared, args);
+  return success();
+}
+
+LogicalResult FunctionLowering::lower() {
+  if (failed(checkOps()))
+    return failure();
+  Location loc = function.getLoc();
+  auto module = function->getParentOfType<ModuleOp>();
+  OpBuilder b(module.getContext());
+  b.setInsertionPointAfter(function);
+  kernels = gpu::GPUModuleOp::create(
+      b, loc, (function.getSymName() + "_kernels").str());
+
+  // The host function: inputs, then one buffer per result.
+  SmallVector<Type> argTypes;
+  for (Type type : function.getArgumentTypes())
+    argTypes.push_back(getBufferType(type));
+  for (Type type : function.getResultTypes())
+    argTypes.push_back(getBufferType(type));
+  b.setInsertionPoint(function);
+  auto host = func::FuncOp::create(b, loc, function.getSymName(),
+                                   b.getFunctionType(argTypes, {}));
+  if (auto reference = function->getAttrOfType<FlatSymbolRefAttr>(
+          kn::KernelDialect::getReferenceAttrName()))
+    host->setAttr("mirage.reference", b.getStringAttr(reference.getValue()));
+  Block *entry = host.addEntryBlock();
+  unsigned numInputs = function.getNumArguments();
+  for (auto [arg, buffer] :
+       llvm::zip(function.getArguments(), entry->getArguments()))
+    buffers[arg] = buffer;
+
+  // Each kernel result returned first at some position is written straight
+  // into that output; anything else returned is copied there at the end.
+  auto ret = cast<func::ReturnOp>(function.getBody().front().getTerminator());
+  SmallVector<std::pair<Value, Value>> copies;
+  for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
+    Value output = entry->getArgument(numInputs + index);
+    if (isa_and_nonnull<kn::KernelOp>(value.getDefiningOp()) &&
+        !destinations.count(value))
+      destinations[value] = output;
+    else
+      copies.push_back({value, output});
+  }
+
+  b.setInsertionPointToStart(entry);
+  for (Operation &op : function.getBody().front().without_terminator()) {
+    if (auto kernel = dyn_cast<kn::KernelOp>(op)) {
+      if (failed(lowerKernel(b, kernel)))
+        return failure();
+      continue;
+    }
+    auto reshape = cast<kn::ReshapeOp>(op);
+    buffers[reshape.getResult()] =
+        createReshapeView(b, reshape.getLoc(), buffers.lookup(reshape.getInput()),
+                          getBufferType(reshape.getType()));
+  }
+  for (auto [value, output] : copies)
+    memref::CopyOp::create(b, loc, buffers.lookup(value), output);
+  func::ReturnOp::create(b, loc);
+  function.erase();
+  return success();
+}
+
+namespace {
+
+struct ConvertKernelToGPU
+    : public mirage::impl::ConvertKernelToGPUBase<ConvertKernelToGPU> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    codegen::Options options;
+    options.pipelineStages = pipelineStages;
+    options.tensorCores = tensorCores;
+    options.asyncCopy = asyncCopy;
+    if (options.pipelineStages == 0) {
+      module.emitError() << "convert-kn-to-gpu needs at least one pipeline "
+                            "stage";
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> functions;
+    for (auto function : module.getOps<func::FuncOp>()) {
+      bool hasKernelOps = false;
+      function.walk([&](Operation *op) {
+        hasKernelOps |= op->getDialect() &&
+                        isa<kn::KernelDialect>(op->getDialect());
+      });
+      if (hasKernelOps)
+        functions.push_back(function);
+    }
+    if (functions.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(module.getContext()));
+    for (func::FuncOp function : functions)
+      if (failed(FunctionLowering(function, options).lower()))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,195 @@
+//===- Matmul.cpp - Tile matmuls on tensor cores --------------------------===//
+//
+// `mma.sync.m16n8k16` through nvgpu: operand fragments come from shared
+// memory by `ldmatrix` (A as four 8x8 matrices, B transposed), results
+// accumulate in f32 registers. Rows past m (when m is not a multiple of 16)
+// read a clamped row and are never stored: an output row depends only on
+// its own A row, so the duplicates are harmless.
+//
+// Fragment layouts (PTX ISA, "Matrix fragments for mma.m16n8k16"): lane l
+// holds C rows l/4 and l/4 + 8, columns 2 (l % 4) and 2 (l % 4) + 1. For
+// both ldmatrix.x4 forms used here lane l gives the address of row
+// (l % 16) at column offset 8 (l / 16) of the 16x16 block it loads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Codegen.h"
+
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::codegen;
+
+bool codegen::canUseTensorCores(const TileLayout &lhs, const TileLayout &rhs) {
+  Type type = lhs.elementType;
+  if (type != rhs.elementType || !(type.isF16() || type.isBF16()))
+    return false;
+  ArrayRef<int64_t> a = lhs.shape, w = rhs.shape;
+  if (a.size() < 2 || w.size() < 2 || a.back() % 16 != 0 ||
+      w.back() % 8 != 0)
+    return false;
+  ArrayRef<int64_t> batchA = a.drop_back(2), batchW = w.drop_back(2);
+  return batchA.empty() || batchW.empty() || batchA == batchW;
+}
+
+MmaMatmul::MmaMatmul(const TileLayout &lhs, const TileLayout &rhs) {
+  ArrayRef<int64_t> a = lhs.shape, w = rhs.shape;
+  lhsBatched = a.size() > 2;
+  rhsBatched = w.size() > 2;
+  batchShape.assign(lhsBatched ? a.drop_back(2) : w.drop_back(2));
+  batch = getNumElements(batchShape);
+  m = a[a.size() - 2];
+  k = a.back();
+  n = w.back();
+  mTiles = (m + 15) / 16;
+  nTilesPerJob = n % 16 == 0 ? 2 : 1;
+  nJobs = n / (8 * nTilesPerJob);
+}
+
+int64_t MmaMatmul::getJobsPerWarp(const KernelBuilder &kb) const {
+  return (getNumJobs() + kb.getNumWarps() - 1) / kb.getNumWarps();
+}
+
+int64_t MmaMatmul::getNumAccumulators(const KernelBuilder &kb) const {
+  return getJobsPerWarp(kb) * nTilesPerJob;
+}
+
+SmallVector<Value> MmaMatmul::createZeroAccumulators(KernelBuilder &kb) const {
+  auto type = VectorType::get({2, 2}, kb.b.getF32Type());
+  Value zero = arith::ConstantOp::create(
+      kb.b, kb.loc, DenseElementsAttr::get(type, kb.b.getF32FloatAttr(0.0)));
+  return SmallVector<Value>(getNumAccumulators(kb), zero);
+}
+
+MmaMatmul::Job MmaMatmul::decodeJob(KernelBuilder &kb, Value job) const {
+  Job decoded;
+  decoded.column = kb.mul(kb.rem(job, nJobs), 8 * nTilesPerJob);
+  Value rest = kb.div(job, nJobs);
+  decoded.row = kb.mul(kb.rem(rest, mTiles), 16);
+  decoded.batch = kb.delinearize(kb.div(rest, mTiles), batchShape);
+  return decoded;
+}
+
+SmallVector<Value> MmaMatmul::forEachJob(
+    KernelBuilder &kb, ValueRange acc,
+    function_ref<SmallVector<Value>(const Job &, ValueRange)> body) const {
+  OpBuilder &b = kb.b;
+  SmallVector<Value> result(acc);
+  int64_t warps = kb.getNumWarps();
+  for (int64_t j = 0, e = getJobsPerWarp(kb); j < e; ++j) {
+    Value job = kb.add(kb.warpId, j * warps);
+    MutableArrayRef<Value> mine =
+        MutableArrayRef<Value>(result).slice(j * nTilesPerJob, nTilesPerJob);
+    // Guard only when some warp runs out of jobs at this step.
+    if ((j + 1) * warps <= getNumJobs()) {
+      SmallVector<Value> updated = body(decodeJob(kb, job), mine);
+      llvm::copy(updated, mine.begin());
+      continue;
+    }
+    auto ifOp = scf::IfOp::create(b, kb.loc, TypeRange(ValueRange(mine)),
+                                  kb.lessThan(job, getNumJobs()),
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(b, kb.loc, body(decodeJob(kb, job), mine));
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(b, kb.loc, ValueRange(mine));
+    }
+    llvm::copy(ifOp.getResults(), mine.begin());
+  }
+  return result;
+}
+
+SmallVector<Value> MmaMatmul::accumulate(KernelBuilder &kb,
+                                         const SmemTile &lhs,
+                                         const SmemTile &rhs,
+                                         ValueRange acc) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Type elementType = lhs.layout.elementType;
+  auto fragmentA = VectorType::get({4, 2}, elementType);
+  auto fragmentB = VectorType::get({nTilesPerJob * 2, 2}, elementType);
+  Value laneRow = kb.rem(kb.laneId, 16);
+  Value laneColumn = kb.mul(kb.div(kb.laneId, 16), 8);
+  return forEachJob(kb, acc, [&](const Job &job, ValueRange jobAcc) {
+    SmallVector<Value> a = lhsBatched ? job.batch : SmallVector<Value>();
+    SmallVector<Value> w = rhsBatched ? job.batch : SmallVector<Value>();
+    Value row = kb.add(job.row, laneRow);
+    if (m % 16 != 0)
+      row = kb.min(row, m - 1);
+    auto loop = scf::ForOp::create(b, loc, kb.index(0), kb.index(k),
+                                   kb.index(16), jobAcc);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value k0 = loop.getInductionVar();
+    a.append({row, kb.add(k0, laneColumn)});
+    Value fragA = nvgpu::LdMatrixOp::create(
+        b, loc, fragmentA, lhs.buffer, kb.getElementOffset(lhs.layout, a),
+        b.getBoolAttr(false), b.getI32IntegerAttr(4));
+    // With two n-tiles, lanes 16..31 address the second 8 columns.
+    Value bColumn = nTilesPerJob == 2 ? kb.add(job.column, laneColumn)
+                                      : job.column;
+    w.append({kb.add(k0, laneRow), bColumn});
+    Value fragB = nvgpu::LdMatrixOp::create(
+        b, loc, fragmentB, rhs.buffer, kb.getElementOffset(rhs.layout, w),
+        b.getBoolAttr(true), b.getI32IntegerAttr(nTilesPerJob * 2));
+    SmallVector<Value> next;
+    for (int64_t t = 0; t < nTilesPerJob; ++t) {
+      // Rows 2t and 2t + 1 of the x4 load are tile t's fragment (moved row
+      // by row: n-D slices do not lower to NVVM directly).
+      Value fragBt = fragB;
+      if (nTilesPerJob == 2) {
+        auto type = VectorType::get({2, 2}, elementType);
+        fragBt = arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(type, b.getZeroAttr(elementType)));
+        for (int64_t row = 0; row < 2; ++row)
+          fragBt = vector::InsertOp::create(
+              b, loc,
+              vector::ExtractOp::create(b, loc, fragB,
+                                        ArrayRef<int64_t>{2 * t + row}),
+              fragBt, ArrayRef<int64_t>{row});
+      }
+      next.push_back(nvgpu::MmaSyncOp::create(
+          b, loc, fragA, fragBt, loop.getRegionIterArg(t),
+          ArrayRef<int64_t>{16, 8, 16}));
+    }
+    scf::YieldOp::create(b, loc, next);
+    return SmallVector<Value>(loop.getResults());
+  });
+}
+
+void MmaMatmul::store(KernelBuilder &kb, ValueRange acc,
+                      const SmemTile &out) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value groupRow = kb.div(kb.laneId, 4);
+  Value pairColumn = kb.mul(kb.rem(kb.laneId, 4), 2);
+  forEachJob(kb, acc, [&](const Job &job, ValueRange jobAcc) {
+    for (int64_t t = 0; t < nTilesPerJob; ++t) {
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = kb.add(kb.add(job.row, groupRow), half * 8);
+        // Rows past m exist only when m is not a multiple of 16.
+        std::optional<OpBuilder::InsertionGuard> guard;
+        if (m % 16 != 0) {
+          guard.emplace(b);
+          auto ifOp = scf::IfOp::create(b, loc, kb.lessThan(row, m));
+          b.setInsertionPointToStart(ifOp.thenBlock());
+        }
+        for (int64_t c = 0; c < 2; ++c) {
+          SmallVector<Value> indices(job.batch);
+          indices.push_back(row);
+          indices.push_back(
+              kb.add(kb.add(job.column, pairColumn), t * 8 + c));
+          Value value = vector::ExtractOp::create(
+              b, loc, jobAcc[t], ArrayRef<int64_t>{half, c});
+          kb.storeF32(out, indices, value);
+        }
+      }
+    }
+    return SmallVector<Value>(jobAcc);
+  });
+}

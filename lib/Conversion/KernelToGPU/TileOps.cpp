@@ -1,0 +1,277 @@
+//===- TileOps.cpp - Block-level operators on shared-memory tiles ---------===//
+//
+// SIMT code for one block-graph operator: the block's threads share the
+// elements of the result (thread t takes elements t, t + threads, ...) and
+// read their operands from shared memory. Reductions over 32 or more
+// elements give each result element to a warp, whose lanes combine by
+// shuffles. The caller places a barrier after each operator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Codegen.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::codegen;
+
+/// The indices into an operand of shape `operandShape` that broadcasts
+/// (numpy-style, right-aligned) to the result element at `resultIndices`.
+static SmallVector<Value> broadcastIndices(KernelBuilder &kb,
+                                          ValueRange resultIndices,
+                                          ArrayRef<int64_t> operandShape,
+                                          ArrayRef<int64_t> resultShape) {
+  SmallVector<Value> indices;
+  size_t skip = resultShape.size() - operandShape.size();
+  for (auto [d, size] : llvm::enumerate(operandShape))
+    indices.push_back(size == 1 && resultShape[d + skip] != 1
+                          ? kb.index(0)
+                          : resultIndices[d + skip]);
+  return indices;
+}
+
+static void emitElementwise(KernelBuilder &kb, OpKind kind,
+                            const OpParams &params,
+                            ArrayRef<SmemTile> operands,
+                            const SmemTile &result) {
+  ArrayRef<int64_t> shape = result.layout.shape;
+  kb.forEachStrided(result.layout.getNumElements(), [&](Value linear) {
+    SmallVector<Value> indices = kb.delinearize(linear, shape);
+    SmallVector<Value> values;
+    for (const SmemTile &operand : operands)
+      values.push_back(kb.loadF32(
+          operand,
+          broadcastIndices(kb, indices, operand.layout.shape, shape)));
+    kb.storeF32(result, indices,
+                emitScalarOp(kb.b, kb.loc, kind, params, values));
+  });
+}
+
+/// The input indices of reduced element `r` for the result element at
+/// `resultIndices` (whose dim `dim` is size 1, or absent without keepdim).
+static SmallVector<Value> reducedIndices(ValueRange resultIndices,
+                                         int64_t dim, bool keepDim, Value r) {
+  SmallVector<Value> indices(resultIndices);
+  if (keepDim)
+    indices[dim] = r;
+  else
+    indices.insert(indices.begin() + dim, r);
+  return indices;
+}
+
+static void emitReduce(KernelBuilder &kb, OpKind kind, const OpParams &params,
+                       const SmemTile &input, const SmemTile &result) {
+  OpBuilder &b = kb.b;
+  int64_t extent = input.layout.shape[params.dim];
+  ArrayRef<int64_t> shape = result.layout.shape;
+  double identity = getCombineIdentity(kind);
+  if (extent >= 32) {
+    // A warp per result element; lanes stride over the reduced dim.
+    kb.forEachWarpStrided(result.layout.getNumElements(), [&](Value linear) {
+      SmallVector<Value> indices = kb.delinearize(linear, shape);
+      auto loop = scf::ForOp::create(b, kb.loc, kb.laneId, kb.index(extent),
+                                     kb.index(32), ValueRange{kb.f32(identity)});
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value x = kb.loadF32(input, reducedIndices(indices, params.dim,
+                                                   params.keepDim,
+                                                   loop.getInductionVar()));
+        scf::YieldOp::create(
+            b, kb.loc,
+            emitCombine(b, kb.loc, kind, loop.getRegionIterArg(0), x));
+      }
+      Value total = kb.warpReduce(loop.getResult(0), kind);
+      Value isLaneZero = b.createOrFold<arith::CmpIOp>(
+          kb.loc, arith::CmpIPredicate::eq, kb.laneId, kb.index(0));
+      auto ifOp = scf::IfOp::create(b, kb.loc, isLaneZero);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      kb.storeF32(result, indices, total);
+    });
+    return;
+  }
+  kb.forEachStrided(result.layout.getNumElements(), [&](Value linear) {
+    SmallVector<Value> indices = kb.delinearize(linear, shape);
+    auto loop = scf::ForOp::create(b, kb.loc, kb.index(0), kb.index(extent),
+                                   kb.index(1), ValueRange{kb.f32(identity)});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value x = kb.loadF32(input, reducedIndices(indices, params.dim,
+                                                 params.keepDim,
+                                                 loop.getInductionVar()));
+      scf::YieldOp::create(
+          b, kb.loc, emitCombine(b, kb.loc, kind, loop.getRegionIterArg(0), x));
+    }
+    kb.storeF32(result, indices, loop.getResult(0));
+  });
+}
+
+/// y = x / sqrt(mean(x * x) + eps) * w over the last dim, a warp per row.
+static void emitRmsNorm(KernelBuilder &kb, const OpParams &params,
+                        ArrayRef<SmemTile> operands, const SmemTile &result) {
+  OpBuilder &b = kb.b;
+  const SmemTile &input = operands[0];
+  ArrayRef<int64_t> shape = input.layout.shape;
+  int64_t width = shape.back();
+  int64_t rows = input.layout.getNumElements() / width;
+  kb.forEachWarpStrided(rows, [&](Value row) {
+    SmallVector<Value> rowIndices =
+        kb.delinearize(row, ArrayRef<int64_t>(shape).drop_back());
+    auto at = [&](Value column) {
+      SmallVector<Value> indices(rowIndices);
+      indices.push_back(column);
+      return indices;
+    };
+    auto sumLoop = scf::ForOp::create(b, kb.loc, kb.laneId, kb.index(width),
+                                      kb.index(32), ValueRange{kb.f32(0.0)});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(sumLoop.getBody());
+      Value x = kb.loadF32(input, at(sumLoop.getInductionVar()));
+      Value square = arith::MulFOp::create(b, kb.loc, x, x);
+      scf::YieldOp::create(
+          b, kb.loc,
+          arith::AddFOp::create(b, kb.loc, sumLoop.getRegionIterArg(0), square)
+              .getResult());
+    }
+    Value sum = kb.warpReduce(sumLoop.getResult(0), OpKind::ReduceSum);
+    Value mean = arith::MulFOp::create(b, kb.loc, sum, kb.f32(1.0 / width));
+    Value rms = math::SqrtOp::create(
+        b, kb.loc, arith::AddFOp::create(b, kb.loc, mean, kb.f32(params.scalar)));
+    auto writeLoop = scf::ForOp::create(b, kb.loc, kb.laneId, kb.index(width),
+                                        kb.index(32));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(writeLoop.getBody());
+    Value column = writeLoop.getInductionVar();
+    Value y = arith::DivFOp::create(b, kb.loc, kb.loadF32(input, at(column)),
+                                    rms);
+    if (operands.size() > 1)
+      y = arith::MulFOp::create(b, kb.loc, y,
+                                kb.loadF32(operands[1], ValueRange{column}));
+    kb.storeF32(result, at(column), y);
+  });
+}
+
+/// Copies every element of `from` to `to`, where `map` gives the `to`
+/// indices of the `from` element at the given indices.
+static void emitCopy(KernelBuilder &kb, const SmemTile &from,
+                     const SmemTile &to,
+                     function_ref<SmallVector<Value>(ValueRange)> map) {
+  kb.forEachStrided(from.layout.getNumElements(), [&](Value linear) {
+    SmallVector<Value> indices = kb.delinearize(linear, from.layout.shape);
+    kb.storeF32(to, map(indices), kb.loadF32(from, indices));
+  });
+}
+
+static SmallVector<Value> shifted(KernelBuilder &kb, ValueRange indices,
+                                  int64_t dim, int64_t offset) {
+  SmallVector<Value> result(indices);
+  result[dim] = kb.add(result[dim], offset);
+  return result;
+}
+
+/// out = lhs @ rhs over the two innermost dims, a thread per result element.
+static void emitSimtMatmul(KernelBuilder &kb, const SmemTile &lhs,
+                           const SmemTile &rhs, const SmemTile &result) {
+  OpBuilder &b = kb.b;
+  ArrayRef<int64_t> shape = result.layout.shape;
+  ArrayRef<int64_t> lhsShape = lhs.layout.shape, rhsShape = rhs.layout.shape;
+  int64_t k = lhsShape.back();
+  size_t rank = shape.size();
+  kb.forEachStrided(result.layout.getNumElements(), [&](Value linear) {
+    SmallVector<Value> indices = kb.delinearize(linear, shape);
+    // Batch dims broadcast like an elementwise op.
+    ValueRange batch = ValueRange(indices).take_front(rank - 2);
+    ArrayRef<int64_t> batchShape = shape.drop_back(2);
+    SmallVector<Value> lhsIndices = broadcastIndices(
+        kb, batch, lhsShape.drop_back(2), batchShape);
+    SmallVector<Value> rhsIndices = broadcastIndices(
+        kb, batch, rhsShape.drop_back(2), batchShape);
+    auto loop = scf::ForOp::create(b, kb.loc, kb.index(0), kb.index(k),
+                                   kb.index(1), ValueRange{kb.f32(0.0)});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value kk = loop.getInductionVar();
+      SmallVector<Value> a(lhsIndices), w(rhsIndices);
+      a.append({indices[rank - 2], kk});
+      w.append({kk, indices[rank - 1]});
+      Value product = arith::MulFOp::create(b, kb.loc, kb.loadF32(lhs, a),
+                                            kb.loadF32(rhs, w));
+      scf::YieldOp::create(
+          b, kb.loc,
+          arith::AddFOp::create(b, kb.loc, loop.getRegionIterArg(0), product)
+              .getResult());
+    }
+    kb.storeF32(result, indices, loop.getResult(0));
+  });
+}
+
+LogicalResult codegen::emitTileOp(KernelBuilder &kb, Operation *op,
+                                  OpKind kind, const OpParams &params,
+                                  ArrayRef<SmemTile> operands,
+                                  ArrayRef<SmemTile> results) {
+  const OpInfo &info = getOpInfo(kind);
+  if (info.elementwise) {
+    emitElementwise(kb, kind, params, operands, results[0]);
+    return success();
+  }
+  switch (kind) {
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+    emitReduce(kb, kind, params, operands[0], results[0]);
+    return success();
+  case OpKind::RmsNorm:
+    emitRmsNorm(kb, params, operands, results[0]);
+    return success();
+  case OpKind::Matmul:
+    emitSimtMatmul(kb, operands[0], operands[1], results[0]);
+    return success();
+  case OpKind::Concat: {
+    int64_t offset = 0;
+    for (const SmemTile &operand : operands) {
+      emitCopy(kb, operand, results[0], [&](ValueRange indices) {
+        return shifted(kb, indices, params.dim, offset);
+      });
+      offset += operand.layout.shape[params.dim];
+    }
+    return success();
+  }
+  case OpKind::Split: {
+    int64_t offset = 0;
+    for (const SmemTile &result : results) {
+      // Walk the piece's elements and read them from the input.
+      kb.forEachStrided(result.layout.getNumElements(), [&](Value linear) {
+        SmallVector<Value> indices =
+            kb.delinearize(linear, result.layout.shape);
+        kb.storeF32(result, indices,
+                    kb.loadF32(operands[0],
+                               shifted(kb, indices, params.dim, offset)));
+      });
+      offset += result.layout.shape[params.dim];
+    }
+    return success();
+  }
+  case OpKind::Reshape:
+    emitCopy(kb, operands[0], results[0], [&](ValueRange indices) {
+      Value linear = kb.linearize(indices, operands[0].layout.shape);
+      return kb.delinearize(linear, results[0].layout.shape);
+    });
+    return success();
+  case OpKind::Transpose:
+    emitCopy(kb, operands[0], results[0], [&](ValueRange indices) {
+      // Result dim i is input dim permutation[i].
+      SmallVector<Value> out;
+      for (int64_t from : params.ints)
+        out.push_back(indices[from]);
+      return out;
+    });
+    return success();
+  default:
+    return op->emitOpError() << "has no shared-memory code generation";
+  }
+}

@@ -1,0 +1,436 @@
+//===- DefaultBlockGraphs.cpp - A block graph for every kernel op ---------===//
+//
+// Predefined kernel ops (kn.matmul, kn.exp, ...) have no block graph of
+// their own; to lower a whole kernel graph to the GPU each is wrapped in a
+// kn.kernel whose tb.graph computes it with one block-level op of the same
+// name, tiled by a fixed scheme per operator family (see Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Dialect/Kernel/Transforms/Passes.h"
+
+#include "mirage/Dialect/Block/IR/Block.h"
+#include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mirage::kn {
+#define GEN_PASS_DEF_KNDEFAULTBLOCKGRAPHS
+#include "mirage/Dialect/Kernel/Transforms/Passes.h.inc"
+} // namespace mirage::kn
+
+using namespace mlir;
+using namespace mirage;
+
+namespace {
+
+constexpr int64_t kThreads = 128;
+/// Elementwise and data-movement tiles: at most this many elements along
+/// the innermost partitioned dim, and in all.
+constexpr int64_t kInnerTile = 256;
+constexpr int64_t kTileElements = 2048;
+/// Reductions walk the reduced dim in chunks of at most this many elements.
+constexpr int64_t kReduceChunk = 1024;
+/// rms_norm keeps whole rows, at most this many elements per tile.
+constexpr int64_t kNormTileElements = 8192;
+/// Matmul output tiles are at most 64x64; k advances 64 per iteration.
+constexpr int64_t kMatmulTile = 64;
+/// CUDA's limit on grid dims y and z.
+constexpr int64_t kMaxGridYZ = 65535;
+
+int64_t largestDivisorAtMost(int64_t n, int64_t cap) {
+  for (int64_t d = std::min(n, std::max<int64_t>(cap, 1)); d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+/// How a block graph cuts its output: grid sizes (x, y, z) and, for each
+/// grid dim, the output dim it partitions.
+struct Partition {
+  SmallVector<int64_t> grid, dims;
+};
+
+/// Cuts `shape` over up to three grid dims, from the innermost dim
+/// outwards, leaving `whole` dims undivided: the innermost cut dim gets at
+/// most `innerCap` elements per tile and the tile (whole dims included) at
+/// most `maxElements` where the dims allow.
+Partition partitionOutput(ArrayRef<int64_t> shape, ArrayRef<bool> whole,
+                          int64_t innerCap, int64_t maxElements) {
+  Partition partition;
+  int64_t inner = 1;
+  for (int64_t d : llvm::seq<int64_t>(0, shape.size())) {
+    if (whole[d])
+      inner *= shape[d];
+  }
+  bool first = true;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (whole[d])
+      continue;
+    int64_t cap = maxElements / inner;
+    if (first)
+      cap = std::min(cap, innerCap);
+    first = false;
+    int64_t tile = partition.grid.size() < 3
+                       ? largestDivisorAtMost(shape[d], cap)
+                       : shape[d];
+    inner *= tile;
+    if (tile == shape[d])
+      continue;
+    partition.grid.push_back(shape[d] / tile);
+    partition.dims.push_back(d);
+  }
+  if (partition.grid.empty()) {
+    // One block; the output saver still maps its grid dim to some data dim.
+    partition.grid.push_back(1);
+    partition.dims.push_back(shape.empty() ? 0 : shape.size() - 1);
+  }
+  return partition;
+}
+
+/// Builds `kn.kernel { tb.graph { ... } }` in place of one kernel op.
+class GraphBuilder {
+public:
+  GraphBuilder(OpBuilder &b, Operation *op, ArrayRef<int64_t> grid,
+               int64_t forloop)
+      : b(b), op(op), loc(op->getLoc()) {
+    kernel = kn::KernelOp::create(b, loc, op->getResultTypes(),
+                                  op->getOperands());
+    Block *kernelBody = b.createBlock(&kernel.getBody());
+    b.setInsertionPointToStart(kernelBody);
+    graph = tb::GraphOp::create(b, loc, grid, kThreads, forloop);
+    SmallVector<Location> locs(op->getNumOperands(), loc);
+    Block *graphBody = b.createBlock(&graph.getBody(), {},
+                                     op->getOperandTypes(), locs);
+    b.setInsertionPointToStart(graphBody);
+  }
+
+  ArrayRef<int64_t> getGrid() { return graph.getGrid(); }
+  Value getInput(unsigned index) {
+    return graph.getBodyBlock().getArgument(index);
+  }
+
+  /// An input iterator over `input` with the given imap (one entry per grid
+  /// dim) and fmap.
+  FailureOr<Value> iterate(Value input, ArrayRef<int64_t> imap,
+                           int64_t fmap) {
+    OpParams params;
+    params.tiling = TilingParams::get(TilingParams::Level::Block, getGrid(),
+                                      imap, graph.getForloopRange(), fmap);
+    auto type = cast<RankedTensorType>(input.getType());
+    FailureOr<Type> tile =
+        inferTile(OpKind::InputIterator, {type.getShape()}, params,
+                  type.getElementType());
+    if (failed(tile))
+      return failure();
+    return tb::InputIteratorOp::create(
+               b, loc, *tile, input,
+               tb::GridMapAttr::get(b.getContext(), imap),
+               tb::LoopMapAttr::get(b.getContext(), fmap))
+        .getResult();
+  }
+
+  /// The block-level op named like the kernel op (`kn.exp` -> `tb.exp`) on
+  /// `operands`, with its attributes and parameters.
+  FailureOr<SmallVector<Value>> compute(ValueRange operands,
+                                        const OpParams &params,
+                                        ArrayRef<NamedAttribute> attributes) {
+    auto semantics = cast<SemanticsOpInterface>(op);
+    SmallVector<ArrayRef<int64_t>> shapes;
+    for (Value operand : operands)
+      shapes.push_back(cast<tb::TileType>(operand.getType()).getShape());
+    auto shapesOrError =
+        inferShapes(semantics.getOpKind(), shapes, params);
+    if (!shapesOrError)
+      return op->emitOpError()
+             << "has no default block graph: "
+             << llvm::toString(shapesOrError.takeError());
+    OperationState state(loc, "tb." + op->getName().stripDialect().str());
+    state.addOperands(operands);
+    state.addAttributes(attributes);
+    for (auto [shape, result] : llvm::zip(*shapesOrError, op->getResults()))
+      state.addTypes(tb::TileType::get(
+          b.getContext(), shape,
+          cast<RankedTensorType>(result.getType()).getElementType()));
+    return SmallVector<Value>(b.create(state)->getResults());
+  }
+
+  /// Saves `tile` as output `index` of the kernel with the given omap, and
+  /// finishes the graph once every output is saved.
+  void save(ArrayRef<Value> tiles, ArrayRef<SmallVector<int64_t>> omaps) {
+    SmallVector<Value> outputs;
+    for (auto [tile, omap, type] :
+         llvm::zip(tiles, omaps, op->getResultTypes()))
+      outputs.push_back(tb::OutputSaverOp::create(
+          b, loc, type, tile, tb::GridMapAttr::get(b.getContext(), omap)));
+    tb::YieldOp::create(b, loc, outputs);
+  }
+
+  Value accumulate(Value tile, OpKind kind) {
+    if (kind == OpKind::ReduceMax)
+      return tb::AccumMaxOp::create(b, loc, tile);
+    return tb::AccumSumOp::create(b, loc, tile);
+  }
+
+  Value reshape(Value tile, ArrayRef<int64_t> shape) {
+    auto type = cast<tb::TileType>(tile.getType());
+    return tb::ReshapeOp::create(
+        b, loc, tb::TileType::get(b.getContext(), shape, type.getElementType()),
+        tile);
+  }
+
+  kn::KernelOp getKernel() { return kernel; }
+
+private:
+  FailureOr<Type> inferTile(OpKind kind, ArrayRef<ArrayRef<int64_t>> shapes,
+                            const OpParams &params, Type elementType) {
+    auto shapesOrError = inferShapes(kind, shapes, params);
+    if (!shapesOrError)
+      return op->emitOpError()
+             << "has no default block graph: "
+             << llvm::toString(shapesOrError.takeError());
+    return tb::TileType::get(b.getContext(), (*shapesOrError)[0],
+                             elementType);
+  }
+
+  OpBuilder &b;
+  Operation *op;
+  Location loc;
+  kn::KernelOp kernel;
+  tb::GraphOp graph;
+};
+
+/// The imap of an operand that broadcasts (right-aligned) to an output cut
+/// by `partition`: each grid dim maps to the operand's matching dim, or
+/// replicates where the operand has no such dim or a broadcast dim of 1.
+SmallVector<int64_t> broadcastMap(const Partition &partition,
+                                  ArrayRef<int64_t> operandShape,
+                                  int64_t outputRank) {
+  SmallVector<int64_t> map;
+  int64_t skip = outputRank - static_cast<int64_t>(operandShape.size());
+  for (int64_t dim : partition.dims) {
+    int64_t d = dim - skip;
+    map.push_back(d < 0 || operandShape[d] == 1 ? kReplica : d);
+  }
+  return map;
+}
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
+}
+
+/// Builds the kernel computing `op` into `graph`; fails (with a
+/// diagnostic) when its shapes fit no scheme.
+LogicalResult buildGraph(OpBuilder &b, Operation *op,
+                         std::optional<GraphBuilder> &graph) {
+  auto semantics = cast<SemanticsOpInterface>(op);
+  OpKind kind = semantics.getOpKind();
+  OpParams params = semantics.getOpParams();
+  ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
+  int64_t rank = outShape.size();
+  SmallVector<bool> noneWhole(rank, false);
+
+  if (getOpInfo(kind).elementwise || kind == OpKind::Transpose ||
+      kind == OpKind::Concat) {
+    SmallVector<bool> whole(noneWhole);
+    if (kind == OpKind::Concat)
+      whole[params.dim] = true;
+    Partition partition =
+        partitionOutput(outShape, whole, kInnerTile, kTileElements);
+    graph.emplace(b, op, partition.grid, 1);
+    SmallVector<Value> tiles;
+    for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+      SmallVector<int64_t> imap;
+      if (kind == OpKind::Transpose) {
+        for (int64_t dim : partition.dims)
+          imap.push_back(params.ints[dim]);
+      } else {
+        imap = broadcastMap(partition, shapeOf(operand), rank);
+      }
+      FailureOr<Value> tile = graph->iterate(graph->getInput(index), imap,
+                                             kReplica);
+      if (failed(tile))
+        return failure();
+      tiles.push_back(*tile);
+    }
+    auto computed = graph->compute(tiles, params, op->getAttrs());
+    if (failed(computed))
+      return failure();
+    graph->save(*computed, {partition.dims});
+  } else if (kind == OpKind::Split) {
+    SmallVector<bool> whole(noneWhole);
+    whole[params.dim] = true;
+    Partition partition = partitionOutput(shapeOf(op->getOperand(0)), whole,
+                                          kInnerTile, kTileElements);
+    graph.emplace(b, op, partition.grid, 1);
+    FailureOr<Value> tile =
+        graph->iterate(graph->getInput(0), partition.dims, kReplica);
+    if (failed(tile))
+      return failure();
+    auto computed = graph->compute(*tile, params, op->getAttrs());
+    if (failed(computed))
+      return failure();
+    SmallVector<SmallVector<int64_t>> omaps(computed->size(), partition.dims);
+    graph->save(*computed, omaps);
+  } else if (kind == OpKind::ReduceSum || kind == OpKind::ReduceMax) {
+    ArrayRef<int64_t> inShape = shapeOf(op->getOperand(0));
+    int64_t dim = params.dim;
+    int64_t chunk = largestDivisorAtMost(inShape[dim], kReduceChunk);
+    // Cut the other dims as if the chunk were the whole reduced dim.
+    Shape chunkShape(inShape);
+    chunkShape[dim] = chunk;
+    SmallVector<bool> whole(inShape.size(), false);
+    whole[dim] = true;
+    Partition partition =
+        partitionOutput(chunkShape, whole, kInnerTile, kTileElements);
+    int64_t iterations = inShape[dim] / chunk;
+    graph.emplace(b, op, partition.grid, iterations);
+    FailureOr<Value> tile = graph->iterate(
+        graph->getInput(0), partition.dims, iterations > 1 ? dim : kReplica);
+    if (failed(tile))
+      return failure();
+    OpParams kept = params;
+    kept.keepDim = true;
+    SmallVector<NamedAttribute> attributes(op->getAttrs());
+    llvm::erase_if(attributes, [](NamedAttribute attr) {
+      return attr.getName() == "keepdim";
+    });
+    auto computed = graph->compute(*tile, kept, attributes);
+    if (failed(computed))
+      return failure();
+    Value total = (*computed)[0];
+    if (iterations > 1)
+      total = graph->accumulate(total, kind);
+    SmallVector<int64_t> omap(partition.dims);
+    if (!params.keepDim) {
+      Shape dropped(cast<tb::TileType>(total.getType()).getShape());
+      dropped.erase(dropped.begin() + dim);
+      total = graph->reshape(total, dropped);
+      for (int64_t &d : omap)
+        if (d > dim)
+          --d;
+    }
+    graph->save(total, {omap});
+  } else if (kind == OpKind::RmsNorm) {
+    SmallVector<bool> whole(noneWhole);
+    whole.back() = true;
+    Partition partition =
+        partitionOutput(outShape, whole, kNormTileElements, kNormTileElements);
+    graph.emplace(b, op, partition.grid, 1);
+    SmallVector<Value> tiles;
+    FailureOr<Value> x =
+        graph->iterate(graph->getInput(0), partition.dims, kReplica);
+    if (failed(x))
+      return failure();
+    tiles.push_back(*x);
+    if (op->getNumOperands() > 1) {
+      SmallVector<int64_t> replicated(partition.dims.size(), kReplica);
+      FailureOr<Value> w =
+          graph->iterate(graph->getInput(1), replicated, kReplica);
+      if (failed(w))
+        return failure();
+      tiles.push_back(*w);
+    }
+    auto computed = graph->compute(tiles, params, op->getAttrs());
+    if (failed(computed))
+      return failure();
+    graph->save(*computed, {partition.dims});
+  } else if (kind == OpKind::Matmul) {
+    ArrayRef<int64_t> a = shapeOf(op->getOperand(0));
+    ArrayRef<int64_t> w = shapeOf(op->getOperand(1));
+    if (rank > 3)
+      return op->emitOpError()
+             << "has no default block graph: more than one batch dim";
+    int64_t m = outShape[rank - 2], n = outShape[rank - 1], k = a.back();
+    int64_t tileK = largestDivisorAtMost(k, kMatmulTile);
+    int64_t iterations = k / tileK;
+    // Grid x over n, y over m, z over the batch dim; sizes of 1 dropped.
+    SmallVector<std::tuple<int64_t, int64_t, int64_t>> cuts = {
+        {n / largestDivisorAtMost(n, kMatmulTile), rank - 1, 0},
+        {m / largestDivisorAtMost(m, kMatmulTile), rank - 2, 1}};
+    if (rank == 3)
+      cuts.push_back({outShape[0], 0, 2});
+    Partition partition;
+    SmallVector<int64_t> roles;
+    for (auto [parts, dim, role] : cuts)
+      if (parts > 1) {
+        partition.grid.push_back(parts);
+        partition.dims.push_back(dim);
+        roles.push_back(role);
+      }
+    if (partition.grid.empty()) {
+      partition.grid.push_back(1);
+      partition.dims.push_back(rank - 1);
+      roles.push_back(0);
+    }
+    // Operand maps: n cuts only B, m only A, the batch both (where batched).
+    auto operandMap = [&](ArrayRef<int64_t> shape, int64_t cutRole,
+                          int64_t cutDim) {
+      SmallVector<int64_t> map;
+      int64_t opRank = shape.size();
+      for (int64_t role : roles) {
+        if (role == cutRole)
+          map.push_back(cutDim);
+        else if (role == 2 && opRank == 3 && shape[0] != 1)
+          map.push_back(0);
+        else
+          map.push_back(kReplica);
+      }
+      return map;
+    };
+    graph.emplace(b, op, partition.grid, iterations);
+    int64_t aRank = a.size(), wRank = w.size();
+    FailureOr<Value> lhs = graph->iterate(
+        graph->getInput(0), operandMap(a, 1, aRank - 2),
+        iterations > 1 ? aRank - 1 : kReplica);
+    FailureOr<Value> rhs = graph->iterate(
+        graph->getInput(1), operandMap(w, 0, wRank - 1),
+        iterations > 1 ? wRank - 2 : kReplica);
+    if (failed(lhs) || failed(rhs))
+      return failure();
+    auto computed = graph->compute({*lhs, *rhs}, params, op->getAttrs());
+    if (failed(computed))
+      return failure();
+    graph->save(graph->accumulate((*computed)[0], OpKind::AccumSum),
+                {partition.dims});
+  } else {
+    return op->emitOpError() << "has no default block graph";
+  }
+  for (auto [g, size] : llvm::enumerate(graph->getGrid()))
+    if (g > 0 && size > kMaxGridYZ)
+      return op->emitOpError()
+             << "has no default block graph: grid dim " << gridDimName(g)
+             << " would have " << size << " blocks, more than " << kMaxGridYZ;
+  return success();
+}
+
+/// Replaces `op` by a kn.kernel computing it.
+LogicalResult wrapOp(Operation *op) {
+  OpBuilder b(op);
+  std::optional<GraphBuilder> graph;
+  if (failed(buildGraph(b, op, graph))) {
+    if (graph)
+      graph->getKernel()->erase();
+    return failure();
+  }
+  op->replaceAllUsesWith(graph->getKernel());
+  op->erase();
+  return success();
+}
+
+struct KnDefaultBlockGraphs
+    : public kn::impl::KnDefaultBlockGraphsBase<KnDefaultBlockGraphs> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](func::FuncOp function) {
+      for (Operation &op : function.getBody().getOps())
+        if (isa<SemanticsOpInterface>(op) &&
+            !isa<kn::ReshapeOp, kn::AllReduceOp>(op))
+          ops.push_back(&op);
+    });
+    for (Operation *op : ops)
+      if (failed(wrapOp(op)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
