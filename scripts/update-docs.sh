@@ -7,6 +7,7 @@ build="${MIRAGE_BUILD_DIR:-$root/build}"
 for dialect in Kernel Block Thread Task; do
   cp "$build/docs/Dialects/$dialect.md" "$root/docs/reference/$dialect.md"
 done
-cp "$build/docs/Passes/Block.md" "$root/docs/reference/BlockPasses.md"
-cp "$build/docs/Passes/Verify.md" "$root/docs/reference/VerifyPasses.md"
+for passes in Block Kernel Verify Conversion; do
+  cp "$build/docs/Passes/$passes.md" "$root/docs/reference/${passes}Passes.md"
+done
 echo "update-docs: docs/reference regenerated"

@@ -30,6 +30,11 @@ struct MirageToPTXOptions
       *this, "format",
       llvm::cl::desc("Binary format: isa (PTX text), bin (cubin), fatbin"),
       llvm::cl::init("isa")};
+  Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit whose ptxas assembles cubins (default: "
+                     "$CUDA_HOME, else /usr/local/cuda)"),
+      llvm::cl::init("")};
   Option<unsigned> optLevel{*this, "O",
                             llvm::cl::desc("LLVM optimization level"),
                             llvm::cl::init(3)};

@@ -18,6 +18,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
 
 using namespace mlir;
 
@@ -29,6 +30,16 @@ unsigned mirage::getMinimumPTXVersion(llvm::StringRef chip) {
       .Case("sm_90a", 80)
       .Cases("sm_100", "sm_100a", 86)
       .Default(0);
+}
+
+/// The toolkit gpu-module-to-binary takes ptxas from: without one it only
+/// finds ptxas when CUDA_HOME is set.
+static std::string getCudaPath(llvm::StringRef requested) {
+  if (!requested.empty())
+    return requested.str();
+  if (const char *home = std::getenv("CUDA_HOME"))
+    return home;
+  return llvm::sys::fs::exists("/usr/local/cuda") ? "/usr/local/cuda" : "";
 }
 
 void mirage::buildMirageToPTXPipeline(OpPassManager &pm,
@@ -65,6 +76,7 @@ void mirage::buildMirageToPTXPipeline(OpPassManager &pm,
 
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
+  binary.toolkitPath = getCudaPath(options.cudaPath);
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 

@@ -31,7 +31,7 @@ constexpr int64_t kTileElements = 2048;
 /// Reductions walk the reduced dim in chunks of at most this many elements.
 constexpr int64_t kReduceChunk = 1024;
 /// rms_norm keeps whole rows, at most this many elements per tile.
-constexpr int64_t kNormTileElements = 8192;
+constexpr int64_t kNormTileElements = 4096;
 /// Matmul output tiles are at most 64x64; k advances 64 per iteration.
 constexpr int64_t kMatmulTile = 64;
 /// CUDA's limit on grid dims y and z.

@@ -28,7 +28,7 @@ def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::ModuleOp"> {
     - reductions: the reduced dim is walked by the for-loop in chunks of at
       most 1024 and folded by `accum_sum`/`accum_max`; the other dims are
       partitioned as above;
-    - rms_norm: whole rows, at most 8192 elements per tile;
+    - rms_norm: whole rows, at most 4096 elements per tile where rows allow;
     - matmul: 64x64 output tiles (smaller when m or n is), the k dim in
       chunks of 64 by the for-loop into `accum_sum`, batch dims over grid
       dim z (one batch dim at most).

@@ -1,0 +1,49 @@
+//===- Bundle.h - Compiled functions as GPU bundles -------------*- C++ -*-===//
+//
+// A bundle is what runs on a GPU machine without LLVM or MLIR: PTX (and a
+// cubin when ptxas is found), a launch manifest and the float64 reference
+// outputs (docs/Bundle.md). writeBundle compiles one kernel-graph function
+// through mirage-to-ptx and writes its bundle.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_TARGET_BUNDLE_H
+#define MIRAGE_TARGET_BUNDLE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace mirage {
+
+struct BundleOptions {
+  std::string chip = "sm_90a";
+  /// PTX ISA version times ten; 0 picks the chip's minimum.
+  unsigned ptx = 0;
+  /// Seed of the input generator the reference outputs are computed for.
+  uint64_t seed = 1;
+  /// Compute reference.bin with the float64 interpreter.
+  bool computeReference = true;
+  /// ptxas to assemble the cubin with; empty: search PATH and
+  /// /usr/local/cuda/bin; "none": write PTX only.
+  std::string ptxas;
+  /// The input file, recorded in the manifest.
+  std::string source;
+  /// Options of convert-kn-to-gpu.
+  unsigned pipelineStages = 4;
+  bool tensorCores = true;
+  bool asyncCopy = true;
+};
+
+/// Compiles `function` (a kn function of `module`, which is not modified)
+/// and writes its bundle into directory `directory` (created if needed).
+/// Progress goes to `log`.
+llvm::Error writeBundle(mlir::ModuleOp module, llvm::StringRef function,
+                        llvm::StringRef directory, const BundleOptions &options,
+                        llvm::raw_ostream &log);
+
+} // namespace mirage
+
+#endif // MIRAGE_TARGET_BUNDLE_H

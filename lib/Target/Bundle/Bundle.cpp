@@ -1,0 +1,505 @@
+//===- Bundle.cpp - Writing GPU bundles -----------------------------------===//
+//
+// One function becomes one bundle directory (docs/Bundle.md):
+//
+//   1. reference.bin: the float64 interpreter runs the function's reference
+//      (its kn.reference, or itself) on the inputs of the shared generator;
+//   2. kernels.ptx: a copy of the module holding only the function goes
+//      through mirage-to-ptx; the PTX is taken from its gpu.binary;
+//   3. kernels.cubin: ptxas assembles the PTX and reports each kernel's
+//      registers and spills;
+//   4. manifest.json: buffers and launch steps are read off the host
+//      function (memref arguments, allocs, views, gpu.launch_func, copies).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Target/Bundle.h"
+
+#include "mirage/Conversion/Pipelines.h"
+#include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/Interpreter/Interpreter.h"
+#include "mirage_runtime/InputGenerator.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+
+using namespace mlir;
+using namespace mirage;
+namespace json = llvm::json;
+namespace rt = mirage::runtime;
+
+namespace {
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Gathers the diagnostics MLIR reports while a step runs, so that a failed
+/// step can say why.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext *context)
+      : handler(context, [this](Diagnostic &diagnostic) {
+          llvm::raw_string_ostream os(messages);
+          os << "\n  " << diagnostic.getLocation() << ": "
+             << diagnostic.str();
+          return success();
+        }) {}
+
+  llvm::Error fail(const llvm::Twine &what) {
+    return makeError(what + messages);
+  }
+
+private:
+  std::string messages;
+  ScopedDiagnosticHandler handler;
+};
+
+std::optional<rt::DType> getDType(Type type) {
+  if (type.isF16())
+    return rt::DType::F16;
+  if (type.isBF16())
+    return rt::DType::BF16;
+  if (type.isF32())
+    return rt::DType::F32;
+  return std::nullopt;
+}
+
+json::Array toJson(ArrayRef<int64_t> values) {
+  json::Array array;
+  for (int64_t value : values)
+    array.push_back(value);
+  return array;
+}
+
+llvm::Error writeFile(const llvm::Twine &path, llvm::StringRef contents) {
+  std::error_code error;
+  llvm::raw_fd_ostream os(path.str(), error);
+  if (error)
+    return makeError("cannot write " + path + ": " + error.message());
+  os << contents;
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reference outputs and the program
+//===----------------------------------------------------------------------===//
+
+/// The reference outputs, concatenated, as little-endian float64 bytes.
+llvm::Expected<std::string> computeReference(func::FuncOp reference,
+                                             const BundleOptions &options,
+                                             llvm::raw_ostream &log) {
+  auto program = Program::compile(reference);
+  if (!program)
+    return program.takeError();
+  rt::UniformGenerator generator;
+  generator.seed = options.seed;
+  std::vector<F64Tensor> inputs;
+  for (auto [index, type] : llvm::enumerate(reference.getArgumentTypes())) {
+    auto tensor = cast<RankedTensorType>(type);
+    F64Tensor input(tensor.getShape());
+    input.data = generator.values(index, *getDType(tensor.getElementType()),
+                                  input.data.size());
+    inputs.push_back(std::move(input));
+  }
+  StabilityMonitor monitor;
+  auto outputs = program->run(inputs, &monitor);
+  if (!outputs)
+    return outputs.takeError();
+  if (!monitor.isStable())
+    log << "warning: @" << reference.getSymName()
+        << " leaves its element types' range on the bundle inputs: "
+        << monitor.describe() << "\n";
+  std::string bytes;
+  for (const F64Tensor &output : *outputs)
+    for (double value : output.data) {
+      char raw[sizeof(double)];
+      std::memcpy(raw, &value, sizeof(double));
+      if (llvm::sys::IsBigEndianHost)
+        std::reverse(std::begin(raw), std::end(raw));
+      bytes.append(raw, sizeof(double));
+    }
+  return bytes;
+}
+
+/// The reference as a list of kn ops for framework baselines, or null when
+/// it holds graph-defined kernels.
+json::Value describeProgram(func::FuncOp reference) {
+  llvm::DenseMap<Value, std::string> names;
+  json::Array inputs, ops, outputs;
+  json::Object types;
+  for (auto [index, arg] : llvm::enumerate(reference.getArguments())) {
+    names[arg] = "arg" + std::to_string(index);
+    inputs.push_back(names[arg]);
+  }
+  int64_t count = 0;
+  for (Operation &op : reference.getBody().front()) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      for (Value value : ret.getOperands())
+        outputs.push_back(names[value]);
+      continue;
+    }
+    if (!isa<kn::KernelDialect>(op.getDialect()) || op.getNumRegions() != 0)
+      return nullptr;
+    json::Object entry, attrs;
+    entry["op"] = op.getName().stripDialect().str();
+    json::Array operands, results;
+    for (Value operand : op.getOperands())
+      operands.push_back(names[operand]);
+    for (Value result : op.getResults()) {
+      names[result] = "v" + std::to_string(count++);
+      results.push_back(names[result]);
+      auto type = cast<RankedTensorType>(result.getType());
+      types[names[result]] = json::Object{
+          {"dtype", rt::dtypeName(*getDType(type.getElementType()))},
+          {"shape", toJson(type.getShape())}};
+    }
+    for (NamedAttribute attr : op.getAttrs()) {
+      Attribute value = attr.getValue();
+      if (auto boolean = dyn_cast<BoolAttr>(value))
+        attrs[attr.getName().str()] = boolean.getValue();
+      else if (auto integer = dyn_cast<IntegerAttr>(value))
+        attrs[attr.getName().str()] = integer.getInt();
+      else if (auto real = dyn_cast<FloatAttr>(value))
+        attrs[attr.getName().str()] = real.getValueAsDouble();
+      else if (auto array = dyn_cast<DenseI64ArrayAttr>(value))
+        attrs[attr.getName().str()] = toJson(array.asArrayRef());
+    }
+    entry["operands"] = std::move(operands);
+    entry["results"] = std::move(results);
+    entry["attrs"] = std::move(attrs);
+    ops.push_back(std::move(entry));
+  }
+  return json::Object{{"inputs", std::move(inputs)},
+                      {"ops", std::move(ops)},
+                      {"outputs", std::move(outputs)},
+                      {"types", std::move(types)}};
+}
+
+//===----------------------------------------------------------------------===//
+// The manifest
+//===----------------------------------------------------------------------===//
+
+/// Reads buffers and steps off a lowered host function.
+class ManifestBuilder {
+public:
+  llvm::Error build(func::FuncOp host, unsigned numInputs);
+
+  json::Array buffers, inputs, outputs, steps;
+  SmallVector<std::string> kernelNames;
+
+private:
+  int64_t addBuffer(Value value, llvm::StringRef name, llvm::StringRef role,
+                    std::optional<int64_t> base = std::nullopt);
+  llvm::Expected<int64_t> getConstant(Value value, llvm::StringRef what);
+
+  llvm::DenseMap<Value, int64_t> ids;
+  int64_t temporaries = 0, views = 0;
+};
+
+int64_t ManifestBuilder::addBuffer(Value value, llvm::StringRef name,
+                                   llvm::StringRef role,
+                                   std::optional<int64_t> base) {
+  auto type = cast<MemRefType>(value.getType());
+  int64_t id = buffers.size();
+  // json::Value keeps StringRefs by reference: copy the strings.
+  json::Object buffer{{"id", id},
+                      {"name", name.str()},
+                      {"role", role.str()},
+                      {"dtype", rt::dtypeName(*getDType(type.getElementType()))},
+                      {"shape", toJson(type.getShape())}};
+  if (base)
+    buffer["base"] = *base;
+  buffers.push_back(std::move(buffer));
+  ids[value] = id;
+  return id;
+}
+
+llvm::Expected<int64_t> ManifestBuilder::getConstant(Value value,
+                                                     llvm::StringRef what) {
+  APInt constant;
+  if (!matchPattern(value, m_ConstantInt(&constant)))
+    return makeError(what + " of a launch is not a constant");
+  return constant.getSExtValue();
+}
+
+llvm::Error ManifestBuilder::build(func::FuncOp host, unsigned numInputs) {
+  for (auto [index, arg] : llvm::enumerate(host.getArguments())) {
+    bool isInput = index < numInputs;
+    std::string name = isInput ? "arg" + std::to_string(index)
+                               : "out" + std::to_string(index - numInputs);
+    int64_t id = addBuffer(arg, name, isInput ? "input" : "output");
+    (isInput ? inputs : outputs).push_back(id);
+  }
+  for (Operation &op : host.getBody().front()) {
+    if (isa<arith::ConstantOp, func::ReturnOp>(op))
+      continue;
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      addBuffer(alloc, "tmp" + std::to_string(temporaries++), "intermediate");
+    } else if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(op)) {
+      // A view of a view is a view of the first one's base.
+      int64_t source = ids.lookup(op.getOperand(0));
+      const json::Object *sourceBuffer = buffers[source].getAsObject();
+      int64_t base = sourceBuffer->getString("role") == "view"
+                         ? *sourceBuffer->getInteger("base")
+                         : source;
+      addBuffer(op.getResult(0), "view" + std::to_string(views++), "view",
+                base);
+    } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      auto type = cast<MemRefType>(copy.getSource().getType());
+      steps.push_back(json::Object{
+          {"kind", "copy"},
+          {"src", ids.lookup(copy.getSource())},
+          {"dst", ids.lookup(copy.getTarget())},
+          {"bytes", type.getNumElements() *
+                        (type.getElementTypeBitWidth() / 8)}});
+    } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+      json::Array grid, block, args;
+      for (Value size : {launch.getGridSizeX(), launch.getGridSizeY(),
+                         launch.getGridSizeZ()}) {
+        auto value = getConstant(size, "the grid size");
+        if (!value)
+          return value.takeError();
+        grid.push_back(*value);
+      }
+      for (Value size : {launch.getBlockSizeX(), launch.getBlockSizeY(),
+                         launch.getBlockSizeZ()}) {
+        auto value = getConstant(size, "the block size");
+        if (!value)
+          return value.takeError();
+        block.push_back(*value);
+      }
+      int64_t shared = 0;
+      if (Value size = launch.getDynamicSharedMemorySize()) {
+        auto value = getConstant(size, "the dynamic shared memory size");
+        if (!value)
+          return value.takeError();
+        shared = *value;
+      }
+      for (Value arg : launch.getKernelOperands())
+        args.push_back(ids.lookup(arg));
+      std::string kernel = launch.getKernelName().str();
+      if (!llvm::is_contained(kernelNames, kernel))
+        kernelNames.push_back(kernel);
+      steps.push_back(json::Object{{"kind", "launch"},
+                                   {"kernel", kernel},
+                                   {"grid", std::move(grid)},
+                                   {"block", std::move(block)},
+                                   {"dynamic_shared_bytes", shared},
+                                   {"args", std::move(args)}});
+    } else {
+      return makeError("the host function holds '" +
+                       op.getName().getStringRef() +
+                       "', which a bundle cannot express");
+    }
+  }
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// ptxas
+//===----------------------------------------------------------------------===//
+
+struct KernelResources {
+  int64_t registers = -1, spillBytes = 0, staticSharedBytes = 0;
+};
+
+std::string findPtxas(const BundleOptions &options) {
+  if (options.ptxas == "none")
+    return "";
+  if (!options.ptxas.empty())
+    return options.ptxas;
+  if (auto path = llvm::sys::findProgramByName("ptxas"))
+    return *path;
+  if (auto path = llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"}))
+    return *path;
+  return "";
+}
+
+/// Assembles `ptxPath` into `cubinPath`; returns each kernel's resources
+/// from ptxas's verbose report.
+llvm::Expected<llvm::StringMap<KernelResources>>
+runPtxas(llvm::StringRef ptxas, llvm::StringRef chip, llvm::StringRef ptxPath,
+         llvm::StringRef cubinPath) {
+  SmallString<128> report;
+  if (auto error = llvm::sys::fs::createTemporaryFile("ptxas", "txt", report))
+    return makeError("cannot create a temporary file: " + error.message());
+  std::string arch = ("-arch=" + chip).str();
+  SmallVector<llvm::StringRef> args = {ptxas, arch, "-v", "-o", cubinPath,
+                                       ptxPath};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, report.str(),
+                                                report.str()};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                         0, 0, &message);
+  auto text = llvm::MemoryBuffer::getFile(report);
+  llvm::sys::fs::remove(report);
+  std::string output = text ? (*text)->getBuffer().str() : "";
+  if (status != 0)
+    return makeError("ptxas failed (" +
+                     (message.empty() ? "status " + std::to_string(status)
+                                      : message) +
+                     "):\n" + output);
+
+  llvm::StringMap<KernelResources> resources;
+  llvm::Regex entry("Compiling entry function '([^']+)'");
+  llvm::Regex spills("([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads");
+  llvm::Regex used("Used ([0-9]+) registers");
+  llvm::Regex smem("([0-9]+) bytes smem");
+  KernelResources *current = nullptr;
+  SmallVector<llvm::StringRef> lines, match;
+  llvm::StringRef(output).split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    if (entry.match(line, &match))
+      current = &resources[match[1]];
+    else if (current && spills.match(line, &match))
+      current->spillBytes = std::stoll(match[1].str()) + std::stoll(match[2].str());
+    else if (current && used.match(line, &match)) {
+      current->registers = std::stoll(match[1].str());
+      if (smem.match(line, &match))
+        current->staticSharedBytes = std::stoll(match[1].str());
+    }
+  }
+  return resources;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// writeBundle
+//===----------------------------------------------------------------------===//
+
+llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
+                                llvm::StringRef directory,
+                                const BundleOptions &options,
+                                llvm::raw_ostream &log) {
+  MLIRContext *context = module.getContext();
+  auto original = module.lookupSymbol<func::FuncOp>(function);
+  if (!original)
+    return makeError("no function named '" + function + "'");
+  for (Type type : original.getFunctionType().getInputs())
+    if (!isa<RankedTensorType>(type) ||
+        !getDType(cast<RankedTensorType>(type).getElementType()))
+      return makeError("@" + function +
+                       " must take ranked f16, bf16 or f32 tensors");
+  func::FuncOp reference = original;
+  if (auto name = original->getAttrOfType<FlatSymbolRefAttr>(
+          kn::KernelDialect::getReferenceAttrName()))
+    reference = module.lookupSymbol<func::FuncOp>(name.getValue());
+  if (auto error = llvm::sys::fs::create_directories(directory))
+    return makeError("cannot create " + directory + ": " + error.message());
+
+  json::Object manifest{{"format", "mirage-bundle"},
+                        {"version", 1},
+                        {"name", function.str()},
+                        {"source", options.source},
+                        {"chip", options.chip}};
+  manifest["inputs_generator"] = json::Object{{"kind", "uniform"},
+                                              {"seed", int64_t(options.seed)},
+                                              {"low", -1.0},
+                                              {"high", 1.0}};
+  manifest["program"] = describeProgram(reference);
+
+  if (options.computeReference) {
+    log << "  reference: float64 interpreter on @" << reference.getSymName()
+        << "\n";
+    auto bytes = computeReference(reference, options, log);
+    if (!bytes)
+      return makeError("cannot compute the reference outputs of @" +
+                       reference.getSymName() + ": " +
+                       llvm::toString(bytes.takeError()));
+    if (auto error = writeFile(directory + "/reference.bin", *bytes))
+      return error;
+    manifest["reference"] = json::Object{
+        {"file", "reference.bin"},
+        {"function", reference.getSymName().str()},
+        {"tolerance", json::Object{{"rel_l2", 0.01}}}};
+  }
+
+  // Lower a copy that holds only this function.
+  OwningOpRef<ModuleOp> copy = module.clone();
+  for (auto other : llvm::make_early_inc_range(copy->getOps<func::FuncOp>())) {
+    if (other.getSymName() != function)
+      other.erase();
+    else
+      other->removeAttr(kn::KernelDialect::getReferenceAttrName());
+  }
+  MirageToPTXOptions pipeline;
+  pipeline.chip = options.chip;
+  pipeline.ptx = options.ptx;
+  pipeline.format = "isa";
+  pipeline.pipelineStages = options.pipelineStages;
+  pipeline.tensorCores = options.tensorCores;
+  pipeline.asyncCopy = options.asyncCopy;
+  log << "  lowering: mirage-to-ptx (" << options.chip << ")\n";
+  {
+    DiagnosticCollector diagnostics(context);
+    PassManager pm(context);
+    buildMirageToPTXPipeline(pm, pipeline);
+    if (failed(pm.run(*copy)))
+      return diagnostics.fail("cannot lower @" + function + ":");
+  }
+  auto host = copy->lookupSymbol<func::FuncOp>(function);
+  auto binary = copy->lookupSymbol<gpu::BinaryOp>((function + "_kernels").str());
+  if (!host || !binary || binary.getObjects().empty())
+    return makeError("the lowering of @" + function +
+                     " produced no host function or no binary");
+  auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+  std::string ptxPath = (directory + "/kernels.ptx").str();
+  if (auto error = writeFile(ptxPath, object.getObject().getValue()))
+    return error;
+
+  ManifestBuilder builder;
+  if (auto error = builder.build(host, original.getNumArguments()))
+    return error;
+
+  json::Object binaryFiles{{"ptx", "kernels.ptx"}};
+  llvm::StringMap<KernelResources> resources;
+  if (std::string ptxas = findPtxas(options); !ptxas.empty()) {
+    std::string cubinPath = (directory + "/kernels.cubin").str();
+    auto assembled = runPtxas(ptxas, options.chip, ptxPath, cubinPath);
+    if (!assembled)
+      return assembled.takeError();
+    resources = std::move(*assembled);
+    binaryFiles["cubin"] = "kernels.cubin";
+    log << "  assembled: " << ptxas << "\n";
+  } else {
+    log << "  no ptxas: the bundle holds PTX only\n";
+  }
+  manifest["binary"] = std::move(binaryFiles);
+
+  json::Array kernels;
+  for (const std::string &name : builder.kernelNames) {
+    json::Object kernel{{"name", name}};
+    if (auto it = resources.find(name); it != resources.end()) {
+      kernel["registers"] = it->second.registers;
+      kernel["spill_bytes"] = it->second.spillBytes;
+      kernel["static_shared_bytes"] = it->second.staticSharedBytes;
+      if (it->second.spillBytes > 0)
+        log << "  warning: kernel " << name << " spills "
+            << it->second.spillBytes << " bytes to local memory\n";
+    }
+    kernels.push_back(std::move(kernel));
+  }
+  manifest["kernels"] = std::move(kernels);
+  manifest["buffers"] = std::move(builder.buffers);
+  manifest["inputs"] = std::move(builder.inputs);
+  manifest["outputs"] = std::move(builder.outputs);
+  manifest["steps"] = std::move(builder.steps);
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", json::Value(std::move(manifest))) << "\n";
+  return writeFile(directory + "/manifest.json", text);
+}

@@ -1,0 +1,807 @@
+//===- Manifest.cpp - The launch manifest of a bundle ---------------------===//
+//
+// Part of the Mirage MLIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage_runtime/Manifest.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <set>
+
+using namespace mirage::runtime;
+
+const char *mirage::runtime::roleName(BufferRole role) {
+  switch (role) {
+  case BufferRole::Input:
+    return "input";
+  case BufferRole::Output:
+    return "output";
+  case BufferRole::Intermediate:
+    return "intermediate";
+  case BufferRole::View:
+    return "view";
+  }
+  return "?";
+}
+
+unsigned Manifest::storageOf(unsigned id) const {
+  // Validation guarantees the chain ends.
+  while (buffers[id].base)
+    id = *buffers[id].base;
+  return id;
+}
+
+uint64_t Manifest::referenceElements() const {
+  uint64_t total = 0;
+  for (unsigned id : outputs)
+    total += buffers[id].elements;
+  return total;
+}
+
+//===----------------------------------------------------------------------===//
+// Parsing and validation
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr int64_t int64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t uint32Max = std::numeric_limits<uint32_t>::max();
+// Keeps byte counts far from overflow (and far above any GPU's memory).
+constexpr uint64_t maxBufferBytes = uint64_t(1) << 50;
+
+std::string memberPath(const std::string &path, std::string_view key) {
+  return path.empty() ? std::string(key) : path + "." + std::string(key);
+}
+
+std::string indexPath(const std::string &path, size_t index) {
+  return path + "[" + std::to_string(index) + "]";
+}
+
+/// A value for "found ..." in messages: scalars as written, else their kind.
+std::string describeValue(const JsonValue &value) {
+  switch (value.kind()) {
+  case JsonValue::Kind::Number:
+  case JsonValue::Kind::String:
+  case JsonValue::Kind::Bool:
+    return writeJson(value, 0);
+  default:
+    return describeKind(value.kind());
+  }
+}
+
+class ManifestParser {
+public:
+  explicit ManifestParser(std::string origin) : origin(std::move(origin)) {}
+
+  Expected<Manifest> parse(const JsonValue &root);
+
+private:
+  Status fail(const std::string &path, const std::string &message) const {
+    return Status::error(origin + ": " + (path.empty() ? "" : path + ": ") +
+                         message);
+  }
+
+  Status expectKind(const JsonValue &value, const std::string &path,
+                    JsonValue::Kind kind) const {
+    if (value.kind() == kind)
+      return Status::success();
+    return fail(path, std::string("expected ") + describeKind(kind) +
+                          ", found " + describeValue(value));
+  }
+
+  /// The member `key` of `object` (at `path`), which must exist.
+  Status getMember(const JsonValue &object, const std::string &path,
+                   std::string_view key, const JsonValue *&out) const {
+    out = object.get(key);
+    if (!out)
+      return fail(path, "missing field \"" + std::string(key) + "\"");
+    return Status::success();
+  }
+
+  /// Like getMember, also requiring `kind`.
+  Status getMember(const JsonValue &object, const std::string &path,
+                   std::string_view key, JsonValue::Kind kind,
+                   const JsonValue *&out) const {
+    if (Status status = getMember(object, path, key, out); !status.ok())
+      return status;
+    return expectKind(*out, memberPath(path, key), kind);
+  }
+
+  Status getString(const JsonValue &object, const std::string &path,
+                   std::string_view key, std::string &out) const {
+    const JsonValue *value;
+    if (Status status =
+            getMember(object, path, key, JsonValue::Kind::String, value);
+        !status.ok())
+      return status;
+    out = value->getString();
+    return Status::success();
+  }
+
+  Status readInteger(const JsonValue &value, const std::string &path,
+                     int64_t min, int64_t max, int64_t &out) const {
+    std::optional<int64_t> integer =
+        value.isNumber() ? value.getInteger() : std::nullopt;
+    if (integer && *integer >= min && *integer <= max) {
+      out = *integer;
+      return Status::success();
+    }
+    std::string expected;
+    if (min == 0 && max == int64Max)
+      expected = "a non-negative integer";
+    else if (min == 1 && max == int64Max)
+      expected = "a positive integer";
+    else
+      expected = "an integer in [" + std::to_string(min) + ", " +
+                 std::to_string(max) + "]";
+    return fail(path,
+                "expected " + expected + ", found " + describeValue(value));
+  }
+
+  Status getInteger(const JsonValue &object, const std::string &path,
+                    std::string_view key, int64_t min, int64_t max,
+                    int64_t &out) const {
+    const JsonValue *value;
+    if (Status status = getMember(object, path, key, value); !status.ok())
+      return status;
+    return readInteger(*value, memberPath(path, key), min, max, out);
+  }
+
+  Status getNumber(const JsonValue &object, const std::string &path,
+                   std::string_view key, double &out) const {
+    const JsonValue *value;
+    if (Status status =
+            getMember(object, path, key, JsonValue::Kind::Number, value);
+        !status.ok())
+      return status;
+    out = value->getNumber();
+    return Status::success();
+  }
+
+  /// A buffer id at `path`, which must name an existing buffer.
+  Status readBufferId(const JsonValue &value, const std::string &path,
+                      unsigned &out) const {
+    int64_t id;
+    if (Status status = readInteger(value, path, 0, int64Max, id); !status.ok())
+      return status;
+    if (uint64_t(id) >= manifest.buffers.size())
+      return fail(path, "buffer " + std::to_string(id) + " does not exist");
+    out = unsigned(id);
+    return Status::success();
+  }
+
+  Status parseHeader(const JsonValue &root);
+  Status parseKernels(const JsonValue &root);
+  Status parseBuffer(const JsonValue &value, size_t index, size_t count);
+  Status parseBuffers(const JsonValue &root);
+  Status checkViews();
+  Status parseArgumentList(const JsonValue &root, std::string_view key,
+                           BufferRole role, std::vector<unsigned> &out);
+  Status parseStep(const JsonValue &value, size_t index);
+  Status parseSteps(const JsonValue &root);
+  Status parseGenerator(const JsonValue &root);
+  Status parseReference(const JsonValue &root);
+  Status parseProgram(const JsonValue &root);
+  Status readNameList(const JsonValue &object, const std::string &path,
+                      std::string_view key, std::vector<std::string> &out);
+
+  std::string origin;
+  Manifest manifest;
+};
+
+} // namespace
+
+Expected<Manifest> ManifestParser::parse(const JsonValue &root) {
+  if (Status status = expectKind(root, "", JsonValue::Kind::Object);
+      !status.ok())
+    return status;
+  for (Status (ManifestParser::*part)(const JsonValue &) :
+       {&ManifestParser::parseHeader, &ManifestParser::parseKernels,
+        &ManifestParser::parseBuffers, &ManifestParser::parseSteps,
+        &ManifestParser::parseGenerator, &ManifestParser::parseReference,
+        &ManifestParser::parseProgram})
+    if (Status status = (this->*part)(root); !status.ok())
+      return status;
+  return std::move(manifest);
+}
+
+Status ManifestParser::parseHeader(const JsonValue &root) {
+  // format and version first: a later version may change everything else.
+  std::string format;
+  if (Status status = getString(root, "", "format", format); !status.ok())
+    return status;
+  if (format != "mirage-bundle")
+    return fail("format",
+                "expected \"mirage-bundle\", found \"" + format + "\"");
+  const JsonValue *version;
+  if (Status status = getMember(root, "", "version", version); !status.ok())
+    return status;
+  if (!version->isNumber() || version->getInteger() != manifestVersion)
+    return fail("version", "unsupported version " + describeValue(*version) +
+                               " (this runtime reads version " +
+                               std::to_string(manifestVersion) + ")");
+
+  if (Status status = getString(root, "", "name", manifest.name); !status.ok())
+    return status;
+  if (Status status = getString(root, "", "source", manifest.source);
+      !status.ok())
+    return status;
+  if (Status status = getString(root, "", "chip", manifest.chip); !status.ok())
+    return status;
+
+  const JsonValue *binary;
+  if (Status status =
+          getMember(root, "", "binary", JsonValue::Kind::Object, binary);
+      !status.ok())
+    return status;
+  if (Status status = getString(*binary, "binary", "ptx", manifest.ptxFile);
+      !status.ok())
+    return status;
+  const JsonValue *cubin = binary->get("cubin");
+  if (cubin && !cubin->isNull()) {
+    if (Status status =
+            expectKind(*cubin, "binary.cubin", JsonValue::Kind::String);
+        !status.ok())
+      return status;
+    manifest.cubinFile = cubin->getString();
+  }
+  return Status::success();
+}
+
+Status ManifestParser::parseKernels(const JsonValue &root) {
+  const JsonValue *kernels;
+  if (Status status =
+          getMember(root, "", "kernels", JsonValue::Kind::Array, kernels);
+      !status.ok())
+    return status;
+  manifest.kernelsJson = *kernels;
+  std::set<std::string> names;
+  for (size_t i = 0; i < kernels->getArray().size(); ++i) {
+    const JsonValue &value = kernels->getArray()[i];
+    std::string path = indexPath("kernels", i);
+    if (Status status = expectKind(value, path, JsonValue::Kind::Object);
+        !status.ok())
+      return status;
+    KernelSpec kernel;
+    if (Status status = getString(value, path, "name", kernel.name);
+        !status.ok())
+      return status;
+    if (!names.insert(kernel.name).second)
+      return fail(path, "duplicate kernel name \"" + kernel.name + "\"");
+    for (auto [key, field] :
+         {std::pair{"registers", &kernel.registers},
+          std::pair{"spill_bytes", &kernel.spillBytes},
+          std::pair{"static_shared_bytes", &kernel.staticSharedBytes}}) {
+      const JsonValue *number = value.get(key);
+      if (!number || number->isNull())
+        continue;
+      int64_t count;
+      if (Status status =
+              readInteger(*number, memberPath(path, key), 0, int64Max, count);
+          !status.ok())
+        return status;
+      *field = count;
+    }
+    manifest.kernels.push_back(std::move(kernel));
+  }
+  return Status::success();
+}
+
+Status ManifestParser::parseBuffer(const JsonValue &value, size_t index,
+                                   size_t count) {
+  std::string path = indexPath("buffers", index);
+  if (Status status = expectKind(value, path, JsonValue::Kind::Object);
+      !status.ok())
+    return status;
+  BufferSpec buffer;
+  int64_t id;
+  if (Status status = getInteger(value, path, "id", 0, int64Max, id);
+      !status.ok())
+    return status;
+  if (uint64_t(id) != index)
+    return fail(path, "id is " + std::to_string(id) + ", expected " +
+                          std::to_string(index) + " (ids are 0..N-1 in order)");
+  buffer.id = unsigned(index);
+  if (Status status = getString(value, path, "name", buffer.name); !status.ok())
+    return status;
+
+  std::string role;
+  if (Status status = getString(value, path, "role", role); !status.ok())
+    return status;
+  if (role == "input")
+    buffer.role = BufferRole::Input;
+  else if (role == "output")
+    buffer.role = BufferRole::Output;
+  else if (role == "intermediate")
+    buffer.role = BufferRole::Intermediate;
+  else if (role == "view")
+    buffer.role = BufferRole::View;
+  else
+    return fail(memberPath(path, "role"),
+                "unknown role \"" + role +
+                    "\" (expected input, output, intermediate or view)");
+
+  std::string dtype;
+  if (Status status = getString(value, path, "dtype", dtype); !status.ok())
+    return status;
+  std::optional<DType> parsed = parseDType(dtype);
+  if (!parsed)
+    return fail(memberPath(path, "dtype"),
+                "unknown dtype \"" + dtype + "\" (expected f16, bf16 or f32)");
+  buffer.dtype = *parsed;
+
+  const JsonValue *shape;
+  if (Status status =
+          getMember(value, path, "shape", JsonValue::Kind::Array, shape);
+      !status.ok())
+    return status;
+  uint64_t maxElements = maxBufferBytes / dtypeSize(buffer.dtype);
+  for (size_t d = 0; d < shape->getArray().size(); ++d) {
+    int64_t dim;
+    if (Status status = readInteger(shape->getArray()[d],
+                                    indexPath(memberPath(path, "shape"), d), 1,
+                                    int64Max, dim);
+        !status.ok())
+      return status;
+    if (uint64_t(dim) > maxElements / buffer.elements)
+      return fail(memberPath(path, "shape"),
+                  "too many elements (more than 2^50 bytes)");
+    buffer.shape.push_back(dim);
+    buffer.elements *= uint64_t(dim);
+  }
+  buffer.bytes = buffer.elements * dtypeSize(buffer.dtype);
+
+  const JsonValue *base = value.get("base");
+  if (buffer.role == BufferRole::View) {
+    if (!base)
+      return fail(path, "missing field \"base\" (a view needs one)");
+    int64_t baseId;
+    if (Status status =
+            readInteger(*base, memberPath(path, "base"), 0, int64Max, baseId);
+        !status.ok())
+      return status;
+    if (uint64_t(baseId) >= count)
+      return fail(path,
+                  "view base " + std::to_string(baseId) + " does not exist");
+    buffer.base = unsigned(baseId);
+  } else if (base) {
+    return fail(path, std::string("base given for a buffer of role ") +
+                          roleName(buffer.role) + " (only views have one)");
+  }
+  manifest.buffers.push_back(std::move(buffer));
+  return Status::success();
+}
+
+Status ManifestParser::parseBuffers(const JsonValue &root) {
+  const JsonValue *buffers;
+  if (Status status =
+          getMember(root, "", "buffers", JsonValue::Kind::Array, buffers);
+      !status.ok())
+    return status;
+  for (size_t i = 0; i < buffers->getArray().size(); ++i)
+    if (Status status =
+            parseBuffer(buffers->getArray()[i], i, buffers->getArray().size());
+        !status.ok())
+      return status;
+  if (Status status = checkViews(); !status.ok())
+    return status;
+  if (Status status =
+          parseArgumentList(root, "inputs", BufferRole::Input, manifest.inputs);
+      !status.ok())
+    return status;
+  return parseArgumentList(root, "outputs", BufferRole::Output,
+                           manifest.outputs);
+}
+
+Status ManifestParser::checkViews() {
+  const std::vector<BufferSpec> &buffers = manifest.buffers;
+  for (const BufferSpec &view : buffers) {
+    if (!view.base)
+      continue;
+    std::string path = indexPath("buffers", view.id);
+    const BufferSpec &base = buffers[*view.base];
+    if (base.dtype != view.dtype)
+      return fail(path, std::string("view dtype ") + dtypeName(view.dtype) +
+                            " differs from base " + std::to_string(base.id) +
+                            "'s dtype " + dtypeName(base.dtype));
+    if (base.bytes != view.bytes)
+      return fail(path, "view has " + std::to_string(view.bytes) +
+                            " bytes, base " + std::to_string(base.id) +
+                            " has " + std::to_string(base.bytes));
+    // Views of views are fine as long as the chain ends in storage.
+    unsigned id = view.id;
+    for (size_t steps = 0; buffers[id].base; ++steps) {
+      if (steps == buffers.size())
+        return fail(path, "the chain of view bases loops");
+      id = *buffers[id].base;
+    }
+  }
+  return Status::success();
+}
+
+Status ManifestParser::parseArgumentList(const JsonValue &root,
+                                         std::string_view key, BufferRole role,
+                                         std::vector<unsigned> &out) {
+  const JsonValue *list;
+  if (Status status = getMember(root, "", key, JsonValue::Kind::Array, list);
+      !status.ok())
+    return status;
+  std::vector<bool> listed(manifest.buffers.size());
+  for (size_t i = 0; i < list->getArray().size(); ++i) {
+    std::string path = indexPath(std::string(key), i);
+    unsigned id;
+    if (Status status = readBufferId(list->getArray()[i], path, id);
+        !status.ok())
+      return status;
+    const BufferSpec &buffer = manifest.buffers[id];
+    if (buffer.role != role)
+      return fail(path, "buffer " + std::to_string(id) + " has role " +
+                            roleName(buffer.role) + ", expected " +
+                            roleName(role));
+    if (listed[id])
+      return fail(path, "buffer " + std::to_string(id) + " is listed twice");
+    listed[id] = true;
+    out.push_back(id);
+  }
+  for (const BufferSpec &buffer : manifest.buffers)
+    if (buffer.role == role && !listed[buffer.id])
+      return fail(indexPath("buffers", buffer.id),
+                  std::string(roleName(role)) + " buffer is not listed in " +
+                      std::string(key));
+  return Status::success();
+}
+
+Status ManifestParser::parseStep(const JsonValue &value, size_t index) {
+  std::string path = indexPath("steps", index);
+  if (Status status = expectKind(value, path, JsonValue::Kind::Object);
+      !status.ok())
+    return status;
+  Step step;
+  std::string kind;
+  if (Status status = getString(value, path, "kind", kind); !status.ok())
+    return status;
+
+  if (kind == "copy") {
+    step.kind = Step::Kind::Copy;
+    const JsonValue *member;
+    for (auto [key, field] :
+         {std::pair{"src", &step.src}, std::pair{"dst", &step.dst}}) {
+      if (Status status = getMember(value, path, key, member); !status.ok())
+        return status;
+      if (Status status = readBufferId(*member, memberPath(path, key), *field);
+          !status.ok())
+        return status;
+    }
+    int64_t bytes;
+    if (Status status = getInteger(value, path, "bytes", 0, int64Max, bytes);
+        !status.ok())
+      return status;
+    step.bytes = uint64_t(bytes);
+    for (unsigned id : {step.src, step.dst})
+      if (step.bytes > manifest.buffers[id].bytes)
+        return fail(path,
+                    "copy of " + std::to_string(step.bytes) +
+                        " bytes overruns buffer " + std::to_string(id) + " (" +
+                        std::to_string(manifest.buffers[id].bytes) + " bytes)");
+    manifest.steps.push_back(std::move(step));
+    return Status::success();
+  }
+
+  if (kind != "launch")
+    return fail(memberPath(path, "kind"),
+                "unknown step kind \"" + kind + "\" (expected launch or copy)");
+  step.kind = Step::Kind::Launch;
+  if (Status status = getString(value, path, "kernel", step.kernel);
+      !status.ok())
+    return status;
+  bool declared = false;
+  for (const KernelSpec &kernel : manifest.kernels)
+    declared |= kernel.name == step.kernel;
+  if (!declared)
+    return fail(path,
+                "kernel \"" + step.kernel + "\" is not listed in kernels");
+
+  for (auto [key, field] :
+       {std::pair{"grid", &step.grid}, std::pair{"block", &step.block}}) {
+    const JsonValue *dims;
+    if (Status status =
+            getMember(value, path, key, JsonValue::Kind::Array, dims);
+        !status.ok())
+      return status;
+    std::string dimsPath = memberPath(path, key);
+    if (dims->getArray().size() != 3)
+      return fail(dimsPath, "expected 3 entries, found " +
+                                std::to_string(dims->getArray().size()));
+    for (size_t d = 0; d < 3; ++d) {
+      int64_t extent;
+      if (Status status =
+              readInteger(dims->getArray()[d], indexPath(dimsPath, d), 1,
+                          uint32Max, extent);
+          !status.ok())
+        return status;
+      (*field)[d] = uint32_t(extent);
+    }
+  }
+
+  int64_t shared;
+  if (Status status =
+          getInteger(value, path, "dynamic_shared_bytes", 0, uint32Max, shared);
+      !status.ok())
+    return status;
+  step.dynamicSharedBytes = uint32_t(shared);
+
+  const JsonValue *args;
+  if (Status status =
+          getMember(value, path, "args", JsonValue::Kind::Array, args);
+      !status.ok())
+    return status;
+  for (size_t i = 0; i < args->getArray().size(); ++i) {
+    unsigned id;
+    if (Status status = readBufferId(
+            args->getArray()[i], indexPath(memberPath(path, "args"), i), id);
+        !status.ok())
+      return status;
+    step.args.push_back(id);
+  }
+  manifest.steps.push_back(std::move(step));
+  return Status::success();
+}
+
+Status ManifestParser::parseSteps(const JsonValue &root) {
+  const JsonValue *steps;
+  if (Status status =
+          getMember(root, "", "steps", JsonValue::Kind::Array, steps);
+      !status.ok())
+    return status;
+  for (size_t i = 0; i < steps->getArray().size(); ++i)
+    if (Status status = parseStep(steps->getArray()[i], i); !status.ok())
+      return status;
+  return Status::success();
+}
+
+Status ManifestParser::parseGenerator(const JsonValue &root) {
+  const JsonValue *generator;
+  if (Status status = getMember(root, "", "inputs_generator",
+                                JsonValue::Kind::Object, generator);
+      !status.ok())
+    return status;
+  const std::string path = "inputs_generator";
+  std::string kind;
+  if (Status status = getString(*generator, path, "kind", kind); !status.ok())
+    return status;
+  if (kind != "uniform")
+    return fail(memberPath(path, "kind"),
+                "unknown generator kind \"" + kind + "\" (expected uniform)");
+  int64_t seed;
+  if (Status status = getInteger(*generator, path, "seed", 0, int64Max, seed);
+      !status.ok())
+    return status;
+  UniformGenerator &uniform = manifest.generator;
+  uniform.seed = uint64_t(seed);
+  if (Status status = getNumber(*generator, path, "low", uniform.low);
+      !status.ok())
+    return status;
+  if (Status status = getNumber(*generator, path, "high", uniform.high);
+      !status.ok())
+    return status;
+  if (uniform.low > uniform.high)
+    return fail(path, "low (" + writeJson(uniform.low, 0) +
+                          ") is above high (" + writeJson(uniform.high, 0) +
+                          ")");
+  return Status::success();
+}
+
+Status ManifestParser::parseReference(const JsonValue &root) {
+  const JsonValue *reference = root.get("reference");
+  if (!reference || reference->isNull())
+    return Status::success();
+  const std::string path = "reference";
+  if (Status status = expectKind(*reference, path, JsonValue::Kind::Object);
+      !status.ok())
+    return status;
+  ReferenceSpec spec;
+  if (Status status = getString(*reference, path, "file", spec.file);
+      !status.ok())
+    return status;
+  if (Status status = getString(*reference, path, "function", spec.function);
+      !status.ok())
+    return status;
+  const JsonValue *tolerance;
+  if (Status status = getMember(*reference, path, "tolerance",
+                                JsonValue::Kind::Object, tolerance);
+      !status.ok())
+    return status;
+  std::string tolerancePath = memberPath(path, "tolerance");
+  if (Status status =
+          getNumber(*tolerance, tolerancePath, "rel_l2", spec.relL2Tolerance);
+      !status.ok())
+    return status;
+  if (spec.relL2Tolerance < 0)
+    return fail(memberPath(tolerancePath, "rel_l2"),
+                "expected a non-negative number, found " +
+                    writeJson(spec.relL2Tolerance, 0));
+  manifest.reference = std::move(spec);
+  return Status::success();
+}
+
+Status ManifestParser::readNameList(const JsonValue &object,
+                                    const std::string &path,
+                                    std::string_view key,
+                                    std::vector<std::string> &out) {
+  const JsonValue *list;
+  if (Status status =
+          getMember(object, path, key, JsonValue::Kind::Array, list);
+      !status.ok())
+    return status;
+  for (size_t i = 0; i < list->getArray().size(); ++i) {
+    const JsonValue &name = list->getArray()[i];
+    if (Status status = expectKind(name, indexPath(memberPath(path, key), i),
+                                   JsonValue::Kind::String);
+        !status.ok())
+      return status;
+    out.push_back(name.getString());
+  }
+  return Status::success();
+}
+
+Status ManifestParser::parseProgram(const JsonValue &root) {
+  // The runner does not use the program; checking it here catches writer
+  // bugs before a baseline script trips over them.
+  const JsonValue *program;
+  if (Status status = getMember(root, "", "program", program); !status.ok())
+    return status;
+  if (program->isNull())
+    return Status::success();
+  const std::string path = "program";
+  if (!program->isObject())
+    return fail(path,
+                "expected an object or null, found " + describeValue(*program));
+
+  std::vector<std::string> inputs, outputs;
+  if (Status status = readNameList(*program, path, "inputs", inputs);
+      !status.ok())
+    return status;
+  if (inputs.size() != manifest.inputs.size())
+    return fail(memberPath(path, "inputs"),
+                std::to_string(inputs.size()) + " names for " +
+                    std::to_string(manifest.inputs.size()) + " inputs");
+  std::set<std::string> defined(inputs.begin(), inputs.end());
+  if (defined.size() != inputs.size())
+    return fail(memberPath(path, "inputs"), "a name is listed twice");
+
+  const JsonValue *types;
+  if (Status status =
+          getMember(*program, path, "types", JsonValue::Kind::Object, types);
+      !status.ok())
+    return status;
+  for (const auto &[name, type] : types->getObject()) {
+    std::string typePath = memberPath(memberPath(path, "types"), name);
+    if (Status status = expectKind(type, typePath, JsonValue::Kind::Object);
+        !status.ok())
+      return status;
+    std::string dtype;
+    if (Status status = getString(type, typePath, "dtype", dtype); !status.ok())
+      return status;
+    if (!parseDType(dtype))
+      return fail(memberPath(typePath, "dtype"),
+                  "unknown dtype \"" + dtype +
+                      "\" (expected f16, bf16 or f32)");
+    const JsonValue *shape;
+    if (Status status =
+            getMember(type, typePath, "shape", JsonValue::Kind::Array, shape);
+        !status.ok())
+      return status;
+    for (size_t d = 0; d < shape->getArray().size(); ++d) {
+      int64_t dim;
+      if (Status status = readInteger(
+              shape->getArray()[d], indexPath(memberPath(typePath, "shape"), d),
+              0, int64Max, dim);
+          !status.ok())
+        return status;
+    }
+  }
+
+  const JsonValue *ops;
+  if (Status status =
+          getMember(*program, path, "ops", JsonValue::Kind::Array, ops);
+      !status.ok())
+    return status;
+  for (size_t i = 0; i < ops->getArray().size(); ++i) {
+    const JsonValue &op = ops->getArray()[i];
+    std::string opPath = indexPath(memberPath(path, "ops"), i);
+    if (Status status = expectKind(op, opPath, JsonValue::Kind::Object);
+        !status.ok())
+      return status;
+    std::string mnemonic;
+    if (Status status = getString(op, opPath, "op", mnemonic); !status.ok())
+      return status;
+    const JsonValue *attrs;
+    if (Status status =
+            getMember(op, opPath, "attrs", JsonValue::Kind::Object, attrs);
+        !status.ok())
+      return status;
+    std::vector<std::string> operands, results;
+    if (Status status = readNameList(op, opPath, "operands", operands);
+        !status.ok())
+      return status;
+    if (Status status = readNameList(op, opPath, "results", results);
+        !status.ok())
+      return status;
+    for (const std::string &operand : operands)
+      if (!defined.count(operand))
+        return fail(opPath, "operand \"" + operand + "\" is not defined");
+    for (const std::string &result : results) {
+      if (!defined.insert(result).second)
+        return fail(opPath, "result \"" + result + "\" is defined twice");
+      if (!types->get(result))
+        return fail(opPath, "result \"" + result + "\" has no entry in types");
+    }
+  }
+
+  if (Status status = readNameList(*program, path, "outputs", outputs);
+      !status.ok())
+    return status;
+  if (outputs.size() != manifest.outputs.size())
+    return fail(memberPath(path, "outputs"),
+                std::to_string(outputs.size()) + " names for " +
+                    std::to_string(manifest.outputs.size()) + " outputs");
+  for (const std::string &output : outputs)
+    if (!defined.count(output))
+      return fail(memberPath(path, "outputs"),
+                  "\"" + output + "\" is not defined");
+  return Status::success();
+}
+
+Expected<Manifest> mirage::runtime::parseManifest(std::string_view text,
+                                                  const std::string &origin) {
+  Expected<JsonValue> root = parseJson(text);
+  if (!root)
+    return Status::error(origin + ": " + root.message());
+  return ManifestParser(origin).parse(*root);
+}
+
+Expected<Manifest> mirage::runtime::loadManifest(const std::string &bundleDir) {
+  std::string path =
+      (std::filesystem::path(bundleDir) / "manifest.json").string();
+  Expected<std::string> text = readFile(path);
+  if (!text)
+    return text.status();
+  return parseManifest(*text, path);
+}
+
+//===----------------------------------------------------------------------===//
+// Files
+//===----------------------------------------------------------------------===//
+
+Expected<std::string> mirage::runtime::readFile(const std::string &path) {
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file)
+    return Status::error(path + ": cannot open: " + std::strerror(errno));
+  std::string contents;
+  char buffer[1 << 16];
+  size_t count;
+  while ((count = std::fread(buffer, 1, sizeof(buffer), file)) > 0)
+    contents.append(buffer, count);
+  int error = std::ferror(file) ? errno : 0;
+  std::fclose(file);
+  if (error)
+    return Status::error(path + ": cannot read: " + std::strerror(error));
+  return contents;
+}
+
+Status mirage::runtime::writeFile(const std::string &path, const void *data,
+                                  size_t size) {
+  std::FILE *file = std::fopen(path.c_str(), "wb");
+  if (!file)
+    return Status::error(path + ": cannot create: " + std::strerror(errno));
+  bool failed = std::fwrite(data, 1, size, file) != size;
+  failed |= std::fclose(file) != 0;
+  if (failed)
+    return Status::error(path + ": write error: " + std::strerror(errno));
+  return Status::success();
+}

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Merges mirage-run's JSON with the PyTorch baselines' JSON, by bundle name.
+
+    python3 mirage_report.py --mirage-run mirage-run.json \\
+        --baselines baselines.json --json results.json --markdown summary.md
+
+Writes results.json (both documents' entries side by side, plus the derived
+columns) and summary.md, and prints the Markdown table last. Either input may
+be missing (a crashed step): its columns then read "-". Exits 1 when any
+bundle failed its check or did not run, so a runner script can pass that on.
+"""
+
+import argparse
+import json
+import pathlib
+import sys
+
+COLUMNS = ["bundle", "rel L2 (worst output)", "pass", "ours us", "eager us",
+           "eager+graph us", "compile+graph us", "floor us", "ours / eager",
+           "ours / best baseline"]
+BASELINE_KEYS = ["eager_us", "eager_graph_us", "compile_graph_us"]
+
+
+def load(path):
+    """The JSON document at path, or None (with the reason) when unusable."""
+    if path is None:
+        return None, None
+    try:
+        return json.loads(pathlib.Path(path).read_text()), None
+    except (OSError, ValueError) as error:
+        return None, f"{path}: {error}"
+
+
+def worst_rel_l2(ours):
+    """The largest rel L2 over the outputs mirage-run checked, or None."""
+    values = [o.get("rel_l2") for o in (ours.get("check") or {}).get("outputs", [])]
+    values = [v for v in values if v is not None]
+    return max(values) if values else None
+
+
+def passed(ours):
+    """True/False from mirage-run's check; False when the bundle did not run."""
+    if ours is None:
+        return None
+    if not ours.get("ok", False):
+        return False
+    check = ours.get("check")
+    return bool(check.get("pass")) if check else None
+
+
+def ratio(numerator, denominator):
+    if numerator is None or not denominator:
+        return None
+    return numerator / denominator
+
+
+def summarize(name, ours, base):
+    """One merged row: both entries plus the table's derived numbers."""
+    ours_us = ((ours or {}).get("timing") or {}).get("median_us")
+    base = base or {}
+    baselines = [base.get(k) for k in BASELINE_KEYS if base.get(k) is not None]
+    return {
+        "name": name,
+        "rel_l2": worst_rel_l2(ours) if ours else None,
+        "pass": passed(ours),
+        "ours_us": ours_us,
+        "eager_us": base.get("eager_us"),
+        "eager_graph_us": base.get("eager_graph_us"),
+        "compile_graph_us": base.get("compile_graph_us"),
+        "floor_us": base.get("floor_us"),
+        "ours_over_eager": ratio(ours_us, base.get("eager_us")),
+        "ours_over_best": ratio(ours_us, min(baselines) if baselines else None),
+        "mirage_run": ours,
+        "baselines": base or None,
+    }
+
+
+def merge(ours_doc, base_doc):
+    """results.json: rows in mirage-run's order, then baseline-only bundles."""
+    ours_by_name = {r["name"]: r for r in (ours_doc or {}).get("results", [])}
+    base_by_name = {r["name"]: r for r in (base_doc or {}).get("results", [])}
+    names = list(ours_by_name) + [n for n in base_by_name if n not in ours_by_name]
+    return {
+        "device": {"mirage_run": (ours_doc or {}).get("device"),
+                   "baselines": (base_doc or {}).get("device")},
+        "copy_bandwidth_bytes_per_s":
+            (base_doc or {}).get("copy_bandwidth_bytes_per_s"),
+        "results": [summarize(n, ours_by_name.get(n), base_by_name.get(n))
+                    for n in names],
+    }
+
+
+def fmt(value, spec):
+    """value formatted with spec, or '-' when missing."""
+    return "-" if value is None else format(value, spec)
+
+
+def table_row(row):
+    verdict = {True: "yes", False: "no", None: "-"}[row["pass"]]
+    cells = [row["name"], fmt(row["rel_l2"], ".2e"), verdict,
+             fmt(row["ours_us"], ".1f"), fmt(row["eager_us"], ".1f"),
+             fmt(row["eager_graph_us"], ".1f"), fmt(row["compile_graph_us"], ".1f"),
+             fmt(row["floor_us"], ".1f"), fmt(row["ours_over_eager"], ".2f"),
+             fmt(row["ours_over_best"], ".2f")]
+    return "| " + " | ".join(cells) + " |"
+
+
+def markdown_table(merged):
+    lines = ["| " + " | ".join(COLUMNS) + " |",
+             "|" + "|".join(" --- " for _ in COLUMNS) + "|"]
+    lines += [table_row(row) for row in merged["results"]]
+    return "\n".join(lines)
+
+
+def problems(merged, load_errors):
+    """Lines naming every failure: unreadable inputs, run errors, baseline errors."""
+    lines = [f"- {what}: {why}" for what, why in load_errors]
+    for row in merged["results"]:
+        ours = row["mirage_run"]
+        if ours is None:
+            lines.append(f"- {row['name']}: not run by mirage-run")
+        elif ours.get("error"):
+            lines.append(f"- {row['name']}: mirage-run: {ours['error']}")
+        elif row["pass"] is False:
+            lines.append(f"- {row['name']}: check failed")
+        for error in (row["baselines"] or {}).get("errors", []):
+            lines.append(f"- {row['name']}: baselines: {error}")
+    return lines
+
+
+def device_line(merged):
+    ours = merged["device"]["mirage_run"] or {}
+    base = merged["device"]["baselines"] or {}
+    name = ours.get("name") or base.get("name") or "unknown device"
+    bandwidth = merged["copy_bandwidth_bytes_per_s"]
+    copy = f", copy bandwidth {bandwidth / 1e9:.0f} GB/s" if bandwidth else ""
+    torch = f", torch {base['torch']}" if base.get("torch") else ""
+    return f"Device: {name}{copy}{torch}."
+
+
+def pass_line(merged):
+    rows = merged["results"]
+    count = sum(1 for r in rows if r["pass"] is True)
+    return f"{count} of {len(rows)} bundles passed their check."
+
+
+def summary_markdown(merged, load_errors):
+    """summary.md: device, pass count, table, then the problems found."""
+    parts = ["# Mirage GPU test results", "", device_line(merged), "",
+             pass_line(merged), "", markdown_table(merged)]
+    found = problems(merged, load_errors)
+    if found:
+        parts += ["", "## Problems", ""] + found
+    return "\n".join(parts) + "\n"
+
+
+def all_passed(merged, ours_doc):
+    """Whether mirage-run ran and every bundle it knows of passed."""
+    rows = merged["results"]
+    return ours_doc is not None and bool(rows) and all(r["pass"] is True for r in rows)
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mirage-run", help="mirage-run --json output")
+    parser.add_argument("--baselines", help="mirage_baselines.py --json output")
+    parser.add_argument("--json", required=True, help="merged results to write")
+    parser.add_argument("--markdown", help="summary to write")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    options = parse_args(argv)
+    ours_doc, ours_error = load(options.mirage_run)
+    base_doc, base_error = load(options.baselines)
+    load_errors = [(what, why) for what, why in
+                   [("mirage-run JSON", ours_error), ("baselines JSON", base_error)]
+                   if why]
+    merged = merge(ours_doc, base_doc)
+    pathlib.Path(options.json).write_text(json.dumps(merged, indent=2) + "\n")
+    summary = summary_markdown(merged, load_errors)
+    if options.markdown:
+        pathlib.Path(options.markdown).write_text(summary)
+    found = problems(merged, load_errors)
+    if found:
+        print("Problems:\n" + "\n".join(found) + "\n")
+    print(device_line(merged))
+    print(pass_line(merged) + "\n")
+    print(markdown_table(merged))
+    return 0 if all_passed(merged, ours_doc) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The GPU test package's runner, copied to the package root as run.sh:
+#
+#   run.sh  runtime/  bundles/<name>/...
+#
+#   ./run.sh [OUTDIR]      OUTDIR defaults to $OUT, else ./results
+#
+# Builds the runtime, runs mirage-run and the PyTorch baselines on every
+# bundle, and merges both into OUTDIR/results.json and OUTDIR/summary.md,
+# printing the summary table last. Every step runs even when an earlier one
+# failed; the exit status is nonzero when any step or any bundle's check
+# failed. Logs: OUTDIR/*.log. Extra flags for mirage_baselines.py (e.g.
+# --no-compile) can be given in $MIRAGE_BASELINES_ARGS.
+set -euo pipefail
+
+outdir=${1:-${OUT:-./results}}
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+rm -f "$outdir"/{mirage-run,baselines,results}.json  # no stale results
+cd "$(dirname "${BASH_SOURCE[0]}")"
+build=/tmp/mirage-runtime-build
+failed=0
+
+date -u
+nvidia-smi -L || echo "nvidia-smi -L failed"
+
+shopt -s nullglob
+bundles=(bundles/*/)
+bundles=("${bundles[@]%/}")
+if [ ${#bundles[@]} -eq 0 ]; then
+  echo "no bundles under $(pwd)/bundles" >&2
+  exit 2
+fi
+echo "${#bundles[@]} bundles; results in $outdir"
+
+# --- build the runtime ------------------------------------------------------
+mirage_run=
+echo "== building the runtime (log: build.log)"
+if { cmake -S runtime -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+       -DMIRAGE_RUNTIME_TESTS=OFF && ninja -C "$build"; } >"$outdir/build.log" 2>&1; then
+  mirage_run=$(find "$build" -type f -name mirage-run -perm -u+x | head -n 1)
+fi
+if [ -z "$mirage_run" ]; then
+  echo "the runtime did not build; the end of build.log:"
+  tail -n 40 "$outdir/build.log"
+  failed=1
+fi
+
+# --- our kernels ------------------------------------------------------------
+if [ -n "$mirage_run" ]; then
+  echo "== mirage-run (log: mirage-run.log)"
+  run_status=0
+  "$mirage_run" "${bundles[@]}" --json "$outdir/mirage-run.json" 2>&1 \
+    | tee "$outdir/mirage-run.log" || run_status=$?
+  if [ "$run_status" -ne 0 ]; then
+    echo "mirage-run exited with status $run_status"
+    failed=1
+  fi
+fi
+
+# --- PyTorch baselines ------------------------------------------------------
+echo "== PyTorch baselines (log: baselines.log)"
+base_status=0
+# shellcheck disable=SC2086  # the extra arguments are meant to split
+PYTHONUNBUFFERED=1 python3 runtime/python/mirage_baselines.py "${bundles[@]}" \
+  --json "$outdir/baselines.json" ${MIRAGE_BASELINES_ARGS:-} 2>&1 \
+  | tee "$outdir/baselines.log" || base_status=$?
+if [ "$base_status" -ne 0 ]; then
+  echo "mirage_baselines.py exited with status $base_status"
+  failed=1
+fi
+
+# --- the report, printed last -----------------------------------------------
+echo "== report"
+report_status=0
+python3 runtime/python/mirage_report.py \
+  --mirage-run "$outdir/mirage-run.json" --baselines "$outdir/baselines.json" \
+  --json "$outdir/results.json" --markdown "$outdir/summary.md" \
+  2>&1 | tee "$outdir/report.log" || report_status=$?
+if [ "$report_status" -ne 0 ]; then
+  failed=1
+fi
+exit "$failed"

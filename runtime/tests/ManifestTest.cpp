@@ -1,0 +1,322 @@
+//===- ManifestTest.cpp - Parsing and validating manifest.json ------------===//
+//
+// Part of the Mirage MLIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage_runtime/Manifest.h"
+
+#include "gtest/gtest.h"
+
+using namespace mirage::runtime;
+
+namespace {
+
+/// A valid manifest using every feature: a view, an intermediate, a copy, a
+/// kernel without ptxas numbers and a field of a later version.
+const char *const validManifest = R"({
+  "format": "mirage-bundle",
+  "version": 1,
+  "name": "f",
+  "source": "examples/f.mlir",
+  "chip": "sm_90a",
+  "binary": {"ptx": "kernels.ptx", "cubin": "kernels.cubin"},
+  "kernels": [
+    {"name": "k0", "registers": 64, "spill_bytes": 0,
+     "static_shared_bytes": 512},
+    {"name": "k1"}
+  ],
+  "buffers": [
+    {"id": 0, "name": "x", "role": "input", "dtype": "f16", "shape": [2, 8]},
+    {"id": 1, "name": "w", "role": "input", "dtype": "bf16", "shape": [8]},
+    {"id": 2, "name": "t", "role": "intermediate", "dtype": "f32",
+     "shape": [2, 8]},
+    {"id": 3, "name": "t2", "role": "view", "base": 2, "dtype": "f32",
+     "shape": [16]},
+    {"id": 4, "name": "out0", "role": "output", "dtype": "f32", "shape": [4, 4]}
+  ],
+  "inputs": [0, 1],
+  "outputs": [4],
+  "steps": [
+    {"kind": "launch", "kernel": "k0", "grid": [2, 1, 1], "block": [128, 1, 1],
+     "dynamic_shared_bytes": 65536, "args": [0, 1, 2]},
+    {"kind": "copy", "src": 3, "dst": 4, "bytes": 64},
+    {"kind": "launch", "kernel": "k1", "grid": [1, 1, 1], "block": [32, 1, 1],
+     "dynamic_shared_bytes": 0, "args": [4]}
+  ],
+  "inputs_generator": {"kind": "uniform", "seed": 7, "low": -1.0, "high": 1.0},
+  "reference": {"file": "reference.bin", "function": "f_ref",
+                "tolerance": {"rel_l2": 0.01}},
+  "program": {
+    "inputs": ["x", "w"],
+    "ops": [
+      {"op": "mul", "operands": ["x", "w"], "results": ["v0"], "attrs": {}},
+      {"op": "reshape", "operands": ["v0"], "results": ["v1"], "attrs": {}}
+    ],
+    "outputs": ["v1"],
+    "types": {"v0": {"dtype": "f32", "shape": [2, 8]},
+              "v1": {"dtype": "f32", "shape": [4, 4]}}
+  },
+  "later_field": {"ignored": true}
+})";
+
+/// validManifest with `from` (which must occur once) replaced by `to`.
+std::string replaced(const std::string &from, const std::string &to) {
+  std::string text = validManifest;
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  EXPECT_EQ(text.find(from, at + 1), std::string::npos) << from;
+  if (at != std::string::npos)
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+std::string errorOf(const std::string &text) {
+  Expected<Manifest> manifest = parseManifest(text);
+  EXPECT_FALSE(manifest.ok());
+  return manifest ? "" : manifest.message();
+}
+
+std::string errorWith(const std::string &from, const std::string &to) {
+  return errorOf(replaced(from, to));
+}
+
+TEST(ManifestTest, Valid) {
+  Expected<Manifest> parsed = parseManifest(validManifest);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  const Manifest &manifest = *parsed;
+  EXPECT_EQ(manifest.name, "f");
+  EXPECT_EQ(manifest.chip, "sm_90a");
+  EXPECT_EQ(manifest.ptxFile, "kernels.ptx");
+  EXPECT_EQ(manifest.cubinFile, "kernels.cubin");
+  ASSERT_EQ(manifest.kernels.size(), 2u);
+  EXPECT_EQ(manifest.kernels[0].registers, 64);
+  EXPECT_EQ(manifest.kernels[0].staticSharedBytes, 512);
+  EXPECT_EQ(manifest.kernels[1].registers, std::nullopt);
+  EXPECT_EQ(writeJson(manifest.kernelsJson, 0),
+            R"([{"name":"k0","registers":64,"spill_bytes":0,)"
+            R"("static_shared_bytes":512},{"name":"k1"}])");
+
+  ASSERT_EQ(manifest.buffers.size(), 5u);
+  const BufferSpec &x = manifest.buffers[0];
+  EXPECT_EQ(x.dtype, DType::F16);
+  EXPECT_EQ(x.shape, (std::vector<int64_t>{2, 8}));
+  EXPECT_EQ(x.elements, 16u);
+  EXPECT_EQ(x.bytes, 32u);
+  EXPECT_EQ(manifest.buffers[2].role, BufferRole::Intermediate);
+  EXPECT_EQ(manifest.buffers[3].base, 2u);
+  EXPECT_EQ(manifest.storageOf(3), 2u);
+  EXPECT_EQ(manifest.storageOf(4), 4u);
+  EXPECT_EQ(manifest.inputs, (std::vector<unsigned>{0, 1}));
+  EXPECT_EQ(manifest.outputs, (std::vector<unsigned>{4}));
+  EXPECT_EQ(manifest.referenceElements(), 16u);
+
+  ASSERT_EQ(manifest.steps.size(), 3u);
+  const Step &launch = manifest.steps[0];
+  EXPECT_EQ(launch.kind, Step::Kind::Launch);
+  EXPECT_EQ(launch.kernel, "k0");
+  EXPECT_EQ(launch.grid, (std::array<uint32_t, 3>{2, 1, 1}));
+  EXPECT_EQ(launch.block, (std::array<uint32_t, 3>{128, 1, 1}));
+  EXPECT_EQ(launch.dynamicSharedBytes, 65536u);
+  EXPECT_EQ(launch.args, (std::vector<unsigned>{0, 1, 2}));
+  const Step &copy = manifest.steps[1];
+  EXPECT_EQ(copy.kind, Step::Kind::Copy);
+  EXPECT_EQ(copy.src, 3u);
+  EXPECT_EQ(copy.dst, 4u);
+  EXPECT_EQ(copy.bytes, 64u);
+
+  EXPECT_EQ(manifest.generator.seed, 7u);
+  EXPECT_EQ(manifest.generator.low, -1.0);
+  EXPECT_EQ(manifest.generator.high, 1.0);
+  ASSERT_TRUE(manifest.reference);
+  EXPECT_EQ(manifest.reference->file, "reference.bin");
+  EXPECT_EQ(manifest.reference->function, "f_ref");
+  EXPECT_EQ(manifest.reference->relL2Tolerance, 0.01);
+}
+
+TEST(ManifestTest, OptionalParts) {
+  std::string text = replaced(R"(, "cubin": "kernels.cubin")", "");
+  size_t reference = text.find(R"(  "reference")");
+  size_t program = text.find(R"(  "program")");
+  text.erase(reference, program - reference);
+  text = text.substr(0, text.find(R"(  "program")")) + "  \"program\": null\n}";
+  Expected<Manifest> manifest = parseManifest(text);
+  ASSERT_TRUE(manifest.ok()) << manifest.message();
+  EXPECT_EQ(manifest->cubinFile, std::nullopt);
+  EXPECT_EQ(manifest->reference, std::nullopt);
+}
+
+TEST(ManifestTest, Header) {
+  EXPECT_EQ(errorOf("[1]"), "manifest.json: expected an object, found an "
+                            "array");
+  EXPECT_EQ(errorOf("{\"format\": "),
+            "manifest.json: line 1, column 12: expected a value, found end of "
+            "input");
+  EXPECT_EQ(errorWith(R"("format": "mirage-bundle")", R"("format": "other")"),
+            "manifest.json: format: expected \"mirage-bundle\", found "
+            "\"other\"");
+  EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 2)"),
+            "manifest.json: version: unsupported version 2 (this runtime "
+            "reads version 1)");
+  EXPECT_EQ(errorWith(R"("version": 1,)", ""),
+            "manifest.json: missing field \"version\"");
+  EXPECT_EQ(errorWith(R"("name": "f",)", R"("name": 3,)"),
+            "manifest.json: name: expected a string, found 3");
+  EXPECT_EQ(errorWith(R"("ptx": "kernels.ptx", )", ""),
+            "manifest.json: binary: missing field \"ptx\"");
+  EXPECT_EQ(errorWith(R"("cubin": "kernels.cubin")", R"("cubin": true)"),
+            "manifest.json: binary.cubin: expected a string, found true");
+}
+
+TEST(ManifestTest, Kernels) {
+  EXPECT_EQ(errorWith(R"({"name": "k1"})", R"({"name": "k0"})"),
+            "manifest.json: kernels[1]: duplicate kernel name \"k0\"");
+  EXPECT_EQ(errorWith(R"("registers": 64)", R"("registers": -1)"),
+            "manifest.json: kernels[0].registers: expected a non-negative "
+            "integer, found -1");
+  EXPECT_EQ(errorWith(R"({"name": "k1"})", R"({"nom": "k1"})"),
+            "manifest.json: kernels[1]: missing field \"name\"");
+}
+
+TEST(ManifestTest, Buffers) {
+  EXPECT_EQ(errorWith(R"("id": 3,)", R"("id": 4,)"),
+            "manifest.json: buffers[3]: id is 4, expected 3 (ids are 0..N-1 "
+            "in order)");
+  EXPECT_EQ(errorWith(R"("role": "intermediate")", R"("role": "scratch")"),
+            "manifest.json: buffers[2].role: unknown role \"scratch\" "
+            "(expected input, output, intermediate or view)");
+  EXPECT_EQ(errorWith(R"("dtype": "bf16")", R"("dtype": "f64")"),
+            "manifest.json: buffers[1].dtype: unknown dtype \"f64\" (expected "
+            "f16, bf16 or f32)");
+  EXPECT_EQ(errorWith(R"("shape": [8]})", R"("shape": [8, 0]})"),
+            "manifest.json: buffers[1].shape[1]: expected a positive integer, "
+            "found 0");
+  EXPECT_EQ(errorWith(R"("shape": [8]})", R"("shape": 8})"),
+            "manifest.json: buffers[1].shape: expected an array, found 8");
+  EXPECT_EQ(
+      errorWith(R"("shape": [8]})", R"("shape": [1048576, 1048576, 1048576]})"),
+      "manifest.json: buffers[1].shape: too many elements (more than "
+      "2^50 bytes)");
+}
+
+TEST(ManifestTest, Views) {
+  EXPECT_EQ(errorWith(R"("base": 2)", R"("base": 9)"),
+            "manifest.json: buffers[3]: view base 9 does not exist");
+  EXPECT_EQ(errorWith(R"("base": 2, )", ""),
+            "manifest.json: buffers[3]: missing field \"base\" (a view needs "
+            "one)");
+  EXPECT_EQ(errorWith(R"("name": "x", "role": "input",)",
+                      R"("name": "x", "role": "input", "base": 1,)"),
+            "manifest.json: buffers[0]: base given for a buffer of role input "
+            "(only views have one)");
+  EXPECT_EQ(
+      errorWith(R"("base": 2, "dtype": "f32")", R"("base": 2, "dtype": "f16")"),
+      "manifest.json: buffers[3]: view dtype f16 differs from base 2's "
+      "dtype f32");
+  EXPECT_EQ(errorWith(R"("shape": [16]})", R"("shape": [8]})"),
+            "manifest.json: buffers[3]: view has 32 bytes, base 2 has 64");
+  EXPECT_EQ(errorWith(R"("base": 2)", R"("base": 3)"),
+            "manifest.json: buffers[3]: the chain of view bases loops");
+}
+
+TEST(ManifestTest, InputsAndOutputs) {
+  EXPECT_EQ(errorWith(R"("inputs": [0, 1])", R"("inputs": [0, 7])"),
+            "manifest.json: inputs[1]: buffer 7 does not exist");
+  EXPECT_EQ(errorWith(R"("inputs": [0, 1])", R"("inputs": [0, 4])"),
+            "manifest.json: inputs[1]: buffer 4 has role output, expected "
+            "input");
+  EXPECT_EQ(errorWith(R"("inputs": [0, 1])", R"("inputs": [0, 0])"),
+            "manifest.json: inputs[1]: buffer 0 is listed twice");
+  EXPECT_EQ(errorWith(R"("inputs": [0, 1])", R"("inputs": [0])"),
+            "manifest.json: buffers[1]: input buffer is not listed in inputs");
+  EXPECT_EQ(errorWith(R"("outputs": [4])", R"("outputs": [])"),
+            "manifest.json: buffers[4]: output buffer is not listed in "
+            "outputs");
+  EXPECT_EQ(errorWith(R"("outputs": [4])", R"("outputs": [-1])"),
+            "manifest.json: outputs[0]: expected a non-negative integer, "
+            "found -1");
+}
+
+TEST(ManifestTest, Steps) {
+  EXPECT_EQ(errorWith(R"("kind": "copy")", R"("kind": "memset")"),
+            "manifest.json: steps[1].kind: unknown step kind \"memset\" "
+            "(expected launch or copy)");
+  EXPECT_EQ(errorWith(R"("kernel": "k1")", R"("kernel": "k2")"),
+            "manifest.json: steps[2]: kernel \"k2\" is not listed in kernels");
+  EXPECT_EQ(errorWith(R"("grid": [2, 1, 1])", R"("grid": [2, 1])"),
+            "manifest.json: steps[0].grid: expected 3 entries, found 2");
+  EXPECT_EQ(errorWith(R"("block": [32, 1, 1])", R"("block": [32, 0, 1])"),
+            "manifest.json: steps[2].block[1]: expected an integer in [1, "
+            "4294967295], found 0");
+  EXPECT_EQ(errorWith(R"("grid": [2, 1, 1])", R"("grid": [2.5, 1, 1])"),
+            "manifest.json: steps[0].grid[0]: expected an integer in [1, "
+            "4294967295], found 2.5");
+  EXPECT_EQ(errorWith(R"("dynamic_shared_bytes": 65536, )", ""),
+            "manifest.json: steps[0]: missing field \"dynamic_shared_bytes\"");
+  EXPECT_EQ(errorWith(R"("args": [0, 1, 2])", R"("args": [0, 1, 5])"),
+            "manifest.json: steps[0].args[2]: buffer 5 does not exist");
+  EXPECT_EQ(errorWith(R"("src": 3)", R"("src": 8)"),
+            "manifest.json: steps[1].src: buffer 8 does not exist");
+  EXPECT_EQ(errorWith(R"("bytes": 64)", R"("bytes": 128)"),
+            "manifest.json: steps[1]: copy of 128 bytes overruns buffer 3 (64 "
+            "bytes)");
+  EXPECT_EQ(errorWith(R"("steps": [)", R"("steps": 1, "unused": [)"),
+            "manifest.json: steps: expected an array, found 1");
+}
+
+TEST(ManifestTest, GeneratorAndReference) {
+  EXPECT_EQ(errorWith(R"("kind": "uniform")", R"("kind": "normal")"),
+            "manifest.json: inputs_generator.kind: unknown generator kind "
+            "\"normal\" (expected uniform)");
+  EXPECT_EQ(errorWith(R"("seed": 7)", R"("seed": -7)"),
+            "manifest.json: inputs_generator.seed: expected a non-negative "
+            "integer, found -7");
+  EXPECT_EQ(
+      errorWith(R"("low": -1.0, "high": 1.0)", R"("low": 1.0, "high": -1.0)"),
+      "manifest.json: inputs_generator: low (1) is above high (-1)");
+  EXPECT_EQ(errorWith(R"("high": 1.0)", R"("high": "1")"),
+            "manifest.json: inputs_generator.high: expected a number, found "
+            "\"1\"");
+  EXPECT_EQ(errorWith(R"("rel_l2": 0.01)", R"("rel_l2": -0.01)"),
+            "manifest.json: reference.tolerance.rel_l2: expected a "
+            "non-negative number, found -0.01");
+  EXPECT_EQ(errorWith(R"("function": "f_ref",)", ""),
+            "manifest.json: reference: missing field \"function\"");
+}
+
+TEST(ManifestTest, Program) {
+  EXPECT_EQ(errorWith(R"("program": {)", R"("program": 1, "unused": {)"),
+            "manifest.json: program: expected an object or null, found 1");
+  EXPECT_EQ(errorWith(R"("inputs": ["x", "w"])", R"("inputs": ["x"])"),
+            "manifest.json: program.inputs: 1 names for 2 inputs");
+  EXPECT_EQ(errorWith(R"("operands": ["v0"])", R"("operands": ["v9"])"),
+            "manifest.json: program.ops[1]: operand \"v9\" is not defined");
+  EXPECT_EQ(errorWith(R"("results": ["v1"])", R"("results": ["v0"])"),
+            "manifest.json: program.ops[1]: result \"v0\" is defined twice");
+  EXPECT_EQ(errorWith(R"("outputs": ["v1"])", R"("outputs": ["v2"])"),
+            "manifest.json: program.outputs: \"v2\" is not defined");
+  EXPECT_EQ(errorWith(R"("v1": {"dtype": "f32", "shape": [4, 4]})",
+                      R"("v2": {"dtype": "f32", "shape": [4, 4]})"),
+            "manifest.json: program.ops[1]: result \"v1\" has no entry in "
+            "types");
+  EXPECT_EQ(errorWith(R"("v0": {"dtype": "f32")", R"("v0": {"dtype": "i8")"),
+            "manifest.json: program.types.v0.dtype: unknown dtype \"i8\" "
+            "(expected f16, bf16 or f32)");
+  EXPECT_EQ(errorWith(R"(, "attrs": {}},
+      {"op": "reshape")",
+                      R"(},
+      {"op": "reshape")"),
+            "manifest.json: program.ops[0]: missing field \"attrs\"");
+}
+
+TEST(ManifestTest, Files) {
+  Expected<Manifest> missing = loadManifest("/nonexistent/bundle");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.message(), "/nonexistent/bundle/manifest.json: cannot "
+                               "open: No such file or directory");
+  Expected<Manifest> named = parseManifest("{}", "b/manifest.json");
+  ASSERT_FALSE(named.ok());
+  EXPECT_EQ(named.message(), "b/manifest.json: missing field \"format\"");
+}
+
+} // namespace

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds the GPU test package: every program of a list compiled into bundles
+# (PTX, cubin, manifest, float64 reference outputs), the runtime sources and
+# the runner, in one self-contained directory.
+#
+#   scripts/gpu-package.sh [-o DIR] [LIST]
+#
+# DIR defaults to gpu-package/ (ignored by git), LIST to
+# benchmarks/gpu-programs.txt. On a machine with a GPU and CUDA:
+#
+#   cd DIR && ./run.sh [RESULTS_DIR]
+#
+# builds the runtime, runs every bundle and the PyTorch baselines, and
+# writes JSON results (docs/RunningOnGPU.md).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out="$root/gpu-package"
+if [ "${1:-}" = "-o" ]; then
+  out="$2"
+  shift 2
+fi
+list="${1:-$root/benchmarks/gpu-programs.txt}"
+
+"$root/scripts/build.sh" mirage-bundle >/dev/null
+rm -rf "$out"
+mkdir -p "$out/bundles"
+failed=0
+while read -r file functions; do
+  case "$file" in ''|'#'*) continue ;; esac
+  args=()
+  for function in $functions; do args+=(--function "$function"); done
+  echo "== $file"
+  "$root/build/bin/mirage-bundle" "$root/$file" -o "$out/bundles" \
+    "${args[@]}" || failed=1
+done < "$list"
+
+mkdir -p "$out/runtime"
+cp -r "$root/runtime/CMakeLists.txt" "$root/runtime/include" \
+  "$root/runtime/lib" "$root/runtime/tools" "$out/runtime/"
+mkdir -p "$out/runtime/python"
+cp "$root"/runtime/python/*.py "$out/runtime/python/"
+cp "$root/runtime/run-package.sh" "$out/run.sh"
+chmod +x "$out/run.sh"
+echo "$(ls "$out/bundles" | wc -l) bundles, $(du -sh "$out" | cut -f1) in $out"
+exit "$failed"

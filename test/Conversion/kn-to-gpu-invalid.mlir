@@ -1,0 +1,53 @@
+// One case per diagnostic of convert-kn-to-gpu.
+// RUN: mirage-opt %s --split-input-file --verify-diagnostics --convert-kn-to-gpu
+// RUN: not mirage-opt %s --split-input-file --convert-kn-to-gpu=pipeline-stages=0 2>&1 | FileCheck %s --check-prefix=STAGES
+// STAGES: error: convert-kn-to-gpu needs at least one pipeline stage
+
+func.func @unwrapped(%a: tensor<16x16xf16>) -> tensor<16x16xf16> {
+  // expected-error @+1 {{'kn.exp' op must be a graph-defined kernel (kn.kernel) before lowering to the GPU; run kn-default-block-graphs first}}
+  %b = kn.exp %a : tensor<16x16xf16>
+  return %b : tensor<16x16xf16>
+}
+
+// -----
+
+func.func @collective(%a: tensor<16x16xf16>) -> tensor<16x16xf16> {
+  // expected-error @+1 {{'kn.all_reduce' op needs a multi-GPU runtime, which the GPU lowering does not target yet}}
+  %b = kn.all_reduce %a : tensor<16x16xf16>
+  return %b : tensor<16x16xf16>
+}
+
+// -----
+
+func.func @partial_warp(%a: tensor<16x16xf16>) -> tensor<16x16xf16> {
+  %b = kn.kernel(%a) {
+    // expected-error @+1 {{'tb.graph' op has 48 threads per block; code generation needs a multiple of 32 (whole warps)}}
+    tb.graph grid [1] threads 48 forloop 1 {
+    ^bb0(%ad: tensor<16x16xf16>):
+      %at = tb.input_iterator %ad imap <x -> 0> fmap <i -> replica> : tensor<16x16xf16> -> !tb.tile<16x16xf16>
+      %e = tb.exp %at : !tb.tile<16x16xf16>
+      %o = tb.output_saver %e omap <x -> 0> : !tb.tile<16x16xf16> -> tensor<16x16xf16>
+      tb.yield %o : tensor<16x16xf16>
+    }
+  } : (tensor<16x16xf16>) -> tensor<16x16xf16>
+  return %b : tensor<16x16xf16>
+}
+
+// -----
+
+// The tiles fit the target (the tb verifier's check), but not twice, as a
+// two-stage input pipeline needs.
+func.func @no_room_to_pipeline(%a: tensor<1x122880xf16>) -> tensor<1x1xf16> {
+  %b = kn.kernel(%a) {
+    // expected-error @+1 {{'tb.graph' op needs 246016 bytes of shared memory for its tiles with 2 pipeline stage(s), more than the 232448 bytes per block of the target}}
+    tb.graph grid [1] threads 128 forloop 2 {
+    ^bb0(%ad: tensor<1x122880xf16>):
+      %at = tb.input_iterator %ad imap <x -> 0> fmap <i -> 1> : tensor<1x122880xf16> -> !tb.tile<1x61440xf16>
+      %s = tb.reduce_sum %at dim 1 : !tb.tile<1x61440xf16>
+      %acc = tb.accum_sum %s : !tb.tile<1x1xf16>
+      %o = tb.output_saver %acc omap <x -> 0> : !tb.tile<1x1xf16> -> tensor<1x1xf16>
+      tb.yield %o : tensor<1x1xf16>
+    }
+  } : (tensor<1x122880xf16>) -> tensor<1x1xf16>
+  return %b : tensor<1x1xf16>
+}

@@ -1,0 +1,104 @@
+//===- mirage-bundle.cpp - Compile kernel graphs into GPU bundles ---------===//
+//
+// mirage-bundle INPUT.mlir -o DIR [--function NAME]...
+//
+// Writes one bundle (docs/Bundle.md) per function into DIR/<function>:
+// PTX and cubin for the chip, the launch manifest and the float64 reference
+// outputs. Without --function, every function of the file is compiled.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/InitAllDialects.h"
+#include "mirage/Target/Bundle.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+                                      cl::desc("<input .mlir>"));
+static cl::opt<std::string> outputDir("o", cl::Required,
+                                      cl::desc("Directory of the bundles"),
+                                      cl::value_desc("dir"));
+static cl::list<std::string>
+    functions("function", cl::desc("Compile this function (repeatable; "
+                                   "default: every function)"));
+static cl::opt<std::string> chip("chip", cl::init("sm_90a"),
+                                 cl::desc("Target chip"));
+static cl::opt<unsigned> ptx("ptx", cl::init(0),
+                             cl::desc("PTX ISA version times ten (0: the "
+                                      "chip's minimum)"));
+static cl::opt<uint64_t> seed("seed", cl::init(1),
+                              cl::desc("Seed of the bundle inputs"));
+static cl::opt<bool> noReference("no-reference",
+                                 cl::desc("Skip the float64 reference"));
+static cl::opt<std::string>
+    ptxas("ptxas", cl::desc("ptxas to use, or 'none' for PTX only "
+                            "(default: search PATH, /usr/local/cuda/bin)"));
+static cl::opt<unsigned> pipelineStages("pipeline-stages", cl::init(4),
+                                        cl::desc("cp.async pipeline stages"));
+static cl::opt<bool> tensorCores("tensor-cores", cl::init(true),
+                                 cl::desc("Tile matmuls on tensor cores"));
+static cl::opt<bool> asyncCopy("async-copy", cl::init(true),
+                               cl::desc("Load input tiles with cp.async"));
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "Compile kernel graphs into GPU bundles\n");
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  mirage::registerAllDialects(registry);
+  MLIRContext context(registry);
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  SmallVector<std::string> names(functions.begin(), functions.end());
+  if (names.empty())
+    for (auto function : module->getOps<func::FuncOp>())
+      names.push_back(function.getSymName().str());
+
+  mirage::BundleOptions options;
+  options.chip = chip;
+  options.ptx = ptx;
+  options.seed = seed;
+  options.computeReference = !noReference;
+  options.ptxas = ptxas;
+  options.source = inputFile;
+  options.pipelineStages = pipelineStages;
+  options.tensorCores = tensorCores;
+  options.asyncCopy = asyncCopy;
+
+  int failures = 0;
+  for (auto [index, name] : llvm::enumerate(names)) {
+    llvm::errs() << "[" << index + 1 << "/" << names.size() << "] " << name
+                 << "\n";
+    std::string directory = outputDir + "/" + name;
+    if (auto error = mirage::writeBundle(*module, name, directory, options,
+                                         llvm::errs())) {
+      llvm::errs() << "error: " << name << ": "
+                   << llvm::toString(std::move(error)) << "\n";
+      ++failures;
+    }
+  }
+  if (failures)
+    llvm::errs() << failures << " of " << names.size()
+                 << " bundles failed\n";
+  return failures ? 1 : 0;
+}
