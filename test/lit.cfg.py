@@ -24,6 +24,7 @@ config.substitutions.append(
 tool_dirs = [config.mirage_tools_dir, config.llvm_tools_dir]
 tools = [
     "mirage-opt",
+    "mirage-bundle",
     "mirage-bench-interpreter",
     "not",
     "count",
