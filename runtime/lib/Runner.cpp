@@ -279,17 +279,17 @@ Status BundleRun::loadModule() {
   for (const auto &[name, bytes] : sharedBytes) {
     if (bytes <= defaultSharedLimit)
       continue;
-    if (Status status = cuCheck(
-            cuFuncSetAttribute(functions[name],
-                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                               int(bytes)),
-            "kernel \"" + name + "\": raising its dynamic shared " +
-                "memory limit to " + std::to_string(bytes) +
-                " bytes (the device allows " +
-                std::to_string(info.sharedOptinBytes) +
-                " per block) with cuFuncSetAttribute");
-        !status.ok())
-      return status;
+    Status status = cuCheck(
+        cuFuncSetAttribute(functions[name],
+                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                           int(bytes)),
+        "kernel \"" + name +
+            "\": cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, " +
+            std::to_string(bytes) + ")");
+    if (!status.ok())
+      return Status::error(status.message() + "; the device allows " +
+                           std::to_string(info.sharedOptinBytes) +
+                           " bytes of shared memory per block");
   }
   return Status::success();
 }

@@ -289,6 +289,10 @@ TEST(ManifestTest, Program) {
             "manifest.json: program: expected an object or null, found 1");
   EXPECT_EQ(errorWith(R"("inputs": ["x", "w"])", R"("inputs": ["x"])"),
             "manifest.json: program.inputs: 1 names for 2 inputs");
+  EXPECT_EQ(errorWith(R"("inputs": ["x", "w"])", R"("inputs": ["x", "x"])"),
+            "manifest.json: program.inputs: a name is listed twice");
+  EXPECT_EQ(errorWith(R"("outputs": ["v1"])", R"("outputs": ["v1", "v0"])"),
+            "manifest.json: program.outputs: 2 names for 1 outputs");
   EXPECT_EQ(errorWith(R"("operands": ["v0"])", R"("operands": ["v9"])"),
             "manifest.json: program.ops[1]: operand \"v9\" is not defined");
   EXPECT_EQ(errorWith(R"("results": ["v1"])", R"("results": ["v0"])"),

@@ -64,7 +64,6 @@ public:
   std::optional<int64_t> getInteger() const { return integerValue; }
   const std::string &getString() const { return stringValue; }
   const Array &getArray() const { return arrayValue; }
-  Array &getArray() { return arrayValue; }
   const Object &getObject() const { return objectValue; }
 
   /// The member `key` of an object, or null when absent.
