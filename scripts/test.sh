@@ -16,7 +16,8 @@ status=0
 /usr/lib/llvm-22/bin/lit -sv --output "$lit_results" \
   "$build/test" "$build/test/Unit" || status=$?
 MIRAGE_BUILD_DIR="$build" /usr/bin/python3 -m pytest -q \
-  --junitxml="$pytest_results" "$root/python/tests" || status=$?
+  --junitxml="$pytest_results" "$root/python/tests" \
+  "$root/runtime/python/tests" || status=$?
 
 /usr/bin/python3 - "$lit_results" "$pytest_results" <<'PY'
 import collections, json, sys, xml.etree.ElementTree as ET

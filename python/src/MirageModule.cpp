@@ -46,6 +46,7 @@ std::shared_ptr<MLIRContext> getContext() {
     registerTransformsPasses(); // canonicalize, cse, ...
     DialectRegistry registry;
     mirage::registerAllDialects(registry);
+    mirage::registerMirageToPTXDependencies(registry);
     auto context = std::make_shared<MLIRContext>(registry);
     context->loadAllAvailableDialects();
     return context;

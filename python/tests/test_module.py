@@ -91,3 +91,15 @@ def test_failed_equivalence_raises_with_the_mismatch():
     with pytest.raises(mm.MirageError, match="not equivalent: differs from "
                        "@doubled.*first mismatch at output #0 element \\[0\\]"):
         module.run("mirage-verify-equivalence{error-on-failure=true}")
+
+
+def test_kernel_graph_compiles_to_ptx():
+    graph = mm.KernelGraph("scaled_exp")
+    x = graph.input([16, 64])
+    graph.output(graph.mul_scalar(graph.exp(x), 0.5))
+    module = graph.to_module()
+    module.run("mirage-to-ptx")
+    text = str(module)
+    assert "@scaled_exp_kernels::@scaled_exp_k0" in text
+    assert ".target sm_90a" in text
+    assert "ex2.approx" in text

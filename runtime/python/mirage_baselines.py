@@ -316,7 +316,7 @@ def rotation_sets(set_bytes, l2_bytes):
 
     Rotating through R copies keeps each run from finding its data in L2.
     """
-    needed = math.ceil(2 * l2_bytes / set_bytes) if set_bytes > 0 else 64
+    needed = math.ceil(2 * l2_bytes / set_bytes) if set_bytes > 0 else 2
     return max(2, min(64, needed))
 
 

@@ -39,13 +39,16 @@ def worst_rel_l2(ours):
 
 
 def passed(ours):
-    """True/False from mirage-run's check; False when the bundle did not run."""
+    """True/False from mirage-run's check; False when the bundle did not run;
+    None when there was no check (--no-check) or it was skipped."""
     if ours is None:
         return None
     if not ours.get("ok", False):
         return False
     check = ours.get("check")
-    return bool(check.get("pass")) if check else None
+    if not check or "skipped" in check:
+        return None
+    return bool(check.get("pass"))
 
 
 def ratio(numerator, denominator):

@@ -12,6 +12,7 @@
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
+class DialectRegistry;
 class OpPassManager;
 } // namespace mlir
 
@@ -60,6 +61,12 @@ void buildMirageToPTXPipeline(mlir::OpPassManager &pm,
 
 /// Registers `mirage-to-ptx` with the pass registry.
 void registerMirageToPTXPipeline();
+
+/// Registers what running mirage-to-ptx needs beyond the Mirage dialects:
+/// the dialects it lowers through, their conversions to LLVM, the NVVM
+/// target and the LLVM IR translations. Tools that register every upstream
+/// dialect and translation need not call it.
+void registerMirageToPTXDependencies(mlir::DialectRegistry &registry);
 
 } // namespace mirage
 
