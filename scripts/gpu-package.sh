@@ -40,6 +40,7 @@ cp -r "$root/runtime/CMakeLists.txt" "$root/runtime/include" \
 mkdir -p "$out/runtime/python"
 cp "$root"/runtime/python/*.py "$out/runtime/python/"
 cp "$root/runtime/run-package.sh" "$out/run.sh"
-chmod +x "$out/run.sh"
+cp "$root/runtime/sanitize-package.sh" "$out/sanitize.sh"
+chmod +x "$out/run.sh" "$out/sanitize.sh"
 echo "$(ls "$out/bundles" | wc -l) bundles, $(du -sh "$out" | cut -f1) in $out"
 exit "$failed"

@@ -408,6 +408,21 @@ void BlockGraphLowering::emitAccumulate(Operation *op, Value iteration) {
   switch (kind) {
   case OpKind::AccumSum:
   case OpKind::AccumMax:
+    if (acc.layout.hasContiguousRuns(kVectorWidth) &&
+        input.layout.hasContiguousRuns(kVectorWidth)) {
+      Shape runs(shape);
+      runs.back() /= kVectorWidth;
+      kb->forEachStrided(getNumElements(runs), [&](Value run) {
+        SmallVector<Value> indices = kb->delinearize(run, runs);
+        indices.back() = kb->mul(indices.back(), kVectorWidth);
+        kb->storeVectorF32(
+            acc, indices,
+            emitCombine(b, loc, kind,
+                        kb->loadVectorF32(acc, indices, kVectorWidth),
+                        kb->loadVectorF32(input, indices, kVectorWidth)));
+      });
+      return;
+    }
     kb->forEachStrided(input.layout.getNumElements(), [&](Value linear) {
       SmallVector<Value> indices = kb->delinearize(linear, shape);
       kb->storeF32(acc, indices,
@@ -434,8 +449,18 @@ void BlockGraphLowering::emitAccumulate(Operation *op, Value iteration) {
         createView(kb->index(intervals[runningMaxSlots.lookup(op)].offset),
                    TileLayout{Shape(maxType.getShape()), b.getF32Type()});
     ArrayRef<int64_t> maxShape = maxType.getShape();
-    kb->forEachStrided(input.layout.getNumElements(), [&](Value linear) {
-      SmallVector<Value> indices = kb->delinearize(linear, shape);
+    // With the maximum constant along the last dim, a run of elements shares
+    // its two scale factors.
+    int64_t width = maxShape.back() == 1 &&
+                            acc.layout.hasContiguousRuns(kVectorWidth) &&
+                            input.layout.hasContiguousRuns(kVectorWidth)
+                        ? kVectorWidth
+                        : 1;
+    Shape runs(shape);
+    runs.back() /= width;
+    kb->forEachStrided(getNumElements(runs), [&](Value run) {
+      SmallVector<Value> indices = kb->delinearize(run, runs);
+      indices.back() = kb->mul(indices.back(), width);
       SmallVector<Value> maxIndices;
       size_t skip = shape.size() - maxShape.size();
       for (auto [d, size] : llvm::enumerate(maxShape))
@@ -443,15 +468,25 @@ void BlockGraphLowering::emitAccumulate(Operation *op, Value iteration) {
       Value m = kb->loadF32(localMax, maxIndices);
       Value running = kb->loadF32(runningMax, maxIndices);
       Value next = arith::MaximumFOp::create(b, loc, running, m);
-      auto scale = [&](Value from) {
-        return math::ExpOp::create(b, loc,
-                                   arith::SubFOp::create(b, loc, from, next));
+      auto scale = [&](Value from) -> Value {
+        Value factor = math::ExpOp::create(
+            b, loc, arith::SubFOp::create(b, loc, from, next));
+        if (width == 1)
+          return factor;
+        return vector::BroadcastOp::create(
+            b, loc, VectorType::get({width}, b.getF32Type()), factor);
       };
-      Value kept = arith::MulFOp::create(b, loc, kb->loadF32(acc, indices),
-                                         scale(running));
-      Value added = arith::MulFOp::create(
-          b, loc, kb->loadF32(input, indices), scale(m));
-      kb->storeF32(acc, indices, arith::AddFOp::create(b, loc, kept, added));
+      auto load = [&](const SmemTile &tile) {
+        return width > 1 ? kb->loadVectorF32(tile, indices, width)
+                         : kb->loadF32(tile, indices);
+      };
+      Value kept = arith::MulFOp::create(b, loc, load(acc), scale(running));
+      Value added = arith::MulFOp::create(b, loc, load(input), scale(m));
+      Value sum = arith::AddFOp::create(b, loc, kept, added);
+      if (width > 1)
+        kb->storeVectorF32(acc, indices, sum);
+      else
+        kb->storeF32(acc, indices, sum);
     });
     kb->barrier();
     kb->forEachStrided(getNumElements(maxShape), [&](Value linear) {
@@ -604,8 +639,9 @@ LogicalResult BlockGraphLowering::emit(gpu::GPUFuncOp func) {
       } else if (failed(emitComputeOp(op, registerAcc))) {
         return failure();
       }
-      if (!registerMatmuls.count(op))
-        kb->barrier();
+      // Also after matmuls into registers: a later op may reuse the shared
+      // memory of their operands.
+      kb->barrier();
     }
     // The next iteration overwrites this iteration's stage and tiles.
     kb->barrier();
@@ -633,6 +669,8 @@ LogicalResult BlockGraphLowering::emit(gpu::GPUFuncOp func) {
         offsets[dim] = kb->mul(blockIds[g], tile[dim]);
       emitTileStore(getTile(saver.getInput()),
                     globals.lookup(saver.getResult()), offsets);
+      // A later post-loop op may reuse the saved tile's shared memory.
+      kb->barrier();
       continue;
     }
     if (failed(emitComputeOp(op, noRegisters)))

@@ -35,6 +35,9 @@ class GraphOp;
 
 namespace mirage::codegen {
 
+/// Elements per thread step where tiles allow: 16 bytes of f16.
+constexpr int64_t kVectorWidth = 8;
+
 /// Choices of the lowering (the options of `convert-kn-to-gpu`).
 struct Options {
   unsigned pipelineStages = 4;
@@ -64,6 +67,9 @@ struct TileLayout {
   int64_t getChunkElements() const { return 16 / getElementBytes(); }
   /// Whether a swizzled layout is possible: rows of 2, 4, 8, ... chunks.
   bool canSwizzle() const;
+  /// Whether runs of `width` elements along the last dim, starting at
+  /// multiples of `width`, are contiguous and 16-byte aligned.
+  bool hasContiguousRuns(int64_t width) const;
 };
 
 /// A tile materialized in shared memory: a 1-D workgroup memref holding
@@ -111,6 +117,14 @@ public:
   mlir::Value loadF32(const SmemTile &tile, mlir::ValueRange indices);
   void storeF32(const SmemTile &tile, mlir::ValueRange indices,
                 mlir::Value value);
+
+  /// Loads `width` consecutive elements along the last dim, starting at
+  /// `indices`, as a vector of f32 / stores such a vector. The elements must
+  /// be contiguous in the layout (whole 16-byte chunks when swizzled).
+  mlir::Value loadVectorF32(const SmemTile &tile, mlir::ValueRange indices,
+                            int64_t width);
+  void storeVectorF32(const SmemTile &tile, mlir::ValueRange indices,
+                      mlir::Value value);
 
   /// Converts a float value (scalar or vector) between element types.
   mlir::Value convert(mlir::Value value, mlir::Type to);

@@ -32,6 +32,13 @@ bool TileLayout::canSwizzle() const {
   return rowBytes % 16 == 0 && chunks >= 2 && llvm::isPowerOf2_64(chunks);
 }
 
+bool TileLayout::hasContiguousRuns(int64_t width) const {
+  if (shape.back() % width != 0 || (width * getElementBytes()) % 16 != 0)
+    return false;
+  // Swizzling permutes whole chunks: a run must fit in one.
+  return !swizzled || width <= getChunkElements();
+}
+
 //===----------------------------------------------------------------------===//
 // KernelBuilder
 //===----------------------------------------------------------------------===//
@@ -150,6 +157,22 @@ void KernelBuilder::storeF32(const SmemTile &tile, ValueRange indices,
   Value offset = getElementOffset(tile.layout, indices);
   memref::StoreOp::create(b, loc, convert(value, tile.layout.elementType),
                           tile.buffer, offset);
+}
+
+Value KernelBuilder::loadVectorF32(const SmemTile &tile, ValueRange indices,
+                                   int64_t width) {
+  auto type = VectorType::get({width}, tile.layout.elementType);
+  Value data = vector::LoadOp::create(
+      b, loc, type, tile.buffer, getElementOffset(tile.layout, indices),
+      /*nontemporal=*/false, llvm::Align(16));
+  return convert(data, b.getF32Type());
+}
+
+void KernelBuilder::storeVectorF32(const SmemTile &tile, ValueRange indices,
+                                   Value value) {
+  vector::StoreOp::create(b, loc, convert(value, tile.layout.elementType),
+                          tile.buffer, getElementOffset(tile.layout, indices),
+                          /*nontemporal=*/false, llvm::Align(16));
 }
 
 void KernelBuilder::forEachStrided(int64_t count,

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mirage;
@@ -32,11 +33,58 @@ static SmallVector<Value> broadcastIndices(KernelBuilder &kb,
   return indices;
 }
 
+
+/// Calls `body` with the indices of the first element of each run of
+/// `width` elements along the last dim, runs spread over the threads.
+static void forEachRun(KernelBuilder &kb, ArrayRef<int64_t> shape,
+                       int64_t width,
+                       function_ref<void(SmallVector<Value>)> body) {
+  Shape runs(shape);
+  runs.back() /= width;
+  kb.forEachStrided(getNumElements(runs), [&](Value run) {
+    SmallVector<Value> indices = kb.delinearize(run, runs);
+    indices.back() = kb.mul(indices.back(), width);
+    body(indices);
+  });
+}
+
+/// Whether an elementwise op can step `width` elements at a time: the
+/// result and every operand that varies along the last dim hold runs of
+/// `width` contiguous elements; the others are broadcast along it.
+static bool canVectorize(ArrayRef<SmemTile> operands, const SmemTile &result,
+                         int64_t width) {
+  if (!result.layout.hasContiguousRuns(width))
+    return false;
+  return llvm::all_of(operands, [&](const SmemTile &operand) {
+    return operand.layout.shape.back() == 1 ||
+           operand.layout.hasContiguousRuns(width);
+  });
+}
+
 static void emitElementwise(KernelBuilder &kb, OpKind kind,
                             const OpParams &params,
                             ArrayRef<SmemTile> operands,
                             const SmemTile &result) {
   ArrayRef<int64_t> shape = result.layout.shape;
+  if (canVectorize(operands, result, kVectorWidth)) {
+    auto type = VectorType::get({kVectorWidth}, kb.b.getF32Type());
+    forEachRun(kb, shape, kVectorWidth, [&](SmallVector<Value> indices) {
+      SmallVector<Value> values;
+      for (const SmemTile &operand : operands) {
+        SmallVector<Value> at =
+            broadcastIndices(kb, indices, operand.layout.shape, shape);
+        values.push_back(
+            operand.layout.shape.back() == 1
+                ? vector::BroadcastOp::create(kb.b, kb.loc, type,
+                                              kb.loadF32(operand, at))
+                      .getResult()
+                : kb.loadVectorF32(operand, at, kVectorWidth));
+      }
+      kb.storeVectorF32(result, indices,
+                        emitScalarOp(kb.b, kb.loc, kind, params, values));
+    });
+    return;
+  }
   kb.forEachStrided(result.layout.getNumElements(), [&](Value linear) {
     SmallVector<Value> indices = kb.delinearize(linear, shape);
     SmallVector<Value> values;
@@ -61,29 +109,60 @@ static SmallVector<Value> reducedIndices(ValueRange resultIndices,
   return indices;
 }
 
+/// Folds `x` (a scalar, or a vector reduced first) into `acc`.
+static Value combineInto(KernelBuilder &kb, OpKind kind, Value acc, Value x) {
+  if (auto vector = dyn_cast<VectorType>(x.getType()))
+    x = vector::ReductionOp::create(kb.b, kb.loc,
+                                    kind == OpKind::ReduceMax
+                                        ? vector::CombiningKind::MAXIMUMF
+                                        : vector::CombiningKind::ADD,
+                                    x);
+  return emitCombine(kb.b, kb.loc, kind, acc, x);
+}
+
+/// Folds the values `load(position)` (scalars or vectors) for positions
+/// [first, extent) of a reduced dim, `step` apart.
+static Value emitFoldLoop(KernelBuilder &kb, OpKind kind, Value first,
+                          int64_t extent, int64_t step,
+                          function_ref<Value(Value)> load) {
+  OpBuilder &b = kb.b;
+  auto loop = scf::ForOp::create(b, kb.loc, first, kb.index(extent),
+                                 kb.index(step),
+                                 ValueRange{kb.f32(getCombineIdentity(kind))});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value folded = combineInto(kb, kind, loop.getRegionIterArg(0),
+                             load(loop.getInductionVar()));
+  scf::YieldOp::create(b, kb.loc, folded);
+  return loop.getResult(0);
+}
+
 static void emitReduce(KernelBuilder &kb, OpKind kind, const OpParams &params,
                        const SmemTile &input, const SmemTile &result) {
   OpBuilder &b = kb.b;
   int64_t extent = input.layout.shape[params.dim];
   ArrayRef<int64_t> shape = result.layout.shape;
-  double identity = getCombineIdentity(kind);
-  if (extent >= 32) {
+  // Over the last dim, contiguous runs are read as vectors.
+  bool lastDim = params.dim + 1 ==
+                 static_cast<int64_t>(input.layout.shape.size());
+  int64_t width =
+      lastDim && input.layout.hasContiguousRuns(kVectorWidth) ? kVectorWidth
+                                                              : 1;
+  auto loadAt = [&](ValueRange indices) {
+    return [&, indices = SmallVector<Value>(indices)](Value r) {
+      SmallVector<Value> at =
+          reducedIndices(indices, params.dim, params.keepDim, r);
+      return width > 1 ? kb.loadVectorF32(input, at, width)
+                       : kb.loadF32(input, at);
+    };
+  };
+  if (extent / width >= 4) {
     // A warp per result element; lanes stride over the reduced dim.
     kb.forEachWarpStrided(result.layout.getNumElements(), [&](Value linear) {
       SmallVector<Value> indices = kb.delinearize(linear, shape);
-      auto loop = scf::ForOp::create(b, kb.loc, kb.laneId, kb.index(extent),
-                                     kb.index(32), ValueRange{kb.f32(identity)});
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(loop.getBody());
-        Value x = kb.loadF32(input, reducedIndices(indices, params.dim,
-                                                   params.keepDim,
-                                                   loop.getInductionVar()));
-        scf::YieldOp::create(
-            b, kb.loc,
-            emitCombine(b, kb.loc, kind, loop.getRegionIterArg(0), x));
-      }
-      Value total = kb.warpReduce(loop.getResult(0), kind);
+      Value partial = emitFoldLoop(kb, kind, kb.mul(kb.laneId, width), extent,
+                                   32 * width, loadAt(indices));
+      Value total = kb.warpReduce(partial, kind);
       Value isLaneZero = b.createOrFold<arith::CmpIOp>(
           kb.loc, arith::CmpIPredicate::eq, kb.laneId, kb.index(0));
       auto ifOp = scf::IfOp::create(b, kb.loc, isLaneZero);
@@ -95,18 +174,9 @@ static void emitReduce(KernelBuilder &kb, OpKind kind, const OpParams &params,
   }
   kb.forEachStrided(result.layout.getNumElements(), [&](Value linear) {
     SmallVector<Value> indices = kb.delinearize(linear, shape);
-    auto loop = scf::ForOp::create(b, kb.loc, kb.index(0), kb.index(extent),
-                                   kb.index(1), ValueRange{kb.f32(identity)});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value x = kb.loadF32(input, reducedIndices(indices, params.dim,
-                                                 params.keepDim,
-                                                 loop.getInductionVar()));
-      scf::YieldOp::create(
-          b, kb.loc, emitCombine(b, kb.loc, kind, loop.getRegionIterArg(0), x));
-    }
-    kb.storeF32(result, indices, loop.getResult(0));
+    kb.storeF32(result, indices,
+                emitFoldLoop(kb, kind, kb.index(0), extent, width,
+                             loadAt(indices)));
   });
 }
 
@@ -118,6 +188,10 @@ static void emitRmsNorm(KernelBuilder &kb, const OpParams &params,
   ArrayRef<int64_t> shape = input.layout.shape;
   int64_t width = shape.back();
   int64_t rows = input.layout.getNumElements() / width;
+  bool vectorize = llvm::all_of(operands, [](const SmemTile &tile) {
+    return tile.layout.hasContiguousRuns(kVectorWidth);
+  }) && result.layout.hasContiguousRuns(kVectorWidth);
+  int64_t run = vectorize ? kVectorWidth : 1;
   kb.forEachWarpStrided(rows, [&](Value row) {
     SmallVector<Value> rowIndices =
         kb.delinearize(row, ArrayRef<int64_t>(shape).drop_back());
@@ -126,33 +200,36 @@ static void emitRmsNorm(KernelBuilder &kb, const OpParams &params,
       indices.push_back(column);
       return indices;
     };
-    auto sumLoop = scf::ForOp::create(b, kb.loc, kb.laneId, kb.index(width),
-                                      kb.index(32), ValueRange{kb.f32(0.0)});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(sumLoop.getBody());
-      Value x = kb.loadF32(input, at(sumLoop.getInductionVar()));
-      Value square = arith::MulFOp::create(b, kb.loc, x, x);
-      scf::YieldOp::create(
-          b, kb.loc,
-          arith::AddFOp::create(b, kb.loc, sumLoop.getRegionIterArg(0), square)
-              .getResult());
-    }
-    Value sum = kb.warpReduce(sumLoop.getResult(0), OpKind::ReduceSum);
+    auto load = [&](const SmemTile &tile, ValueRange indices) {
+      return run > 1 ? kb.loadVectorF32(tile, indices, run)
+                     : kb.loadF32(tile, indices);
+    };
+    Value partial = emitFoldLoop(
+        kb, OpKind::ReduceSum, kb.mul(kb.laneId, run), width, 32 * run,
+        [&](Value column) {
+          Value x = load(input, at(column));
+          return arith::MulFOp::create(b, kb.loc, x, x).getResult();
+        });
+    Value sum = kb.warpReduce(partial, OpKind::ReduceSum);
     Value mean = arith::MulFOp::create(b, kb.loc, sum, kb.f32(1.0 / width));
     Value rms = math::SqrtOp::create(
         b, kb.loc, arith::AddFOp::create(b, kb.loc, mean, kb.f32(params.scalar)));
-    auto writeLoop = scf::ForOp::create(b, kb.loc, kb.laneId, kb.index(width),
-                                        kb.index(32));
+    if (run > 1)
+      rms = vector::BroadcastOp::create(
+          b, kb.loc, VectorType::get({run}, b.getF32Type()), rms);
+    auto writeLoop = scf::ForOp::create(b, kb.loc, kb.mul(kb.laneId, run),
+                                        kb.index(width), kb.index(32 * run));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(writeLoop.getBody());
     Value column = writeLoop.getInductionVar();
-    Value y = arith::DivFOp::create(b, kb.loc, kb.loadF32(input, at(column)),
-                                    rms);
+    Value y = arith::DivFOp::create(b, kb.loc, load(input, at(column)), rms);
     if (operands.size() > 1)
       y = arith::MulFOp::create(b, kb.loc, y,
-                                kb.loadF32(operands[1], ValueRange{column}));
-    kb.storeF32(result, at(column), y);
+                                load(operands[1], ValueRange{column}));
+    if (run > 1)
+      kb.storeVectorF32(result, at(column), y);
+    else
+      kb.storeF32(result, at(column), y);
   });
 }
 

@@ -32,8 +32,12 @@ constexpr int64_t kTileElements = 2048;
 constexpr int64_t kReduceChunk = 1024;
 /// rms_norm keeps whole rows, at most this many elements per tile.
 constexpr int64_t kNormTileElements = 4096;
-/// Matmul output tiles are at most 64x64; k advances 64 per iteration.
+/// Matmul output tiles are at most 64x64, at least 16 wide when halved to
+/// reach kTargetBlocks blocks; k advances 64 per iteration.
 constexpr int64_t kMatmulTile = 64;
+constexpr int64_t kMinMatmulTile = 16;
+/// Two blocks per SM of an H100 or H200 (132 SMs).
+constexpr int64_t kTargetBlocks = 264;
 /// CUDA's limit on grid dims y and z.
 constexpr int64_t kMaxGridYZ = 65535;
 
@@ -85,6 +89,29 @@ Partition partitionOutput(ArrayRef<int64_t> shape, ArrayRef<bool> whole,
     partition.dims.push_back(shape.empty() ? 0 : shape.size() - 1);
   }
   return partition;
+}
+
+/// Output tile sizes (m, n) of a matmul: 64x64 where the sizes allow,
+/// halving the larger side (n first) while the grid has fewer than
+/// kTargetBlocks blocks, down to kMinMatmulTile; n stays a multiple of 8.
+std::pair<int64_t, int64_t> chooseMatmulTile(int64_t m, int64_t n,
+                                             int64_t batch) {
+  int64_t tileM = largestDivisorAtMost(m, kMatmulTile);
+  int64_t tileN = largestDivisorAtMost(n, kMatmulTile);
+  auto halve = [](int64_t size, int64_t tile) {
+    int64_t half = largestDivisorAtMost(size, tile / 2);
+    return half >= kMinMatmulTile && half % 8 == 0 ? half : tile;
+  };
+  while (batch * (m / tileM) * (n / tileN) < kTargetBlocks) {
+    int64_t nextN = halve(n, tileN), nextM = halve(m, tileM);
+    if (nextN != tileN && (tileN >= tileM || nextM == tileM))
+      tileN = nextN;
+    else if (nextM != tileM)
+      tileM = nextM;
+    else
+      break;
+  }
+  return {tileM, tileN};
 }
 
 /// Builds `kn.kernel { tb.graph { ... } }` in place of one kernel op.
@@ -343,10 +370,11 @@ LogicalResult buildGraph(OpBuilder &b, Operation *op,
     int64_t m = outShape[rank - 2], n = outShape[rank - 1], k = a.back();
     int64_t tileK = largestDivisorAtMost(k, kMatmulTile);
     int64_t iterations = k / tileK;
+    auto [tileM, tileN] =
+        chooseMatmulTile(m, n, rank == 3 ? outShape[0] : 1);
     // Grid x over n, y over m, z over the batch dim; sizes of 1 dropped.
     SmallVector<std::tuple<int64_t, int64_t, int64_t>> cuts = {
-        {n / largestDivisorAtMost(n, kMatmulTile), rank - 1, 0},
-        {m / largestDivisorAtMost(m, kMatmulTile), rank - 2, 1}};
+        {n / tileN, rank - 1, 0}, {m / tileM, rank - 2, 1}};
     if (rank == 3)
       cuts.push_back({outShape[0], 0, 2});
     Partition partition;

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every bundle of a GPU test package once (no timing) under
+# compute-sanitizer's memcheck and racecheck, after run.sh built mirage-run.
+# Copied to the package root as sanitize.sh:
+#
+#   ./sanitize.sh [OUTDIR]        logs: OUTDIR/{memcheck,racecheck}.log
+#
+# Prints one line per tool with the error summary; exits nonzero if either
+# tool reports an error.
+set -uo pipefail
+outdir=${1:-${OUT:-./results}}
+mkdir -p "$outdir"
+cd "$(dirname "${BASH_SOURCE[0]}")"
+mirage_run=$(find /tmp/mirage-runtime-build -type f -name mirage-run -perm -u+x | head -n 1)
+if [ -z "$mirage_run" ]; then
+  echo "sanitize.sh: run ./run.sh first (it builds mirage-run)" >&2
+  exit 2
+fi
+status=0
+for tool in memcheck racecheck; do
+  compute-sanitizer --tool "$tool" --target-processes all --print-limit 20 \
+    "$mirage_run" --no-time bundles/* --json /dev/null >"$outdir/$tool.log" 2>&1
+  summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$outdir/$tool.log" |
+            sort | uniq -c | tr -s ' ')
+  echo "$tool: ${summary:-no summary (see $tool.log)}"
+  grep -qE "(ERROR|RACECHECK) SUMMARY: [1-9]" "$outdir/$tool.log" && status=1
+done
+exit $status
