@@ -67,11 +67,11 @@ func.func @batched(%q: tensor<2x256x64xf16>, %k: tensor<64x4096xf16>) -> tensor<
 }
 
 // A decode-sized matmul (two rows) halves its 64-wide tiles down to 16 to
-// give the GPU more than 264 blocks.
+// give the GPU more than 264 blocks, and reads k 128 at a time.
 // CHECK-LABEL: func.func @decode_matmul
-// CHECK: tb.graph grid [384] threads 128 forloop 64
-// CHECK: tb.input_iterator %{{.*}} imap <x -> replica> fmap <i -> 1> : tensor<2x4096xf16> -> !tb.tile<2x64xf16>
-// CHECK: tb.input_iterator %{{.*}} imap <x -> 1> fmap <i -> 0> : tensor<4096x6144xf16> -> !tb.tile<64x16xf16>
+// CHECK: tb.graph grid [384] threads 128 forloop 32
+// CHECK: tb.input_iterator %{{.*}} imap <x -> replica> fmap <i -> 1> : tensor<2x4096xf16> -> !tb.tile<2x128xf16>
+// CHECK: tb.input_iterator %{{.*}} imap <x -> 1> fmap <i -> 0> : tensor<4096x6144xf16> -> !tb.tile<128x16xf16>
 func.func @decode_matmul(%x: tensor<2x4096xf16>, %w: tensor<4096x6144xf16>) -> tensor<2x6144xf16> {
   %y = kn.matmul %x, %w : tensor<2x4096xf16>, tensor<4096x6144xf16>
   return %y : tensor<2x6144xf16>

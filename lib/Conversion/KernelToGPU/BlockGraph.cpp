@@ -1,25 +1,22 @@
 //===- BlockGraph.cpp - A block graph as the body of a gpu.func -----------===//
 //
-// The body of one kernel, in the order the block graph defines:
+// The body of one kernel, following its BlockGraphPlan:
 //
 //   prologue   accumulators initialized; loop-invariant input tiles and the
 //              first (stages - 1) iterations' tiles requested by cp.async
 //   loop       for it in [0, forloop): request iteration it + stages - 1,
-//              wait for iteration it's tiles, run the loop-body ops (a
-//              barrier after each), fold the accumulators
-//   epilogue   register accumulators stored; post-loop ops; output savers
-//              write their tiles to global memory
+//              wait for iteration it's tiles, run the loop-body steps level
+//              by level (a barrier after each level)
+//   epilogue   register sums stored; post-loop steps level by level; output
+//              savers write their tiles to global memory
 //
-// Every tile lives in one dynamic shared-memory buffer at an offset planned
-// here from the tiles' lifetimes (pipelined input tiles take one slot per
-// stage). A tile matmul whose result only feeds an accum_sum accumulates in
-// registers across iterations instead of going through shared memory.
+// Every tile lives in one dynamic shared-memory buffer at the offset the
+// plan gives it.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Codegen.h"
+#include "BlockGraphPlan.h"
 
-#include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Thread/IR/Thread.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -29,7 +26,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <limits>
-#include <map>
 
 using namespace mlir;
 using namespace mirage;
@@ -37,34 +33,17 @@ using namespace mirage::codegen;
 
 namespace {
 
-/// Tiles and auxiliary buffers are placed at multiples of 128 bytes, so a
-/// swizzled tile's rows start on the 128-byte bank period.
-constexpr int64_t kTileAlignment = 128;
-
-class BlockGraphLowering {
+class BlockGraphEmitter {
 public:
-  BlockGraphLowering(tb::GraphOp graph, const Options &options)
-      : graph(graph), options(options),
-        iterations(static_cast<int64_t>(graph.getForloopRange())) {}
+  explicit BlockGraphEmitter(const BlockGraphPlan &plan) : plan(plan) {}
 
-  FailureOr<int64_t> lower(gpu::GPUFuncOp func);
-
-private:
-  LogicalResult analyze();
-  LogicalResult planSharedMemory();
   LogicalResult emit(gpu::GPUFuncOp func);
 
-  // Analysis helpers.
-  bool isRegisterAccumulated(Operation *op) const {
-    return registerMatmuls.count(op) != 0;
-  }
-  int64_t getPosition(Operation *op) const { return positions.lookup(op); }
-  int64_t getLastUse(Value value) const;
-
-  // Emission helpers.
+private:
   SmemTile getTile(Value value) const { return tiles.lookup(value); }
-  SmemTile createView(Value bufferStart, const TileLayout &layout);
+  SmemTile createView(Value byteOffset, const TileLayout &layout);
   SmemTile getStageTile(tb::InputIteratorOp iterator, Value iteration);
+  SmemTile getRunningMax(Operation *op);
   SmallVector<Value> getInputOffsets(tb::InputIteratorOp iterator,
                                      Value iteration);
   void emitTileLoad(Value global, ValueRange offsets, const SmemTile &tile,
@@ -73,38 +52,14 @@ private:
   void emitPipelinedLoads(Value iteration);
   void emitAccumulatorInit(Operation *op);
   void emitAccumulate(Operation *op, Value iteration);
-  LogicalResult emitComputeOp(Operation *op,
-                              SmallVectorImpl<Value> &registerAcc);
+  ElementExpr buildExpr(Value value);
+  ElementExpr buildExpr(Operation *op);
+  LogicalResult emitStep(const Step &step, Value iteration,
+                         SmallVectorImpl<Value> &registerAcc);
+  LogicalResult emitLevels(ArrayRef<SmallVector<Step>> levels, Value iteration,
+                           SmallVectorImpl<Value> &registerAcc);
 
-  tb::GraphOp graph;
-  Options options;
-  int64_t iterations;
-  int64_t stages = 1;
-
-  /// Execution order: loop-body ops (iterators, compute, accumulators), then
-  /// post-loop ops (compute, thread graphs, savers).
-  SmallVector<Operation *> loopOps, postLoopOps;
-  llvm::DenseMap<Operation *, int64_t> positions;
-  int64_t loopEnd = 0;
-  SmallVector<tb::InputIteratorOp> pipelined, invariant;
-
-  /// Shared-memory values in program order, their layouts and slots (an
-  /// index into `intervals`).
-  SmallVector<Value> tileValues;
-  llvm::DenseMap<Value, TileLayout> layouts;
-  llvm::DenseMap<Value, size_t> slots;
-  /// The running maximum each accum_rescaled_sum keeps.
-  llvm::DenseMap<Operation *, size_t> runningMaxSlots;
-  SmallVector<LiveInterval> intervals;
-  int64_t sharedBytes = 0;
-
-  /// Matmuls on tensor cores; the ones in `registerMatmuls` accumulate in
-  /// registers for the accum_sum they feed.
-  std::map<Operation *, MmaMatmul> mmaMatmuls;
-  llvm::DenseMap<Operation *, size_t> registerMatmuls;
-  SmallVector<Operation *> registerMatmulOrder;
-
-  // Emission state.
+  const BlockGraphPlan &plan;
   std::optional<KernelBuilder> kb;
   Value sharedMemory;
   SmallVector<Value> blockIds;
@@ -115,137 +70,10 @@ private:
 } // namespace
 
 //===----------------------------------------------------------------------===//
-// Analysis
+// Tiles, loads and stores
 //===----------------------------------------------------------------------===//
 
-static Type getStorageType(Operation *def, Type declared) {
-  // Sums over the loop are kept in f32 whatever type the tile declares.
-  if (def && def->hasTrait<mirage::OpTrait::IsAccumulator>())
-    return Float32Type::get(declared.getContext());
-  return declared;
-}
-
-int64_t BlockGraphLowering::getLastUse(Value value) const {
-  int64_t last = value.getDefiningOp() ? getPosition(value.getDefiningOp()) : 0;
-  for (Operation *user : value.getUsers())
-    if (positions.count(user))
-      last = std::max(last, getPosition(user));
-  return last;
-}
-
-LogicalResult BlockGraphLowering::analyze() {
-  Block &body = graph.getBodyBlock();
-  if (graph.getThreads() % 32 != 0)
-    return graph.emitOpError()
-           << "has " << graph.getThreads()
-           << " threads per block; code generation needs a multiple of 32 "
-              "(whole warps)";
-  llvm::DenseSet<Operation *> postLoop = getPostLoopOps(body);
-  for (Operation &op : body.without_terminator())
-    (postLoop.contains(&op) ? postLoopOps : loopOps).push_back(&op);
-  for (auto [index, op] : llvm::enumerate(loopOps))
-    positions[op] = 1 + index;
-  loopEnd = 1 + loopOps.size();
-  for (auto [index, op] : llvm::enumerate(postLoopOps))
-    positions[op] = loopEnd + 1 + index;
-
-  for (Operation *op : loopOps)
-    if (auto iterator = dyn_cast<tb::InputIteratorOp>(op)) {
-      bool varies = iterations > 1 &&
-                    iterator.getFmap().getDim() != kReplica;
-      (varies ? pipelined : invariant).push_back(iterator);
-    }
-
-  // Layouts in declared (accumulators: f32) element types.
-  for (Operation &op : body.without_terminator())
-    for (Value result : op.getResults())
-      if (auto tile = dyn_cast<tb::TileType>(result.getType())) {
-        tileValues.push_back(result);
-        layouts[result] = TileLayout{Shape(tile.getShape()),
-                                     getStorageType(&op, tile.getElementType())};
-      }
-
-  // Tensor-core matmuls, and the ones that accumulate in registers.
-  if (options.tensorCores) {
-    for (Operation &op : body.without_terminator()) {
-      auto matmul = dyn_cast<tb::MatmulOp>(op);
-      if (!matmul || !canUseTensorCores(layouts[matmul.getLhs()],
-                                        layouts[matmul.getRhs()]))
-        continue;
-      mmaMatmuls.emplace(matmul, MmaMatmul(layouts[matmul.getLhs()],
-                                           layouts[matmul.getRhs()]));
-      for (Value operand : matmul.getOperands())
-        layouts[operand].swizzled = layouts[operand].canSwizzle();
-      Value result = matmul.getResult();
-      if (!postLoop.contains(matmul) && result.hasOneUse() &&
-          isa<tb::AccumSumOp>(*result.getUsers().begin())) {
-        registerMatmuls[matmul] = registerMatmulOrder.size();
-        registerMatmulOrder.push_back(matmul);
-      }
-    }
-  }
-  return success();
-}
-
-LogicalResult BlockGraphLowering::planSharedMemory() {
-  int64_t limit = tb::TargetAttr::lookup(graph).getSmemPerBlock();
-  // Synchronous loads gain nothing from more than one stage.
-  int64_t wanted =
-      pipelined.empty() || !options.asyncCopy ? 1 : options.pipelineStages;
-  stages = std::max<int64_t>(1, std::min<int64_t>(wanted, iterations));
-  for (;; --stages) {
-    intervals.clear();
-    slots.clear();
-    runningMaxSlots.clear();
-    auto addSlot = [&](int64_t start, int64_t end, int64_t bytes) {
-      intervals.push_back({start, end, bytes});
-      return intervals.size() - 1;
-    };
-    for (Value value : tileValues) {
-      Operation *def = value.getDefiningOp();
-      const TileLayout &layout = layouts[value];
-      if (isRegisterAccumulated(def))
-        continue;
-      int64_t bytes = layout.getBytes();
-      int64_t start = getPosition(def), end = getLastUse(value);
-      if (auto iterator = dyn_cast<tb::InputIteratorOp>(def)) {
-        start = 0;
-        if (llvm::is_contained(pipelined, iterator)) {
-          bytes = llvm::alignTo(bytes, kTileAlignment) * stages;
-          end = loopEnd;
-        } else if (llvm::any_of(value.getUsers(), [&](Operation *user) {
-                     return getPosition(user) < loopEnd;
-                   })) {
-          end = std::max(end, loopEnd);
-        }
-      } else if (def->hasTrait<mirage::OpTrait::IsAccumulator>()) {
-        Operation *producer = def->getOperand(0).getDefiningOp();
-        start = isRegisterAccumulated(producer) ? loopEnd : 0;
-        end = std::max(end, loopEnd);
-        if (isa<tb::AccumRescaledSumOp>(def)) {
-          auto maxType = cast<tb::TileType>(def->getOperand(1).getType());
-          runningMaxSlots[def] = addSlot(
-              0, loopEnd, getNumElements(maxType.getShape()) * 4);
-        }
-      }
-      slots[value] = addSlot(start, end, bytes);
-    }
-    sharedBytes = codegen::planSharedMemory(intervals, kTileAlignment);
-    if (sharedBytes <= limit)
-      return success();
-    if (stages <= 2)
-      return graph.emitOpError()
-             << "needs " << sharedBytes << " bytes of shared memory for its "
-             << "tiles with " << stages << " pipeline stage(s), more than the "
-             << limit << " bytes per block of the target";
-  }
-}
-
-//===----------------------------------------------------------------------===//
-// Emission helpers
-//===----------------------------------------------------------------------===//
-
-SmemTile BlockGraphLowering::createView(Value byteOffset,
+SmemTile BlockGraphEmitter::createView(Value byteOffset,
                                         const TileLayout &layout) {
   OpBuilder &b = kb->b;
   auto type = MemRefType::get(
@@ -257,20 +85,26 @@ SmemTile BlockGraphLowering::createView(Value byteOffset,
   return SmemTile{view, layout};
 }
 
-SmemTile BlockGraphLowering::getStageTile(tb::InputIteratorOp iterator,
-                                          Value iteration) {
-  const TileLayout &layout = layouts.lookup(iterator.getResult());
-  const LiveInterval &slot = intervals[slots.lookup(iterator.getResult())];
-  int64_t stride = llvm::alignTo(layout.getBytes(), kTileAlignment);
-  Value stage = kb->rem(iteration, stages);
-  return createView(kb->add(kb->mul(stage, stride), slot.offset), layout);
+SmemTile BlockGraphEmitter::getStageTile(tb::InputIteratorOp iterator,
+                                         Value iteration) {
+  Value value = iterator.getResult();
+  Value stage = kb->rem(iteration, plan.getStages());
+  return createView(kb->add(kb->mul(stage, plan.getStageStride(value)),
+                            plan.getOffset(value)),
+                    plan.getLayout(value));
 }
 
-SmallVector<Value> BlockGraphLowering::getInputOffsets(
+SmemTile BlockGraphEmitter::getRunningMax(Operation *op) {
+  auto type = cast<tb::TileType>(op->getOperand(1).getType());
+  return createView(kb->index(plan.getRunningMaxOffset(op)),
+                    TileLayout{Shape(type.getShape()), kb->b.getF32Type()});
+}
+
+SmallVector<Value> BlockGraphEmitter::getInputOffsets(
     tb::InputIteratorOp iterator, Value iteration) {
   ArrayRef<int64_t> shape = iterator.getInput().getType().getShape();
   ArrayRef<int64_t> tile = iterator.getType().getShape();
-  ArrayRef<int64_t> grid = graph.getGrid();
+  ArrayRef<int64_t> grid = plan.getGraph().getGrid();
   SmallVector<Value> offsets(shape.size(), kb->index(0));
   for (auto [g, dim] : llvm::enumerate(iterator.getImap().getDims()))
     if (dim != kReplica)
@@ -282,7 +116,7 @@ SmallVector<Value> BlockGraphLowering::getInputOffsets(
   return offsets;
 }
 
-void BlockGraphLowering::emitTileLoad(Value global, ValueRange offsets,
+void BlockGraphEmitter::emitTileLoad(Value global, ValueRange offsets,
                                       const SmemTile &tile, bool async) {
   OpBuilder &b = kb->b;
   Location loc = kb->loc;
@@ -326,7 +160,7 @@ void BlockGraphLowering::emitTileLoad(Value global, ValueRange offsets,
   });
 }
 
-void BlockGraphLowering::emitTileStore(const SmemTile &tile, Value global,
+void BlockGraphEmitter::emitTileStore(const SmemTile &tile, Value global,
                                        ValueRange offsets) {
   OpBuilder &b = kb->b;
   Location loc = kb->loc;
@@ -366,16 +200,17 @@ void BlockGraphLowering::emitTileStore(const SmemTile &tile, Value global,
   });
 }
 
-void BlockGraphLowering::emitPipelinedLoads(Value iteration) {
-  for (tb::InputIteratorOp iterator : pipelined)
+void BlockGraphEmitter::emitPipelinedLoads(Value iteration) {
+  for (tb::InputIteratorOp iterator : plan.getPipelined())
     emitTileLoad(globals.lookup(iterator.getInput()),
                  getInputOffsets(iterator, iteration),
-                 getStageTile(iterator, iteration), options.asyncCopy);
+                 getStageTile(iterator, iteration),
+                 plan.getOptions().asyncCopy);
 }
 
-void BlockGraphLowering::emitAccumulatorInit(Operation *op) {
+void BlockGraphEmitter::emitAccumulatorInit(Operation *op) {
   if (isa<tb::AccumConcatOp>(op) ||
-      isRegisterAccumulated(op->getOperand(0).getDefiningOp()))
+      plan.isRegisterMatmul(op->getOperand(0).getDefiningOp()))
     return;
   OpKind kind = cast<SemanticsOpInterface>(op).getOpKind();
   SmemTile acc = getTile(op->getResult(0));
@@ -386,19 +221,17 @@ void BlockGraphLowering::emitAccumulatorInit(Operation *op) {
     kb->storeF32(acc, kb->delinearize(linear, acc.layout.shape),
                  kb->f32(identity));
   });
-  if (auto it = runningMaxSlots.find(op); it != runningMaxSlots.end()) {
-    auto maxType = cast<tb::TileType>(op->getOperand(1).getType());
-    TileLayout layout{Shape(maxType.getShape()), kb->b.getF32Type()};
-    SmemTile runningMax =
-        createView(kb->index(intervals[it->second].offset), layout);
-    kb->forEachStrided(layout.getNumElements(), [&](Value linear) {
-      kb->storeF32(runningMax, kb->delinearize(linear, layout.shape),
+  if (isa<tb::AccumRescaledSumOp>(op)) {
+    SmemTile runningMax = getRunningMax(op);
+    ArrayRef<int64_t> shape = runningMax.layout.shape;
+    kb->forEachStrided(runningMax.layout.getNumElements(), [&](Value linear) {
+      kb->storeF32(runningMax, kb->delinearize(linear, shape),
                    kb->f32(-std::numeric_limits<double>::infinity()));
     });
   }
 }
 
-void BlockGraphLowering::emitAccumulate(Operation *op, Value iteration) {
+void BlockGraphEmitter::emitAccumulate(Operation *op, Value iteration) {
   OpBuilder &b = kb->b;
   Location loc = kb->loc;
   OpKind kind = cast<SemanticsOpInterface>(op).getOpKind();
@@ -444,11 +277,8 @@ void BlockGraphLowering::emitAccumulate(Operation *op, Value iteration) {
     // acc = acc * e^(M - M') + x * e^(m - M') with M' = max(M, m), then
     // M = M'. The running maximum M changes only after every element used it.
     SmemTile localMax = getTile(op->getOperand(1));
-    auto maxType = cast<tb::TileType>(op->getOperand(1).getType());
-    SmemTile runningMax =
-        createView(kb->index(intervals[runningMaxSlots.lookup(op)].offset),
-                   TileLayout{Shape(maxType.getShape()), b.getF32Type()});
-    ArrayRef<int64_t> maxShape = maxType.getShape();
+    SmemTile runningMax = getRunningMax(op);
+    ArrayRef<int64_t> maxShape = runningMax.layout.shape;
     // With the maximum constant along the last dim, a run of elements shares
     // its two scale factors.
     int64_t width = maxShape.back() == 1 &&
@@ -503,45 +333,112 @@ void BlockGraphLowering::emitAccumulate(Operation *op, Value iteration) {
   }
 }
 
-LogicalResult
-BlockGraphLowering::emitComputeOp(Operation *op,
-                                  SmallVectorImpl<Value> &registerAcc) {
+//===----------------------------------------------------------------------===//
+// Steps
+//===----------------------------------------------------------------------===//
+
+ElementExpr BlockGraphEmitter::buildExpr(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (def && plan.isInlined(def))
+    return buildExpr(def);
+  ElementExpr leaf;
+  // A matmul result absorbed into an epilogue has no tile; it is only ever
+  // evaluated on a register value.
+  leaf.tile = getTile(value);
+  return leaf;
+}
+
+ElementExpr BlockGraphEmitter::buildExpr(Operation *op) {
+  auto semantics = cast<SemanticsOpInterface>(op);
+  ElementExpr node;
+  node.kind = semantics.getOpKind();
+  node.params = semantics.getOpParams();
+  for (Value operand : op->getOperands())
+    node.operands.push_back(buildExpr(operand));
+  return node;
+}
+
+LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
+                                          SmallVectorImpl<Value> &registerAcc) {
+  Operation *op = step.op;
+  if (op->hasTrait<mirage::OpTrait::IsAccumulator>()) {
+    emitAccumulate(op, iteration);
+    return success();
+  }
+  if (auto saver = dyn_cast<tb::OutputSaverOp>(op)) {
+    ArrayRef<int64_t> tile = saver.getInput().getType().getShape();
+    SmallVector<Value> offsets(tile.size(), kb->index(0));
+    for (auto [g, dim] : llvm::enumerate(saver.getOmap().getDims()))
+      offsets[dim] = kb->mul(blockIds[g], tile[dim]);
+    emitTileStore(getTile(saver.getInput()), globals.lookup(saver.getResult()),
+                  offsets);
+    return success();
+  }
   SmallVector<SmemTile> operands, results;
   for (Value operand : op->getOperands())
     operands.push_back(getTile(operand));
-  if (auto it = registerMatmuls.find(op); it != registerMatmuls.end()) {
-    const MmaMatmul &mma = mmaMatmuls.at(op);
-    int64_t count = mma.getNumAccumulators(*kb);
-    auto first = registerAcc.begin() + it->second * count;
-    SmallVector<Value> updated = mma.accumulate(
-        *kb, operands[0], operands[1], ValueRange(ArrayRef<Value>(&*first, count)));
-    llvm::copy(updated, first);
+  if (const MmaMatmul *mma = plan.getMma(op)) {
+    if (plan.isRegisterMatmul(op)) {
+      // This matmul's accumulators follow those of the ones before it.
+      int64_t first = 0;
+      for (Operation *other : plan.getRegisterMatmuls()) {
+        if (other == op)
+          break;
+        first += plan.getMma(other)->getNumAccumulators(*kb);
+      }
+      int64_t count = mma->getNumAccumulators(*kb);
+      SmallVector<Value> updated = mma->accumulate(
+          *kb, operands[0], operands[1],
+          ArrayRef<Value>(registerAcc).slice(first, count));
+      llvm::copy(updated, registerAcc.begin() + first);
+      return success();
+    }
+    SmallVector<Value> acc = mma->accumulate(*kb, operands[0], operands[1],
+                                             mma->createZeroAccumulators(*kb));
+    if (!step.epilogue) {
+      mma->store(*kb, acc, getTile(op->getResult(0)));
+      return success();
+    }
+    ElementExpr epilogue = buildExpr(step.epilogue);
+    mma->store(*kb, acc, getTile(step.epilogue->getResult(0)),
+               [&](Value value) { return evaluateOnValue(*kb, epilogue, value); });
     return success();
   }
   for (Value result : op->getResults())
     results.push_back(getTile(result));
-  if (auto it = mmaMatmuls.find(op); it != mmaMatmuls.end()) {
-    const MmaMatmul &mma = it->second;
-    mma.store(*kb,
-              mma.accumulate(*kb, operands[0], operands[1],
-                             mma.createZeroAccumulators(*kb)),
-              results[0]);
-    return success();
-  }
   if (isa<th::GraphOp>(op))
     return emitThreadGraph(*kb, op, operands, results);
   auto semantics = dyn_cast<SemanticsOpInterface>(op);
   if (!semantics)
     return op->emitOpError() << "has no code generation";
+  if (getOpInfo(semantics.getOpKind()).elementwise) {
+    emitElementwise(*kb, buildExpr(op), results[0]);
+    return success();
+  }
   return emitTileOp(*kb, op, semantics.getOpKind(), semantics.getOpParams(),
                     operands, results);
+}
+
+LogicalResult BlockGraphEmitter::emitLevels(ArrayRef<SmallVector<Step>> levels,
+                                            Value iteration,
+                                            SmallVectorImpl<Value> &registerAcc) {
+  for (ArrayRef<Step> level : levels) {
+    for (const Step &step : level)
+      if (failed(emitStep(step, iteration, registerAcc)))
+        return failure();
+    // The next level reads what this one wrote, or reuses the shared memory
+    // it read.
+    kb->barrier();
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
 // The kernel body
 //===----------------------------------------------------------------------===//
 
-LogicalResult BlockGraphLowering::emit(gpu::GPUFuncOp func) {
+LogicalResult BlockGraphEmitter::emit(gpu::GPUFuncOp func) {
+  tb::GraphOp graph = plan.getGraph();
   Block &entry = func.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   Location loc = graph.getLoc();
@@ -568,37 +465,37 @@ LogicalResult BlockGraphLowering::emit(gpu::GPUFuncOp func) {
 
   // Views of every tile at a fixed offset; pipelined ones get per-stage
   // views in the loop.
-  for (Value value : tileValues)
-    if (auto slot = slots.find(value);
-        slot != slots.end() &&
-        !llvm::is_contained(pipelined, value.getDefiningOp()))
-      tiles[value] = createView(kb->index(intervals[slot->second].offset),
-                                layouts[value]);
+  for (Operation &op : body.without_terminator())
+    for (Value result : op.getResults())
+      if (plan.hasTile(result) && !plan.isPipelined(&op))
+        tiles[result] = createView(kb->index(plan.getOffset(result)),
+                                   plan.getLayout(result));
 
   // Prologue.
-  for (Operation *op : loopOps)
-    if (op->hasTrait<mirage::OpTrait::IsAccumulator>())
-      emitAccumulatorInit(op);
-  for (tb::InputIteratorOp iterator : invariant)
+  bool async = plan.getOptions().asyncCopy;
+  int64_t stages = plan.getStages(), iterations = plan.getIterations();
+  for (Operation *op : plan.getAccumulators())
+    emitAccumulatorInit(op);
+  for (tb::InputIteratorOp iterator : plan.getInvariant())
     emitTileLoad(globals.lookup(iterator.getInput()),
                  getInputOffsets(iterator, Value()),
-                 getTile(iterator.getResult()), options.asyncCopy);
-  bool asyncPipeline = options.asyncCopy && !pipelined.empty();
+                 getTile(iterator.getResult()), async);
+  bool asyncPipeline = async && !plan.getPipelined().empty();
   if (asyncPipeline) {
     for (int64_t s = 0; s + 1 < stages; ++s) {
       emitPipelinedLoads(kb->index(s));
       nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, ValueRange());
     }
-  } else if (options.asyncCopy && !invariant.empty()) {
+  } else if (async && !plan.getInvariant().empty()) {
     Value group = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, ValueRange());
     nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(0));
   }
   kb->barrier();
 
   SmallVector<Value> registerAcc;
-  for (Operation *matmul : registerMatmulOrder)
+  for (Operation *matmul : plan.getRegisterMatmuls())
     llvm::append_range(registerAcc,
-                       mmaMatmuls.at(matmul).createZeroAccumulators(*kb));
+                       plan.getMma(matmul)->createZeroAccumulators(*kb));
 
   // The loop.
   auto loop = scf::ForOp::create(b, loc, kb->index(0), kb->index(iterations),
@@ -623,71 +520,44 @@ LogicalResult BlockGraphLowering::emit(gpu::GPUFuncOp func) {
       nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
                                        b.getI32IntegerAttr(stages - 1));
       kb->barrier();
-    } else if (!pipelined.empty()) {
+    } else if (!plan.getPipelined().empty()) {
       emitPipelinedLoads(iteration);
       kb->barrier();
     }
-    for (tb::InputIteratorOp iterator : pipelined)
+    for (tb::InputIteratorOp iterator : plan.getPipelined())
       tiles[iterator.getResult()] = getStageTile(iterator, iteration);
-    for (Operation *op : loopOps) {
-      if (isa<tb::InputIteratorOp>(op))
-        continue;
-      if (op->hasTrait<mirage::OpTrait::IsAccumulator>()) {
-        if (isRegisterAccumulated(op->getOperand(0).getDefiningOp()))
-          continue;
-        emitAccumulate(op, iteration);
-      } else if (failed(emitComputeOp(op, registerAcc))) {
-        return failure();
-      }
-      // Also after matmuls into registers: a later op may reuse the shared
-      // memory of their operands.
+    // The last level's barrier also frees this iteration's stage for the
+    // next request.
+    if (failed(emitLevels(plan.getLoopLevels(), iteration, registerAcc)))
+      return failure();
+    if (plan.getLoopLevels().empty())
       kb->barrier();
-    }
-    // The next iteration overwrites this iteration's stage and tiles.
-    kb->barrier();
     // Without iteration arguments the builder added the terminator.
     if (!registerAcc.empty())
       scf::YieldOp::create(b, loc, registerAcc);
   }
 
   // Epilogue.
-  for (auto [index, matmul] : llvm::enumerate(registerMatmulOrder)) {
-    const MmaMatmul &mma = mmaMatmuls.at(matmul);
-    int64_t count = mma.getNumAccumulators(*kb);
+  int64_t first = 0;
+  for (Operation *matmul : plan.getRegisterMatmuls()) {
+    const MmaMatmul *mma = plan.getMma(matmul);
+    int64_t count = mma->getNumAccumulators(*kb);
     Operation *accum = *matmul->getResult(0).getUsers().begin();
-    mma.store(*kb, loop.getResults().slice(index * count, count),
-              getTile(accum->getResult(0)));
+    mma->store(*kb, loop.getResults().slice(first, count),
+               getTile(accum->getResult(0)));
+    first += count;
   }
-  if (!registerMatmulOrder.empty())
+  if (!plan.getRegisterMatmuls().empty())
     kb->barrier();
   SmallVector<Value> noRegisters;
-  for (Operation *op : postLoopOps) {
-    if (auto saver = dyn_cast<tb::OutputSaverOp>(op)) {
-      ArrayRef<int64_t> tile = saver.getInput().getType().getShape();
-      SmallVector<Value> offsets(tile.size(), kb->index(0));
-      for (auto [g, dim] : llvm::enumerate(saver.getOmap().getDims()))
-        offsets[dim] = kb->mul(blockIds[g], tile[dim]);
-      emitTileStore(getTile(saver.getInput()),
-                    globals.lookup(saver.getResult()), offsets);
-      // A later post-loop op may reuse the saved tile's shared memory.
-      kb->barrier();
-      continue;
-    }
-    if (failed(emitComputeOp(op, noRegisters)))
-      return failure();
-    kb->barrier();
-  }
-  return success();
-}
-
-FailureOr<int64_t> BlockGraphLowering::lower(gpu::GPUFuncOp func) {
-  if (failed(analyze()) || failed(planSharedMemory()) || failed(emit(func)))
-    return failure();
-  return sharedBytes;
+  return emitLevels(plan.getPostLoopLevels(), Value(), noRegisters);
 }
 
 FailureOr<int64_t> codegen::lowerBlockGraph(tb::GraphOp graph,
                                             gpu::GPUFuncOp func,
                                             const Options &options) {
-  return BlockGraphLowering(graph, options).lower(func);
+  BlockGraphPlan plan(graph, options);
+  if (failed(plan.build()) || failed(BlockGraphEmitter(plan).emit(func)))
+    return failure();
+  return plan.getSharedMemoryBytes();
 }

@@ -25,6 +25,9 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <optional>
+#include <vector>
+
 namespace mlir::gpu {
 class GPUFuncOp;
 } // namespace mlir::gpu
@@ -106,6 +109,13 @@ public:
   /// Row-major multi-index of `linear` in `shape`.
   llvm::SmallVector<mlir::Value> delinearize(mlir::Value linear,
                                              llvm::ArrayRef<int64_t> shape);
+  /// The indices into an operand of `operandShape` that broadcasts
+  /// (numpy-style, right-aligned) to the element at `resultIndices` of a
+  /// result of `resultShape`.
+  llvm::SmallVector<mlir::Value>
+  broadcastIndices(mlir::ValueRange resultIndices,
+                   llvm::ArrayRef<int64_t> operandShape,
+                   llvm::ArrayRef<int64_t> resultShape);
   /// Row-major linear index of `indices` in `shape`.
   mlir::Value linearize(mlir::ValueRange indices,
                         llvm::ArrayRef<int64_t> shape);
@@ -165,9 +175,33 @@ double getCombineIdentity(OpKind kind);
 // Tile operators (SIMT)
 //===----------------------------------------------------------------------===//
 
-/// Computes one block-level operator whose operands and results are all
-/// shared-memory tiles: elementwise ops, reductions, rms_norm, data movement
-/// and (SIMT) matmul. Fails for kinds it does not compute.
+/// An elementwise computation over the elements of a result tile: an
+/// operator applied to sub-expressions, or (a leaf) a tile read with
+/// broadcasting. A chain of single-use elementwise ops is one expression,
+/// so its intermediates never reach shared memory. Inner nodes have the
+/// result's shape.
+struct ElementExpr {
+  OpKind kind = OpKind::Exp;
+  OpParams params;
+  std::vector<ElementExpr> operands;
+  std::optional<SmemTile> tile;
+
+  bool isLeaf() const { return tile.has_value(); }
+};
+
+/// Computes `expr` for every element of `result`, 8 elements per thread
+/// step where every tile's layout allows.
+void emitElementwise(KernelBuilder &kb, const ElementExpr &expr,
+                     const SmemTile &result);
+
+/// Evaluates an expression with a single leaf on `leafValue` (an f32
+/// scalar): the epilogue a matmul applies before storing.
+mlir::Value evaluateOnValue(KernelBuilder &kb, const ElementExpr &expr,
+                            mlir::Value leafValue);
+
+/// Computes one non-elementwise block-level operator whose operands and
+/// results are shared-memory tiles: reductions, rms_norm, data movement and
+/// (SIMT) matmul. Fails for kinds it does not compute.
 llvm::LogicalResult emitTileOp(KernelBuilder &kb, mlir::Operation *op,
                                OpKind kind, const OpParams &params,
                                llvm::ArrayRef<SmemTile> operands,
@@ -195,9 +229,10 @@ public:
                                             const SmemTile &lhs,
                                             const SmemTile &rhs,
                                             mlir::ValueRange acc) const;
-  /// Stores the accumulators (the result rows below m) in `out`.
-  void store(KernelBuilder &kb, mlir::ValueRange acc,
-             const SmemTile &out) const;
+  /// Stores the accumulators (the result rows below m) in `out`, through
+  /// `epilogue` (an f32 -> f32 function) when given.
+  void store(KernelBuilder &kb, mlir::ValueRange acc, const SmemTile &out,
+             llvm::function_ref<mlir::Value(mlir::Value)> epilogue = {}) const;
 
 private:
   /// Where a job's output starts.
@@ -245,7 +280,8 @@ int64_t planSharedMemory(llvm::MutableArrayRef<LiveInterval> intervals,
 
 /// Emits the body of `func` (the block graph's inputs, then its outputs, as
 /// global memrefs; the entry block holds only the terminator) computing
-/// `graph`. Returns the dynamic shared memory it needs, in bytes.
+/// `graph` (BlockGraph.cpp). Returns the dynamic shared memory it needs, in
+/// bytes.
 mlir::FailureOr<int64_t> lowerBlockGraph(tb::GraphOp graph,
                                          mlir::gpu::GPUFuncOp func,
                                          const Options &options);

@@ -103,6 +103,19 @@ SmallVector<Value> KernelBuilder::delinearize(Value linear,
   return indices;
 }
 
+SmallVector<Value>
+KernelBuilder::broadcastIndices(ValueRange resultIndices,
+                                ArrayRef<int64_t> operandShape,
+                                ArrayRef<int64_t> resultShape) {
+  SmallVector<Value> indices;
+  size_t skip = resultShape.size() - operandShape.size();
+  for (auto [d, size] : llvm::enumerate(operandShape))
+    indices.push_back(size == 1 && resultShape[d + skip] != 1
+                          ? index(0)
+                          : resultIndices[d + skip]);
+  return indices;
+}
+
 Value KernelBuilder::linearize(ValueRange indices, ArrayRef<int64_t> shape) {
   Value linear = index(0);
   int64_t stride = 1;

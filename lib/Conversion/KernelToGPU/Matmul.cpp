@@ -162,8 +162,8 @@ SmallVector<Value> MmaMatmul::accumulate(KernelBuilder &kb,
   });
 }
 
-void MmaMatmul::store(KernelBuilder &kb, ValueRange acc,
-                      const SmemTile &out) const {
+void MmaMatmul::store(KernelBuilder &kb, ValueRange acc, const SmemTile &out,
+                      function_ref<Value(Value)> epilogue) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Value groupRow = kb.div(kb.laneId, 4);
@@ -186,7 +186,7 @@ void MmaMatmul::store(KernelBuilder &kb, ValueRange acc,
               kb.add(kb.add(job.column, pairColumn), t * 8 + c));
           Value value = vector::ExtractOp::create(
               b, loc, jobAcc[t], ArrayRef<int64_t>{half, c});
-          kb.storeF32(out, indices, value);
+          kb.storeF32(out, indices, epilogue ? epilogue(value) : value);
         }
       }
     }

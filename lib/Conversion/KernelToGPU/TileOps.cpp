@@ -1,10 +1,11 @@
 //===- TileOps.cpp - Block-level operators on shared-memory tiles ---------===//
 //
-// SIMT code for one block-graph operator: the block's threads share the
-// elements of the result (thread t takes elements t, t + threads, ...) and
-// read their operands from shared memory. Reductions over 32 or more
-// elements give each result element to a warp, whose lanes combine by
-// shuffles. The caller places a barrier after each operator.
+// SIMT code for one non-elementwise block-graph operator: the block's
+// threads share the elements of the result (thread t takes elements t, t +
+// threads, ...) and read their operands from shared memory. Reductions long
+// enough give each result element to a warp, whose lanes combine by
+// shuffles; runs of 8 contiguous elements are read as vectors. The caller
+// places a barrier after each level of operators.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,85 +18,6 @@
 using namespace mlir;
 using namespace mirage;
 using namespace mirage::codegen;
-
-/// The indices into an operand of shape `operandShape` that broadcasts
-/// (numpy-style, right-aligned) to the result element at `resultIndices`.
-static SmallVector<Value> broadcastIndices(KernelBuilder &kb,
-                                          ValueRange resultIndices,
-                                          ArrayRef<int64_t> operandShape,
-                                          ArrayRef<int64_t> resultShape) {
-  SmallVector<Value> indices;
-  size_t skip = resultShape.size() - operandShape.size();
-  for (auto [d, size] : llvm::enumerate(operandShape))
-    indices.push_back(size == 1 && resultShape[d + skip] != 1
-                          ? kb.index(0)
-                          : resultIndices[d + skip]);
-  return indices;
-}
-
-
-/// Calls `body` with the indices of the first element of each run of
-/// `width` elements along the last dim, runs spread over the threads.
-static void forEachRun(KernelBuilder &kb, ArrayRef<int64_t> shape,
-                       int64_t width,
-                       function_ref<void(SmallVector<Value>)> body) {
-  Shape runs(shape);
-  runs.back() /= width;
-  kb.forEachStrided(getNumElements(runs), [&](Value run) {
-    SmallVector<Value> indices = kb.delinearize(run, runs);
-    indices.back() = kb.mul(indices.back(), width);
-    body(indices);
-  });
-}
-
-/// Whether an elementwise op can step `width` elements at a time: the
-/// result and every operand that varies along the last dim hold runs of
-/// `width` contiguous elements; the others are broadcast along it.
-static bool canVectorize(ArrayRef<SmemTile> operands, const SmemTile &result,
-                         int64_t width) {
-  if (!result.layout.hasContiguousRuns(width))
-    return false;
-  return llvm::all_of(operands, [&](const SmemTile &operand) {
-    return operand.layout.shape.back() == 1 ||
-           operand.layout.hasContiguousRuns(width);
-  });
-}
-
-static void emitElementwise(KernelBuilder &kb, OpKind kind,
-                            const OpParams &params,
-                            ArrayRef<SmemTile> operands,
-                            const SmemTile &result) {
-  ArrayRef<int64_t> shape = result.layout.shape;
-  if (canVectorize(operands, result, kVectorWidth)) {
-    auto type = VectorType::get({kVectorWidth}, kb.b.getF32Type());
-    forEachRun(kb, shape, kVectorWidth, [&](SmallVector<Value> indices) {
-      SmallVector<Value> values;
-      for (const SmemTile &operand : operands) {
-        SmallVector<Value> at =
-            broadcastIndices(kb, indices, operand.layout.shape, shape);
-        values.push_back(
-            operand.layout.shape.back() == 1
-                ? vector::BroadcastOp::create(kb.b, kb.loc, type,
-                                              kb.loadF32(operand, at))
-                      .getResult()
-                : kb.loadVectorF32(operand, at, kVectorWidth));
-      }
-      kb.storeVectorF32(result, indices,
-                        emitScalarOp(kb.b, kb.loc, kind, params, values));
-    });
-    return;
-  }
-  kb.forEachStrided(result.layout.getNumElements(), [&](Value linear) {
-    SmallVector<Value> indices = kb.delinearize(linear, shape);
-    SmallVector<Value> values;
-    for (const SmemTile &operand : operands)
-      values.push_back(kb.loadF32(
-          operand,
-          broadcastIndices(kb, indices, operand.layout.shape, shape)));
-    kb.storeF32(result, indices,
-                emitScalarOp(kb.b, kb.loc, kind, params, values));
-  });
-}
 
 /// The input indices of reduced element `r` for the result element at
 /// `resultIndices` (whose dim `dim` is size 1, or absent without keepdim).
@@ -264,10 +186,10 @@ static void emitSimtMatmul(KernelBuilder &kb, const SmemTile &lhs,
     // Batch dims broadcast like an elementwise op.
     ValueRange batch = ValueRange(indices).take_front(rank - 2);
     ArrayRef<int64_t> batchShape = shape.drop_back(2);
-    SmallVector<Value> lhsIndices = broadcastIndices(
-        kb, batch, lhsShape.drop_back(2), batchShape);
-    SmallVector<Value> rhsIndices = broadcastIndices(
-        kb, batch, rhsShape.drop_back(2), batchShape);
+    SmallVector<Value> lhsIndices = kb.broadcastIndices(
+        batch, lhsShape.drop_back(2), batchShape);
+    SmallVector<Value> rhsIndices = kb.broadcastIndices(
+        batch, rhsShape.drop_back(2), batchShape);
     auto loop = scf::ForOp::create(b, kb.loc, kb.index(0), kb.index(k),
                                    kb.index(1), ValueRange{kb.f32(0.0)});
     {
@@ -292,11 +214,6 @@ LogicalResult codegen::emitTileOp(KernelBuilder &kb, Operation *op,
                                   OpKind kind, const OpParams &params,
                                   ArrayRef<SmemTile> operands,
                                   ArrayRef<SmemTile> results) {
-  const OpInfo &info = getOpInfo(kind);
-  if (info.elementwise) {
-    emitElementwise(kb, kind, params, operands, results[0]);
-    return success();
-  }
   switch (kind) {
   case OpKind::ReduceSum:
   case OpKind::ReduceMax:

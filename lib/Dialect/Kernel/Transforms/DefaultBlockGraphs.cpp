@@ -38,6 +38,8 @@ constexpr int64_t kMatmulTile = 64;
 constexpr int64_t kMinMatmulTile = 16;
 /// Two blocks per SM of an H100 or H200 (132 SMs).
 constexpr int64_t kTargetBlocks = 264;
+/// Output tiles this small (elements) advance k by 128 per iteration.
+constexpr int64_t kSmallOutputTile = 1024;
 /// CUDA's limit on grid dims y and z.
 constexpr int64_t kMaxGridYZ = 65535;
 
@@ -368,10 +370,13 @@ LogicalResult buildGraph(OpBuilder &b, Operation *op,
       return op->emitOpError()
              << "has no default block graph: more than one batch dim";
     int64_t m = outShape[rank - 2], n = outShape[rank - 1], k = a.back();
-    int64_t tileK = largestDivisorAtMost(k, kMatmulTile);
-    int64_t iterations = k / tileK;
     auto [tileM, tileN] =
         chooseMatmulTile(m, n, rank == 3 ? outShape[0] : 1);
+    // Small output tiles read more of k per iteration, so that each
+    // iteration still moves a few KiB.
+    int64_t tileK = largestDivisorAtMost(
+        k, tileM * tileN <= kSmallOutputTile ? 2 * kMatmulTile : kMatmulTile);
+    int64_t iterations = k / tileK;
     // Grid x over n, y over m, z over the batch dim; sizes of 1 dropped.
     SmallVector<std::tuple<int64_t, int64_t, int64_t>> cuts = {
         {n / tileN, rank - 1, 0}, {m / tileM, rank - 2, 1}};

@@ -31,8 +31,9 @@ def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::ModuleOp"> {
     - rms_norm: whole rows, at most 4096 elements per tile where rows allow;
     - matmul: 64x64 output tiles (smaller when m or n is), halved down to
       16 while the grid has fewer than 264 blocks (two per SM of an H100 or
-      H200); the k dim in chunks of 64 by the for-loop into `accum_sum`;
-      batch dims over grid dim z (one batch dim at most).
+      H200); the k dim in chunks of 64 (128 for output tiles of at most
+      1024 elements) by the for-loop into `accum_sum`; batch dims over grid
+      dim z (one batch dim at most).
 
     The result is checked by the tb verifiers like hand-written graphs.
   }];

@@ -1,0 +1,145 @@
+//===- BlockGraphPlan.h - What a block graph's kernel will do ---*- C++ -*-===//
+//
+// The decisions behind a block graph's kernel, made before any code is
+// emitted:
+//
+//   - fusion: an elementwise op whose only user is an elementwise op of the
+//     same shape and phase is computed inside that user (no tile of its
+//     own); a tensor-core matmul whose only (transitive) consumer is such a
+//     chain of one-operand ops applies the chain to its accumulators before
+//     storing (an epilogue), and one that only feeds an accum_sum keeps its
+//     sum in registers across the loop;
+//   - schedule: the remaining ops ("steps") of the loop body and of the
+//     post-loop part are grouped in dependency levels; the steps of a level
+//     are independent and share one barrier after them;
+//   - shared memory: every tile that still needs one gets an offset, from
+//     the levels at which it is written and last read, with one slot per
+//     pipeline stage for input tiles that change every iteration.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_LIB_CONVERSION_KERNELTOGPU_BLOCKGRAPHPLAN_H
+#define MIRAGE_LIB_CONVERSION_KERNELTOGPU_BLOCKGRAPHPLAN_H
+
+#include "Codegen.h"
+
+#include "mirage/Dialect/Block/IR/Block.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <map>
+
+namespace mirage::codegen {
+
+/// One unit of emitted work.
+struct Step {
+  mlir::Operation *op;
+  /// For a matmul: the elementwise op whose result it stores (its
+  /// epilogue), or null.
+  mlir::Operation *epilogue = nullptr;
+  /// Dependency level within its phase, from 1.
+  int64_t level = 0;
+};
+
+class BlockGraphPlan {
+public:
+  BlockGraphPlan(tb::GraphOp graph, const Options &options);
+
+  /// Makes every decision; fails with a diagnostic on the graph.
+  llvm::LogicalResult build();
+
+  tb::GraphOp getGraph() const { return graph; }
+  const Options &getOptions() const { return options; }
+  int64_t getIterations() const { return iterations; }
+  int64_t getStages() const { return stages; }
+  int64_t getSharedMemoryBytes() const { return sharedBytes; }
+
+  /// Input iterators whose tile changes every iteration (loaded through the
+  /// pipeline) and the others (loaded once, before the loop).
+  llvm::ArrayRef<tb::InputIteratorOp> getPipelined() const {
+    return pipelined;
+  }
+  llvm::ArrayRef<tb::InputIteratorOp> getInvariant() const {
+    return invariant;
+  }
+  bool isPipelined(mlir::Operation *op) const;
+
+  /// The steps of the loop body and of the post-loop part, by level.
+  llvm::ArrayRef<llvm::SmallVector<Step>> getLoopLevels() const {
+    return loopLevels;
+  }
+  llvm::ArrayRef<llvm::SmallVector<Step>> getPostLoopLevels() const {
+    return postLoopLevels;
+  }
+  /// Accumulators, in program order (their state is set up before the loop).
+  llvm::ArrayRef<mlir::Operation *> getAccumulators() const {
+    return accumulators;
+  }
+
+  /// Whether `op` is computed inside the elementwise op using it.
+  bool isInlined(mlir::Operation *op) const { return inlined.contains(op); }
+  /// The tensor-core matmul of `op`, or null.
+  const MmaMatmul *getMma(mlir::Operation *op) const;
+  /// Matmuls summed in registers, in the order of their accumulators.
+  llvm::ArrayRef<mlir::Operation *> getRegisterMatmuls() const {
+    return registerMatmuls;
+  }
+  bool isRegisterMatmul(mlir::Operation *op) const {
+    return llvm::is_contained(registerMatmuls, op);
+  }
+
+  /// Layout and offset of a tile value that lives in shared memory (not of
+  /// inlined results or register sums before the loop ends). Pipelined
+  /// input tiles start at `getOffset` with one stage every
+  /// `getStageStride` bytes.
+  bool hasTile(mlir::Value value) const { return slots.count(value); }
+  const TileLayout &getLayout(mlir::Value value) const;
+  int64_t getOffset(mlir::Value value) const;
+  int64_t getStageStride(mlir::Value value) const;
+  /// The running-maximum buffer of an accum_rescaled_sum.
+  int64_t getRunningMaxOffset(mlir::Operation *op) const;
+
+private:
+  void decideFusion();
+  void decideMatmuls();
+  void schedule();
+  llvm::LogicalResult planSharedMemory();
+
+  /// Values a step reads from shared memory (inlined chains included).
+  llvm::SmallVector<mlir::Value> getReads(const Step &step) const;
+  /// The value a step writes (results of an epilogue's op for a matmul).
+  llvm::SmallVector<mlir::Value> getWrites(const Step &step) const;
+  void collectLeaves(mlir::Value value,
+                     llvm::SmallVectorImpl<mlir::Value> &leaves) const;
+
+  tb::GraphOp graph;
+  Options options;
+  int64_t iterations;
+  int64_t stages = 1;
+
+  llvm::SmallVector<mlir::Operation *> loopOps, postLoopOps;
+  llvm::SmallVector<tb::InputIteratorOp> pipelined, invariant;
+  llvm::SmallVector<mlir::Operation *> accumulators;
+  llvm::SmallVector<mlir::Value> tileValues;
+  llvm::DenseMap<mlir::Value, TileLayout> layouts;
+
+  llvm::DenseSet<mlir::Operation *> inlined;
+  std::map<mlir::Operation *, MmaMatmul> mmaMatmuls;
+  llvm::SmallVector<mlir::Operation *> registerMatmuls;
+  /// Matmul -> the elementwise op it stores; and back.
+  llvm::DenseMap<mlir::Operation *, mlir::Operation *> epilogues, absorbedBy;
+
+  llvm::SmallVector<llvm::SmallVector<Step>> loopLevels, postLoopLevels;
+  /// Position (in loop-then-post-loop level order) at which each value is
+  /// written; the loop ends at `loopEnd`.
+  llvm::DenseMap<mlir::Value, int64_t> written, lastRead;
+  int64_t loopEnd = 0;
+
+  llvm::DenseMap<mlir::Value, size_t> slots;
+  llvm::DenseMap<mlir::Operation *, size_t> runningMaxSlots;
+  llvm::SmallVector<LiveInterval> intervals;
+  int64_t sharedBytes = 0;
+};
+
+} // namespace mirage::codegen
+
+#endif // MIRAGE_LIB_CONVERSION_KERNELTOGPU_BLOCKGRAPHPLAN_H
