@@ -1,6 +1,8 @@
 // convert-kn-to-gpu: host functions, kernel bodies and the lowering options.
 // RUN: mirage-opt %s --split-input-file --convert-kn-to-gpu --canonicalize --cse | FileCheck %s
 // RUN: mirage-opt %s --split-input-file --convert-kn-to-gpu="tensor-cores=false async-copy=false" --canonicalize --cse | FileCheck %s --check-prefix=SIMT
+// The lowered IR parses back.
+// RUN: mirage-opt %s --split-input-file --convert-kn-to-gpu | mirage-opt --split-input-file -o /dev/null
 
 // The host function takes the inputs, then one buffer per result; a kernel
 // result returned first is written in place, a reshape is a view, and a
@@ -22,11 +24,12 @@
 // CHECK: gpu.func @host_k0(%{{.*}}: memref<16x64xf16>, %{{.*}}: memref<64x64xf16>, %{{.*}}: memref<16x64xf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // CHECK: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-NOT: memref.alloc
-// CHECK-COUNT-3: nvgpu.device_async_create_group
+// CHECK-COUNT-3: nvvm.cp.async.commit.group
 // CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>)
 // CHECK: nvgpu.device_async_copy %{{.*}}, 8 {bypassL1} : memref<16x64xf16> to memref<256xf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.device_async_copy %{{.*}}, 8 {bypassL1} : memref<64x64xf16> to memref<512xf16, #gpu.address_space<workgroup>>
-// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 3 : i32}
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.cp.async.wait.group 3
 // CHECK: gpu.barrier
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}
@@ -43,6 +46,7 @@
 // a scalar loop per output element.
 // SIMT-LABEL: gpu.func @host_k0
 // SIMT-NOT: nvgpu.
+// SIMT-NOT: nvvm.cp.async
 // SIMT: scf.for %{{.*}} = %c0 to %c4 step %c1 {
 // SIMT: vector.load %{{.*}} {alignment = 16 : i64} : memref<16x64xf16>, vector<8xf16>
 // SIMT: vector.store %{{.*}} {alignment = 16 : i64} : memref<256xf16, #gpu.address_space<workgroup>>, vector<8xf16>

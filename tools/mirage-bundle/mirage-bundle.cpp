@@ -44,8 +44,9 @@ static cl::opt<bool> noReference("no-reference",
 static cl::opt<std::string>
     ptxas("ptxas", cl::desc("ptxas to use, or 'none' for PTX only "
                             "(default: search PATH, /usr/local/cuda/bin)"));
-static cl::opt<unsigned> pipelineStages("pipeline-stages", cl::init(4),
-                                        cl::desc("cp.async pipeline stages"));
+static cl::opt<unsigned> pipelineStages("pipeline-stages", cl::init(0),
+                                        cl::desc("cp.async pipeline stages "
+                                                 "(0: automatic)"));
 static cl::opt<bool> tensorCores("tensor-cores", cl::init(true),
                                  cl::desc("Tile matmuls on tensor cores"));
 static cl::opt<bool> asyncCopy("async-copy", cl::init(true),

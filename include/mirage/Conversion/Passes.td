@@ -36,15 +36,18 @@ def ConvertKernelToGPU : Pass<"convert-kn-to-gpu", "::mlir::ModuleOp"> {
     `mirage.reference`.
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::arith::ArithDialect", "::mlir::DLTIDialect",
+    "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];
   let options = [
-    Option<"pipelineStages", "pipeline-stages", "unsigned", /*default=*/"4",
-           "Most loop iterations whose input tiles are in flight at once "
-           "(cp.async stages; fewer when shared memory is short)">,
+    Option<"pipelineStages", "pipeline-stages", "unsigned", /*default=*/"0",
+           "Loop iterations whose input tiles are in flight at once "
+           "(cp.async stages; fewer when shared memory is short). 0: enough "
+           "for 64 KiB of input tiles per SM, shared by the blocks the grid "
+           "puts on one of 132 SMs; 2 to 16">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Run f16/bf16 tile matmuls on tensor cores (mma.sync)">,
     Option<"asyncCopy", "async-copy", "bool", /*default=*/"true",
@@ -62,6 +65,20 @@ def ExternDynamicSharedMemory
     pass makes such globals external, which NVPTX prints as the intended
     `.extern .shared .align 16 .b8 __dynamic_shmem__0[];`.
   }];
+}
+
+def ConvertNVGPUToNVVMWithLayout
+    : Pass<"mirage-convert-nvgpu-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower nvgpu ops to NVVM with the gpu.module's index width";
+  let description = [{
+    The patterns of upstream `convert-nvgpu-to-nvvm`, with index lowered to
+    the integer width of the gpu.module's data layout (32 bits in modules
+    made by `convert-kn-to-gpu`) instead of always 64, so that memref
+    descriptors agree with `convert-gpu-to-nvvm`, which follows the layout.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"
+  ];
 }
 
 #endif // MIRAGE_CONVERSION_PASSES_TD

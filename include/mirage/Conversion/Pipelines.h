@@ -41,8 +41,8 @@ struct MirageToPTXOptions
                             llvm::cl::init(3)};
   Option<unsigned> pipelineStages{
       *this, "pipeline-stages",
-      llvm::cl::desc("cp.async pipeline stages (convert-kn-to-gpu)"),
-      llvm::cl::init(4)};
+      llvm::cl::desc("cp.async pipeline stages (convert-kn-to-gpu; 0: auto)"),
+      llvm::cl::init(0)};
   Option<bool> tensorCores{*this, "tensor-cores",
                            llvm::cl::desc("Tile matmuls on tensor cores"),
                            llvm::cl::init(true)};

@@ -32,7 +32,7 @@ struct BundleOptions {
   /// The input file, recorded in the manifest.
   std::string source;
   /// Options of convert-kn-to-gpu.
-  unsigned pipelineStages = 4;
+  unsigned pipelineStages = 0;
   bool tensorCores = true;
   bool asyncCopy = true;
 };

@@ -4,6 +4,8 @@
 //
 //   prologue   accumulators initialized; loop-invariant input tiles and the
 //              first (stages - 1) iterations' tiles requested by cp.async
+//              (nvgpu.device_async_copy; groups committed and awaited with
+//              the nvvm ops, whose printed form parses back)
 //   loop       for it in [0, forloop): request iteration it + stages - 1,
 //              wait for iteration it's tiles, run the loop-body steps level
 //              by level (a barrier after each level)
@@ -19,6 +21,7 @@
 
 #include "mirage/Dialect/Thread/IR/Thread.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -484,11 +487,11 @@ LogicalResult BlockGraphEmitter::emit(gpu::GPUFuncOp func) {
   if (asyncPipeline) {
     for (int64_t s = 0; s + 1 < stages; ++s) {
       emitPipelinedLoads(kb->index(s));
-      nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, ValueRange());
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
     }
   } else if (async && !plan.getInvariant().empty()) {
-    Value group = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, ValueRange());
-    nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(0));
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
   }
   kb->barrier();
 
@@ -516,9 +519,9 @@ LogicalResult BlockGraphEmitter::emit(gpu::GPUFuncOp func) {
         b.setInsertionPointToStart(ifOp.thenBlock());
         emitPipelinedLoads(ahead);
       }
-      Value group = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, ValueRange());
-      nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
-                                       b.getI32IntegerAttr(stages - 1));
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      NVVM::CpAsyncWaitGroupOp::create(b, loc,
+                                     b.getI32IntegerAttr(stages - 1));
       kb->barrier();
     } else if (!plan.getPipelined().empty()) {
       emitPipelinedLoads(iteration);

@@ -225,8 +225,20 @@ void BlockGraphPlan::schedule() {
 LogicalResult BlockGraphPlan::planSharedMemory() {
   int64_t limit = tb::TargetAttr::lookup(graph).getSmemPerBlock();
   // Synchronous loads gain nothing from more than one stage.
-  int64_t wanted =
-      pipelined.empty() || !options.asyncCopy ? 1 : options.pipelineStages;
+  int64_t wanted = options.pipelineStages;
+  if (pipelined.empty() || !options.asyncCopy) {
+    wanted = 1;
+  } else if (wanted == 0) {
+    int64_t stageBytes = 0;
+    for (tb::InputIteratorOp iterator : pipelined)
+      stageBytes += getStageStride(iterator.getResult());
+    int64_t resident = std::clamp<int64_t>(
+        llvm::divideCeil(getNumElements(graph.getGrid()), kNumSMs), 1,
+        kMaxResidentBlocks);
+    wanted = std::clamp<int64_t>(
+        llvm::divideCeil(kAutoPipelineBytes, resident * stageBytes), 2,
+        kMaxPipelineStages);
+  }
   stages = std::max<int64_t>(1, std::min<int64_t>(wanted, iterations));
   for (;; --stages) {
     intervals.clear();

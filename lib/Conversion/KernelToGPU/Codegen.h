@@ -41,9 +41,20 @@ namespace mirage::codegen {
 /// Elements per thread step where tiles allow: 16 bytes of f16.
 constexpr int64_t kVectorWidth = 8;
 
+/// Input-tile bytes an SM keeps in flight when the stage count is automatic:
+/// about what one SM needs to reach its share of HBM bandwidth at a
+/// microsecond of latency. They are shared by the blocks resident on the SM
+/// (the grid over kNumSMs, at most kMaxResidentBlocks).
+constexpr int64_t kAutoPipelineBytes = 64 * 1024;
+constexpr int64_t kMaxPipelineStages = 16;
+/// H100 and H200 (sm_90a) have 132 SMs.
+constexpr int64_t kNumSMs = 132;
+constexpr int64_t kMaxResidentBlocks = 8;
+
 /// Choices of the lowering (the options of `convert-kn-to-gpu`).
 struct Options {
-  unsigned pipelineStages = 4;
+  /// 0: enough stages for kAutoPipelineBytes of input tiles in flight.
+  unsigned pipelineStages = 0;
   bool tensorCores = true;
   bool asyncCopy = true;
 };
@@ -147,9 +158,11 @@ public:
   /// w, w + warps, ...); every lane of a warp sees the same i.
   void forEachWarpStrided(int64_t count,
                           llvm::function_ref<void(mlir::Value)> body);
-  /// Sums (or maximizes) `value` over the 32 lanes of each warp; every lane
-  /// gets the result.
-  mlir::Value warpReduce(mlir::Value value, OpKind combine);
+  /// Sums (or maximizes) `value` over aligned groups of `lanes` lanes (a
+  /// power of two up to 32); every lane gets its group's result. All 32
+  /// lanes of the warp must take part.
+  mlir::Value warpReduce(mlir::Value value, OpKind combine,
+                         int64_t lanes = 32);
 
   void barrier();
 };

@@ -210,8 +210,9 @@ void KernelBuilder::forEachWarpStrided(int64_t count,
   body(loop.getInductionVar());
 }
 
-Value KernelBuilder::warpReduce(Value value, OpKind combine) {
-  for (int32_t offset = 16; offset >= 1; offset /= 2) {
+Value KernelBuilder::warpReduce(Value value, OpKind combine, int64_t lanes) {
+  // Full-warp shuffles: xor partners within a group stay in the group.
+  for (int32_t offset = lanes / 2; offset >= 1; offset /= 2) {
     Value other = gpu::ShuffleOp::create(b, loc, value, offset, 32,
                                          gpu::ShuffleMode::XOR)
                       .getShuffleResult();

@@ -13,6 +13,7 @@
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -159,6 +160,14 @@ LogicalResult FunctionLowering::lower() {
   b.setInsertionPointAfter(function);
   kernels = gpu::GPUModuleOp::create(
       b, loc, (function.getSymName() + "_kernels").str());
+  // Device indices are 32-bit: every tensor has fewer than 2^31 elements,
+  // and 64-bit integer arithmetic costs the GPU twice the instructions.
+  MLIRContext *context = b.getContext();
+  kernels->setAttr(DLTIDialect::kDataLayoutAttrName,
+                   DataLayoutSpecAttr::get(
+                       context, {DataLayoutEntryAttr::get(
+                                    IndexType::get(context),
+                                    b.getI32IntegerAttr(32))}));
 
   // The host function: inputs, then one buffer per result.
   SmallVector<Type> argTypes;
@@ -222,11 +231,6 @@ struct ConvertKernelToGPU
     options.pipelineStages = pipelineStages;
     options.tensorCores = tensorCores;
     options.asyncCopy = asyncCopy;
-    if (options.pipelineStages == 0) {
-      module.emitError() << "convert-kn-to-gpu needs at least one pipeline "
-                            "stage";
-      return signalPassFailure();
-    }
     SmallVector<func::FuncOp> functions;
     for (auto function : module.getOps<func::FuncOp>()) {
       bool hasKernelOps = false;

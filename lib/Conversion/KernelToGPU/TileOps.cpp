@@ -59,47 +59,55 @@ static Value emitFoldLoop(KernelBuilder &kb, OpKind kind, Value first,
   return loop.getResult(0);
 }
 
+/// Each result element is folded by a group of lanes (a power of two up to
+/// 32, no more than the runs to fold): lanes stride over the reduced dim,
+/// then combine by shuffles. Groups walk the result elements in warp-wide
+/// steps so that every lane of a warp takes part in every shuffle.
 static void emitReduce(KernelBuilder &kb, OpKind kind, const OpParams &params,
                        const SmemTile &input, const SmemTile &result) {
   OpBuilder &b = kb.b;
   int64_t extent = input.layout.shape[params.dim];
   ArrayRef<int64_t> shape = result.layout.shape;
+  int64_t outputs = result.layout.getNumElements();
   // Over the last dim, contiguous runs are read as vectors.
   bool lastDim = params.dim + 1 ==
                  static_cast<int64_t>(input.layout.shape.size());
   int64_t width =
       lastDim && input.layout.hasContiguousRuns(kVectorWidth) ? kVectorWidth
                                                               : 1;
-  auto loadAt = [&](ValueRange indices) {
-    return [&, indices = SmallVector<Value>(indices)](Value r) {
-      SmallVector<Value> at =
-          reducedIndices(indices, params.dim, params.keepDim, r);
-      return width > 1 ? kb.loadVectorF32(input, at, width)
-                       : kb.loadF32(input, at);
-    };
-  };
-  if (extent / width >= 4) {
-    // A warp per result element; lanes stride over the reduced dim.
-    kb.forEachWarpStrided(result.layout.getNumElements(), [&](Value linear) {
-      SmallVector<Value> indices = kb.delinearize(linear, shape);
-      Value partial = emitFoldLoop(kb, kind, kb.mul(kb.laneId, width), extent,
-                                   32 * width, loadAt(indices));
-      Value total = kb.warpReduce(partial, kind);
-      Value isLaneZero = b.createOrFold<arith::CmpIOp>(
-          kb.loc, arith::CmpIPredicate::eq, kb.laneId, kb.index(0));
-      auto ifOp = scf::IfOp::create(b, kb.loc, isLaneZero);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      kb.storeF32(result, indices, total);
-    });
-    return;
-  }
-  kb.forEachStrided(result.layout.getNumElements(), [&](Value linear) {
-    SmallVector<Value> indices = kb.delinearize(linear, shape);
-    kb.storeF32(result, indices,
-                emitFoldLoop(kb, kind, kb.index(0), extent, width,
-                             loadAt(indices)));
-  });
+  int64_t lanes = 1;
+  while (lanes * 2 <= std::min<int64_t>(extent / width, 32))
+    lanes *= 2;
+  int64_t groupsPerWarp = 32 / lanes;
+  int64_t step = kb.getNumWarps() * groupsPerWarp;
+  Value lane = kb.rem(kb.laneId, lanes);
+  Value first = kb.add(kb.mul(kb.warpId, groupsPerWarp),
+                       kb.div(kb.laneId, lanes));
+  // Warp-uniform trip count: every lane runs ceil(outputs / step) times.
+  int64_t trips = llvm::divideCeil(outputs, step);
+  auto loop = scf::ForOp::create(b, kb.loc, kb.index(0), kb.index(trips),
+                                 kb.index(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value output = kb.add(first, kb.mul(loop.getInductionVar(), step));
+  // Groups past the end fold a valid element and drop the result.
+  SmallVector<Value> indices =
+      kb.delinearize(kb.min(output, outputs - 1), shape);
+  Value partial = emitFoldLoop(
+      kb, kind, kb.mul(lane, width), extent, lanes * width, [&](Value r) {
+        SmallVector<Value> at =
+            reducedIndices(indices, params.dim, params.keepDim, r);
+        return width > 1 ? kb.loadVectorF32(input, at, width)
+                         : kb.loadF32(input, at);
+      });
+  Value total = kb.warpReduce(partial, kind, lanes);
+  Value isFirstLane = b.createOrFold<arith::CmpIOp>(
+      kb.loc, arith::CmpIPredicate::eq, lane, kb.index(0));
+  Value store = b.createOrFold<arith::AndIOp>(kb.loc, isFirstLane,
+                                              kb.lessThan(output, outputs));
+  auto ifOp = scf::IfOp::create(b, kb.loc, store);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  kb.storeF32(result, indices, total);
 }
 
 /// y = x / sqrt(mean(x * x) + eps) * w over the last dim, a warp per row.

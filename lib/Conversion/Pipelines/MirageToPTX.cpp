@@ -91,7 +91,7 @@ void mirage::buildMirageToPTXPipeline(OpPassManager &pm,
   pm.addPass(createGpuNVVMAttachTarget(target));
 
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
-  device.addPass(createConvertNVGPUToNVVMPass());
+  device.addPass(createConvertNVGPUToNVVMWithLayout());
   device.addPass(createSCFToControlFlowPass());
   device.addPass(memref::createExpandStridedMetadataPass());
   device.addPass(createLowerAffinePass());
