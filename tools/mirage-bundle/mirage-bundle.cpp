@@ -47,6 +47,9 @@ static cl::opt<std::string>
 static cl::opt<unsigned> pipelineStages("pipeline-stages", cl::init(0),
                                         cl::desc("cp.async pipeline stages "
                                                  "(0: automatic)"));
+static cl::opt<int64_t> targetBlocks(
+    "target-blocks", cl::init(128),
+    cl::desc("Grid size default matmul tiles aim for"));
 static cl::opt<bool> tensorCores("tensor-cores", cl::init(true),
                                  cl::desc("Tile matmuls on tensor cores"));
 static cl::opt<bool> asyncCopy("async-copy", cl::init(true),
@@ -82,6 +85,7 @@ int main(int argc, char **argv) {
   options.computeReference = !noReference;
   options.ptxas = ptxas;
   options.source = inputFile;
+  options.targetBlocks = targetBlocks;
   options.pipelineStages = pipelineStages;
   options.tensorCores = tensorCores;
   options.asyncCopy = asyncCopy;

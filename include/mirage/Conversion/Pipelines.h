@@ -43,6 +43,11 @@ struct MirageToPTXOptions
       *this, "pipeline-stages",
       llvm::cl::desc("cp.async pipeline stages (convert-kn-to-gpu; 0: auto)"),
       llvm::cl::init(0)};
+  Option<int64_t> targetBlocks{
+      *this, "target-blocks",
+      llvm::cl::desc("Grid size default matmul tiles aim for "
+                     "(kn-default-block-graphs)"),
+      llvm::cl::init(128)};
   Option<bool> tensorCores{*this, "tensor-cores",
                            llvm::cl::desc("Tile matmuls on tensor cores"),
                            llvm::cl::init(true)};

@@ -31,6 +31,8 @@ struct BundleOptions {
   std::string ptxas;
   /// The input file, recorded in the manifest.
   std::string source;
+  /// Grid size of default matmul tiles (kn-default-block-graphs).
+  int64_t targetBlocks = 128;
   /// Options of convert-kn-to-gpu.
   unsigned pipelineStages = 0;
   bool tensorCores = true;

@@ -381,29 +381,34 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
   for (Value operand : op->getOperands())
     operands.push_back(getTile(operand));
   if (const MmaMatmul *mma = plan.getMma(op)) {
-    if (plan.isRegisterMatmul(op)) {
-      // This matmul's accumulators follow those of the ones before it.
+    if (const RegisterSum *sum = plan.getRegisterSum(op)) {
+      // This sum's state follows that of the register sums before it.
       int64_t first = 0;
-      for (Operation *other : plan.getRegisterMatmuls()) {
-        if (other == op)
+      for (const RegisterSum &other : plan.getRegisterSums()) {
+        if (other.matmul == op)
           break;
-        first += plan.getMma(other)->getNumAccumulators(*kb);
+        first += plan.getMma(other.matmul)
+                     ->getStateSize(*kb, other.isRescaled());
       }
-      int64_t count = mma->getNumAccumulators(*kb);
-      SmallVector<Value> updated = mma->accumulate(
-          *kb, operands[0], operands[1],
-          ArrayRef<Value>(registerAcc).slice(first, count));
+      ArrayRef<Value> state = ArrayRef<Value>(registerAcc).slice(
+          first, mma->getStateSize(*kb, sum->isRescaled()));
+      SmallVector<Value> updated =
+          sum->isRescaled()
+              ? mma->accumulateRescaled(
+                    *kb, operands[0], operands[1],
+                    getTile(sum->accumulator->getOperand(1)), state)
+              : mma->accumulate(*kb, operands[0], operands[1], state);
       llvm::copy(updated, registerAcc.begin() + first);
       return success();
     }
-    SmallVector<Value> acc = mma->accumulate(*kb, operands[0], operands[1],
-                                             mma->createZeroAccumulators(*kb));
+    SmallVector<Value> acc = mma->accumulate(
+        *kb, operands[0], operands[1], mma->createInitialState(*kb, false));
     if (!step.epilogue) {
-      mma->store(*kb, acc, getTile(op->getResult(0)));
+      mma->store(*kb, acc, false, getTile(op->getResult(0)));
       return success();
     }
     ElementExpr epilogue = buildExpr(step.epilogue);
-    mma->store(*kb, acc, getTile(step.epilogue->getResult(0)),
+    mma->store(*kb, acc, false, getTile(step.epilogue->getResult(0)),
                [&](Value value) { return evaluateOnValue(*kb, epilogue, value); });
     return success();
   }
@@ -496,9 +501,9 @@ LogicalResult BlockGraphEmitter::emit(gpu::GPUFuncOp func) {
   kb->barrier();
 
   SmallVector<Value> registerAcc;
-  for (Operation *matmul : plan.getRegisterMatmuls())
-    llvm::append_range(registerAcc,
-                       plan.getMma(matmul)->createZeroAccumulators(*kb));
+  for (const RegisterSum &sum : plan.getRegisterSums())
+    llvm::append_range(registerAcc, plan.getMma(sum.matmul)->createInitialState(
+                                        *kb, sum.isRescaled()));
 
   // The loop.
   auto loop = scf::ForOp::create(b, loc, kb->index(0), kb->index(iterations),
@@ -542,15 +547,14 @@ LogicalResult BlockGraphEmitter::emit(gpu::GPUFuncOp func) {
 
   // Epilogue.
   int64_t first = 0;
-  for (Operation *matmul : plan.getRegisterMatmuls()) {
-    const MmaMatmul *mma = plan.getMma(matmul);
-    int64_t count = mma->getNumAccumulators(*kb);
-    Operation *accum = *matmul->getResult(0).getUsers().begin();
-    mma->store(*kb, loop.getResults().slice(first, count),
-               getTile(accum->getResult(0)));
+  for (const RegisterSum &sum : plan.getRegisterSums()) {
+    const MmaMatmul *mma = plan.getMma(sum.matmul);
+    int64_t count = mma->getStateSize(*kb, sum.isRescaled());
+    mma->store(*kb, loop.getResults().slice(first, count), sum.isRescaled(),
+               getTile(sum.accumulator->getResult(0)));
     first += count;
   }
-  if (!plan.getRegisterMatmuls().empty())
+  if (!plan.getRegisterSums().empty())
     kb->barrier();
   SmallVector<Value> noRegisters;
   return emitLevels(plan.getPostLoopLevels(), Value(), noRegisters);

@@ -38,6 +38,13 @@ bool BlockGraphPlan::isPipelined(Operation *op) const {
   return llvm::is_contained(pipelined, op);
 }
 
+const RegisterSum *BlockGraphPlan::getRegisterSum(Operation *matmul) const {
+  for (const RegisterSum &sum : registerSums)
+    if (sum.matmul == matmul)
+      return &sum;
+  return nullptr;
+}
+
 const MmaMatmul *BlockGraphPlan::getMma(Operation *op) const {
   auto it = mmaMatmuls.find(op);
   return it == mmaMatmuls.end() ? nullptr : &it->second;
@@ -122,6 +129,18 @@ void BlockGraphPlan::collectLeaves(Value value,
   leaves.push_back(value);
 }
 
+/// Whether `user` is an accum_rescaled_sum of `value` whose maximum has one
+/// entry per row of `value` (shape [..., m, 1]), as registers can apply.
+static bool isRowRescaledSum(Operation *user, Value value) {
+  auto sum = dyn_cast<tb::AccumRescaledSumOp>(user);
+  if (!sum || sum.getInput() != value)
+    return false;
+  ArrayRef<int64_t> shape = getShape(value);
+  ArrayRef<int64_t> maxShape = getShape(sum.getLocalMax());
+  return maxShape.size() == shape.size() && maxShape.back() == 1 &&
+         maxShape.drop_back() == shape.drop_back();
+}
+
 void BlockGraphPlan::decideMatmuls() {
   if (!options.tensorCores)
     return;
@@ -141,8 +160,9 @@ void BlockGraphPlan::decideMatmuls() {
     Operation *user = getOnlyUser(result);
     if (!user)
       continue;
-    if (isa<tb::AccumSumOp>(user) && !postLoop.contains(op)) {
-      registerMatmuls.push_back(op);
+    if (!postLoop.contains(op) &&
+        (isa<tb::AccumSumOp>(user) || isRowRescaledSum(user, result))) {
+      registerSums.push_back({op, user});
       continue;
     }
     // An epilogue: the elementwise op at the end of the single-use chain
@@ -174,6 +194,10 @@ SmallVector<Value> BlockGraphPlan::getReads(const Step &step) const {
   for (Value operand : step.op->getOperands())
     if (isa<tb::TileType>(operand.getType()))
       reads.push_back(operand);
+  // A rescaled register sum also reads the per-row maxima.
+  if (const RegisterSum *sum = getRegisterSum(step.op))
+    if (sum->isRescaled())
+      reads.push_back(sum->accumulator->getOperand(1));
   return reads;
 }
 
@@ -196,7 +220,7 @@ void BlockGraphPlan::schedule() {
     llvm::DenseMap<Value, int64_t> ready;
     for (Operation *op : ops) {
       bool registerSum =
-          isa<tb::AccumSumOp>(op) &&
+          op->hasTrait<mirage::OpTrait::IsAccumulator>() &&
           isRegisterMatmul(op->getOperand(0).getDefiningOp());
       if (isa<tb::InputIteratorOp>(op) || inlined.contains(op) ||
           absorbedBy.count(op) || registerSum)
@@ -264,10 +288,11 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
           bytes = getStageStride(value) * stages;
       } else if (def->hasTrait<mirage::OpTrait::IsAccumulator>()) {
         // Live through the loop, or written after it from registers.
-        Operation *producer = def->getOperand(0).getDefiningOp();
-        start = isRegisterMatmul(producer) ? loopEnd : 0;
+        bool inRegisters =
+            isRegisterMatmul(def->getOperand(0).getDefiningOp());
+        start = inRegisters ? loopEnd : 0;
         end = std::max(end, loopEnd);
-        if (isa<tb::AccumRescaledSumOp>(def))
+        if (isa<tb::AccumRescaledSumOp>(def) && !inRegisters)
           runningMaxSlots[def] = addSlot(
               0, loopEnd, getNumElements(getShape(def->getOperand(1))) * 4);
       }

@@ -30,6 +30,16 @@
 
 namespace mirage::codegen {
 
+/// A matmul whose result only feeds an accumulator, summed in registers
+/// across the loop: an accum_sum, or the online-softmax accum_rescaled_sum
+/// with a per-row maximum.
+struct RegisterSum {
+  mlir::Operation *matmul, *accumulator;
+  bool isRescaled() const {
+    return llvm::isa<tb::AccumRescaledSumOp>(accumulator);
+  }
+};
+
 /// One unit of emitted work.
 struct Step {
   mlir::Operation *op;
@@ -79,12 +89,12 @@ public:
   bool isInlined(mlir::Operation *op) const { return inlined.contains(op); }
   /// The tensor-core matmul of `op`, or null.
   const MmaMatmul *getMma(mlir::Operation *op) const;
-  /// Matmuls summed in registers, in the order of their accumulators.
-  llvm::ArrayRef<mlir::Operation *> getRegisterMatmuls() const {
-    return registerMatmuls;
-  }
+  /// Matmuls summed in registers, in program order.
+  llvm::ArrayRef<RegisterSum> getRegisterSums() const { return registerSums; }
+  /// The register sum of a matmul, or null.
+  const RegisterSum *getRegisterSum(mlir::Operation *matmul) const;
   bool isRegisterMatmul(mlir::Operation *op) const {
-    return llvm::is_contained(registerMatmuls, op);
+    return getRegisterSum(op) != nullptr;
   }
 
   /// Layout and offset of a tile value that lives in shared memory (not of
@@ -124,7 +134,7 @@ private:
 
   llvm::DenseSet<mlir::Operation *> inlined;
   std::map<mlir::Operation *, MmaMatmul> mmaMatmuls;
-  llvm::SmallVector<mlir::Operation *> registerMatmuls;
+  llvm::SmallVector<RegisterSum> registerSums;
   /// Matmul -> the elementwise op it stores; and back.
   llvm::DenseMap<mlir::Operation *, mlir::Operation *> epilogues, absorbedBy;
 

@@ -227,24 +227,34 @@ bool canUseTensorCores(const TileLayout &lhs, const TileLayout &rhs);
 
 /// A matmul on tensor cores. The output [batch..., m, n] is cut into jobs
 /// (a 16-row tile by one or, when n is a multiple of 16, two 8-column mma
-/// tiles) that the warps take in turn.
+/// tiles) that the warps take in turn. Results live in registers as a
+/// warp's "state": per job, one vector<2x2xf32> per mma tile and, for an
+/// online-softmax sum, the running maximum of each of the job's two rows
+/// the lane holds.
 class MmaMatmul {
 public:
   MmaMatmul(const TileLayout &lhs, const TileLayout &rhs);
 
-  /// Accumulators one warp holds: one vector<2x2xf32> per mma tile of each
-  /// of its jobs.
-  int64_t getNumAccumulators(const KernelBuilder &kb) const;
-  /// Zero-initialized accumulators.
-  llvm::SmallVector<mlir::Value> createZeroAccumulators(KernelBuilder &kb) const;
-  /// acc += lhs @ rhs for this warp's jobs; returns the new accumulators.
+  int64_t getStateSize(const KernelBuilder &kb, bool rescaled) const;
+  /// Zero sums and, with `rescaled`, -infinity maxima.
+  llvm::SmallVector<mlir::Value> createInitialState(KernelBuilder &kb,
+                                                    bool rescaled) const;
+  /// state + lhs @ rhs.
   llvm::SmallVector<mlir::Value> accumulate(KernelBuilder &kb,
                                             const SmemTile &lhs,
                                             const SmemTile &rhs,
-                                            mlir::ValueRange acc) const;
-  /// Stores the accumulators (the result rows below m) in `out`, through
+                                            mlir::ValueRange state) const;
+  /// The online-softmax sum (tb.accum_rescaled_sum) of lhs @ rhs, whose
+  /// rows are relative to the per-row maxima of `localMax` ([..., m, 1]):
+  /// S = S e^(M - M') + (lhs @ rhs) e^(m - M'), M' = max(M, m).
+  llvm::SmallVector<mlir::Value>
+  accumulateRescaled(KernelBuilder &kb, const SmemTile &lhs,
+                     const SmemTile &rhs, const SmemTile &localMax,
+                     mlir::ValueRange state) const;
+  /// Stores the sums of `state` (the result rows below m) in `out`, through
   /// `epilogue` (an f32 -> f32 function) when given.
-  void store(KernelBuilder &kb, mlir::ValueRange acc, const SmemTile &out,
+  void store(KernelBuilder &kb, mlir::ValueRange state, bool rescaled,
+             const SmemTile &out,
              llvm::function_ref<mlir::Value(mlir::Value)> epilogue = {}) const;
 
 private:
@@ -255,15 +265,22 @@ private:
   };
   int64_t getNumJobs() const { return batch * mTiles * nJobs; }
   int64_t getJobsPerWarp(const KernelBuilder &kb) const;
+  int64_t getStatePerJob(bool rescaled) const;
   Job decodeJob(KernelBuilder &kb, mlir::Value job) const;
-  /// Runs `body` on each job of this warp with that job's accumulators
-  /// (guarded where some warps have no job left); returns all accumulators
-  /// with each job's replaced by what `body` returned.
+  /// Runs `body` on each job of this warp with that job's `perJob` state
+  /// values (guarded where some warps have no job left); returns the whole
+  /// state with each job's replaced by what `body` returned.
   llvm::SmallVector<mlir::Value> forEachJob(
-      KernelBuilder &kb, mlir::ValueRange acc,
+      KernelBuilder &kb, mlir::ValueRange state, int64_t perJob,
       llvm::function_ref<llvm::SmallVector<mlir::Value>(const Job &,
                                                         mlir::ValueRange)>
           body) const;
+  /// acc + lhs @ rhs for one job (the k loop of ldmatrix + mma.sync).
+  llvm::SmallVector<mlir::Value> multiplyJob(KernelBuilder &kb,
+                                             const SmemTile &lhs,
+                                             const SmemTile &rhs,
+                                             const Job &job,
+                                             mlir::ValueRange acc) const;
 
   Shape batchShape;
   int64_t batch, m, n, k;

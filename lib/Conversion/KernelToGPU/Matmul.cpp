@@ -15,9 +15,12 @@
 
 #include "Codegen.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mirage;
@@ -53,15 +56,27 @@ int64_t MmaMatmul::getJobsPerWarp(const KernelBuilder &kb) const {
   return (getNumJobs() + kb.getNumWarps() - 1) / kb.getNumWarps();
 }
 
-int64_t MmaMatmul::getNumAccumulators(const KernelBuilder &kb) const {
-  return getJobsPerWarp(kb) * nTilesPerJob;
+int64_t MmaMatmul::getStatePerJob(bool rescaled) const {
+  return nTilesPerJob + (rescaled ? 2 : 0);
 }
 
-SmallVector<Value> MmaMatmul::createZeroAccumulators(KernelBuilder &kb) const {
+int64_t MmaMatmul::getStateSize(const KernelBuilder &kb, bool rescaled) const {
+  return getJobsPerWarp(kb) * getStatePerJob(rescaled);
+}
+
+SmallVector<Value> MmaMatmul::createInitialState(KernelBuilder &kb,
+                                                 bool rescaled) const {
   auto type = VectorType::get({2, 2}, kb.b.getF32Type());
   Value zero = arith::ConstantOp::create(
       kb.b, kb.loc, DenseElementsAttr::get(type, kb.b.getF32FloatAttr(0.0)));
-  return SmallVector<Value>(getNumAccumulators(kb), zero);
+  Value minusInfinity = kb.f32(-std::numeric_limits<double>::infinity());
+  SmallVector<Value> state;
+  for (int64_t j = 0, e = getJobsPerWarp(kb); j < e; ++j) {
+    state.append(nTilesPerJob, zero);
+    if (rescaled)
+      state.append(2, minusInfinity);
+  }
+  return state;
 }
 
 MmaMatmul::Job MmaMatmul::decodeJob(KernelBuilder &kb, Value job) const {
@@ -74,15 +89,15 @@ MmaMatmul::Job MmaMatmul::decodeJob(KernelBuilder &kb, Value job) const {
 }
 
 SmallVector<Value> MmaMatmul::forEachJob(
-    KernelBuilder &kb, ValueRange acc,
+    KernelBuilder &kb, ValueRange state, int64_t perJob,
     function_ref<SmallVector<Value>(const Job &, ValueRange)> body) const {
   OpBuilder &b = kb.b;
-  SmallVector<Value> result(acc);
+  SmallVector<Value> result(state);
   int64_t warps = kb.getNumWarps();
   for (int64_t j = 0, e = getJobsPerWarp(kb); j < e; ++j) {
     Value job = kb.add(kb.warpId, j * warps);
     MutableArrayRef<Value> mine =
-        MutableArrayRef<Value>(result).slice(j * nTilesPerJob, nTilesPerJob);
+        MutableArrayRef<Value>(result).slice(j * perJob, perJob);
     // Guard only when some warp runs out of jobs at this step.
     if ((j + 1) * warps <= getNumJobs()) {
       SmallVector<Value> updated = body(decodeJob(kb, job), mine);
@@ -104,10 +119,10 @@ SmallVector<Value> MmaMatmul::forEachJob(
   return result;
 }
 
-SmallVector<Value> MmaMatmul::accumulate(KernelBuilder &kb,
-                                         const SmemTile &lhs,
-                                         const SmemTile &rhs,
-                                         ValueRange acc) const {
+SmallVector<Value> MmaMatmul::multiplyJob(KernelBuilder &kb,
+                                          const SmemTile &lhs,
+                                          const SmemTile &rhs, const Job &job,
+                                          ValueRange acc) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Type elementType = lhs.layout.elementType;
@@ -115,60 +130,122 @@ SmallVector<Value> MmaMatmul::accumulate(KernelBuilder &kb,
   auto fragmentB = VectorType::get({nTilesPerJob * 2, 2}, elementType);
   Value laneRow = kb.rem(kb.laneId, 16);
   Value laneColumn = kb.mul(kb.div(kb.laneId, 16), 8);
-  return forEachJob(kb, acc, [&](const Job &job, ValueRange jobAcc) {
-    SmallVector<Value> a = lhsBatched ? job.batch : SmallVector<Value>();
-    SmallVector<Value> w = rhsBatched ? job.batch : SmallVector<Value>();
-    Value row = kb.add(job.row, laneRow);
-    if (m % 16 != 0)
-      row = kb.min(row, m - 1);
-    auto loop = scf::ForOp::create(b, loc, kb.index(0), kb.index(k),
-                                   kb.index(16), jobAcc);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value k0 = loop.getInductionVar();
-    a.append({row, kb.add(k0, laneColumn)});
-    Value fragA = nvgpu::LdMatrixOp::create(
-        b, loc, fragmentA, lhs.buffer, kb.getElementOffset(lhs.layout, a),
-        b.getBoolAttr(false), b.getI32IntegerAttr(4));
-    // With two n-tiles, lanes 16..31 address the second 8 columns.
-    Value bColumn = nTilesPerJob == 2 ? kb.add(job.column, laneColumn)
-                                      : job.column;
-    w.append({kb.add(k0, laneRow), bColumn});
-    Value fragB = nvgpu::LdMatrixOp::create(
-        b, loc, fragmentB, rhs.buffer, kb.getElementOffset(rhs.layout, w),
-        b.getBoolAttr(true), b.getI32IntegerAttr(nTilesPerJob * 2));
-    SmallVector<Value> next;
-    for (int64_t t = 0; t < nTilesPerJob; ++t) {
-      // Rows 2t and 2t + 1 of the x4 load are tile t's fragment (moved row
-      // by row: n-D slices do not lower to NVVM directly).
-      Value fragBt = fragB;
-      if (nTilesPerJob == 2) {
-        auto type = VectorType::get({2, 2}, elementType);
-        fragBt = arith::ConstantOp::create(
-            b, loc, DenseElementsAttr::get(type, b.getZeroAttr(elementType)));
-        for (int64_t row = 0; row < 2; ++row)
-          fragBt = vector::InsertOp::create(
-              b, loc,
-              vector::ExtractOp::create(b, loc, fragB,
-                                        ArrayRef<int64_t>{2 * t + row}),
-              fragBt, ArrayRef<int64_t>{row});
-      }
-      next.push_back(nvgpu::MmaSyncOp::create(
-          b, loc, fragA, fragBt, loop.getRegionIterArg(t),
-          ArrayRef<int64_t>{16, 8, 16}));
+  SmallVector<Value> a = lhsBatched ? job.batch : SmallVector<Value>();
+  SmallVector<Value> w = rhsBatched ? job.batch : SmallVector<Value>();
+  Value row = kb.add(job.row, laneRow);
+  if (m % 16 != 0)
+    row = kb.min(row, m - 1);
+  auto loop = scf::ForOp::create(b, loc, kb.index(0), kb.index(k),
+                                 kb.index(16), acc);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value k0 = loop.getInductionVar();
+  a.append({row, kb.add(k0, laneColumn)});
+  Value fragA = nvgpu::LdMatrixOp::create(
+      b, loc, fragmentA, lhs.buffer, kb.getElementOffset(lhs.layout, a),
+      b.getBoolAttr(false), b.getI32IntegerAttr(4));
+  // With two n-tiles, lanes 16..31 address the second 8 columns.
+  Value bColumn =
+      nTilesPerJob == 2 ? kb.add(job.column, laneColumn) : job.column;
+  w.append({kb.add(k0, laneRow), bColumn});
+  Value fragB = nvgpu::LdMatrixOp::create(
+      b, loc, fragmentB, rhs.buffer, kb.getElementOffset(rhs.layout, w),
+      b.getBoolAttr(true), b.getI32IntegerAttr(nTilesPerJob * 2));
+  SmallVector<Value> next;
+  for (int64_t t = 0; t < nTilesPerJob; ++t) {
+    // Rows 2t and 2t + 1 of the x4 load are tile t's fragment (moved row
+    // by row: n-D slices do not lower to NVVM directly).
+    Value fragBt = fragB;
+    if (nTilesPerJob == 2) {
+      auto type = VectorType::get({2, 2}, elementType);
+      fragBt = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(type, b.getZeroAttr(elementType)));
+      for (int64_t fragRow = 0; fragRow < 2; ++fragRow)
+        fragBt = vector::InsertOp::create(
+            b, loc,
+            vector::ExtractOp::create(b, loc, fragB,
+                                      ArrayRef<int64_t>{2 * t + fragRow}),
+            fragBt, ArrayRef<int64_t>{fragRow});
     }
-    scf::YieldOp::create(b, loc, next);
-    return SmallVector<Value>(loop.getResults());
+    next.push_back(nvgpu::MmaSyncOp::create(b, loc, fragA, fragBt,
+                                            loop.getRegionIterArg(t),
+                                            ArrayRef<int64_t>{16, 8, 16}));
+  }
+  scf::YieldOp::create(b, loc, next);
+  return SmallVector<Value>(loop.getResults());
+}
+
+SmallVector<Value> MmaMatmul::accumulate(KernelBuilder &kb,
+                                         const SmemTile &lhs,
+                                         const SmemTile &rhs,
+                                         ValueRange state) const {
+  return forEachJob(kb, state, nTilesPerJob,
+                    [&](const Job &job, ValueRange acc) {
+                      return multiplyJob(kb, lhs, rhs, job, acc);
+                    });
+}
+
+SmallVector<Value> MmaMatmul::accumulateRescaled(KernelBuilder &kb,
+                                                 const SmemTile &lhs,
+                                                 const SmemTile &rhs,
+                                                 const SmemTile &localMax,
+                                                 ValueRange state) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  Value groupRow = kb.div(kb.laneId, 4);
+  Shape resultShape(batchShape);
+  resultShape.append({m, n});
+  return forEachJob(kb, state, getStatePerJob(true),
+                    [&](const Job &job, ValueRange jobState) {
+    SmallVector<Value> zero = createInitialState(kb, false);
+    zero.resize(nTilesPerJob);
+    SmallVector<Value> product = multiplyJob(kb, lhs, rhs, job, zero);
+    SmallVector<Value> next(jobState);
+    for (int64_t half = 0; half < 2; ++half) {
+      // This lane's row of the half; rows past m read row m - 1 and are
+      // never stored.
+      Value row = kb.add(kb.add(job.row, groupRow), half * 8);
+      if (m % 16 != 0)
+        row = kb.min(row, m - 1);
+      SmallVector<Value> at(job.batch);
+      at.append({row, kb.index(0)});
+      Value local = kb.loadF32(
+          localMax, kb.broadcastIndices(at, localMax.layout.shape, resultShape));
+      Value running = jobState[nTilesPerJob + half];
+      Value updated = arith::MaximumFOp::create(b, loc, running, local);
+      auto scale = [&](Value from) -> Value {
+        Value factor = math::ExpOp::create(
+            b, loc, arith::SubFOp::create(b, loc, from, updated));
+        return vector::BroadcastOp::create(b, loc, pairType, factor);
+      };
+      Value keep = scale(running), add = scale(local);
+      for (int64_t t = 0; t < nTilesPerJob; ++t) {
+        Value old = vector::ExtractOp::create(b, loc, next[t],
+                                              ArrayRef<int64_t>{half});
+        Value fresh = vector::ExtractOp::create(b, loc, product[t],
+                                                ArrayRef<int64_t>{half});
+        Value sum = arith::AddFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, old, keep),
+            arith::MulFOp::create(b, loc, fresh, add));
+        next[t] = vector::InsertOp::create(b, loc, sum, next[t],
+                                           ArrayRef<int64_t>{half});
+      }
+      next[nTilesPerJob + half] = updated;
+    }
+    return next;
   });
 }
 
-void MmaMatmul::store(KernelBuilder &kb, ValueRange acc, const SmemTile &out,
+void MmaMatmul::store(KernelBuilder &kb, ValueRange state, bool rescaled,
+                      const SmemTile &out,
                       function_ref<Value(Value)> epilogue) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Value groupRow = kb.div(kb.laneId, 4);
   Value pairColumn = kb.mul(kb.rem(kb.laneId, 4), 2);
-  forEachJob(kb, acc, [&](const Job &job, ValueRange jobAcc) {
+  forEachJob(kb, state, getStatePerJob(rescaled),
+             [&](const Job &job, ValueRange jobState) {
     for (int64_t t = 0; t < nTilesPerJob; ++t) {
       for (int64_t half = 0; half < 2; ++half) {
         Value row = kb.add(kb.add(job.row, groupRow), half * 8);
@@ -185,11 +262,11 @@ void MmaMatmul::store(KernelBuilder &kb, ValueRange acc, const SmemTile &out,
           indices.push_back(
               kb.add(kb.add(job.column, pairColumn), t * 8 + c));
           Value value = vector::ExtractOp::create(
-              b, loc, jobAcc[t], ArrayRef<int64_t>{half, c});
+              b, loc, jobState[t], ArrayRef<int64_t>{half, c});
           kb.storeF32(out, indices, epilogue ? epilogue(value) : value);
         }
       }
     }
-    return SmallVector<Value>(jobAcc);
+    return SmallVector<Value>(jobState);
   });
 }

@@ -73,7 +73,9 @@ static std::string getCudaPath(llvm::StringRef requested) {
 
 void mirage::buildMirageToPTXPipeline(OpPassManager &pm,
                                       const MirageToPTXOptions &options) {
-  pm.addPass(kn::createKnDefaultBlockGraphs());
+  kn::KnDefaultBlockGraphsOptions defaults;
+  defaults.targetBlocks = options.targetBlocks;
+  pm.addPass(kn::createKnDefaultBlockGraphs(defaults));
   ConvertKernelToGPUOptions lowering;
   lowering.pipelineStages = options.pipelineStages;
   lowering.tensorCores = options.tensorCores;

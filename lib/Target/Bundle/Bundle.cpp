@@ -439,6 +439,7 @@ llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
   pipeline.chip = options.chip;
   pipeline.ptx = options.ptx;
   pipeline.format = "isa";
+  pipeline.targetBlocks = options.targetBlocks;
   pipeline.pipelineStages = options.pipelineStages;
   pipeline.tensorCores = options.tensorCores;
   pipeline.asyncCopy = options.asyncCopy;

@@ -33,11 +33,10 @@ constexpr int64_t kReduceChunk = 1024;
 /// rms_norm keeps whole rows, at most this many elements per tile.
 constexpr int64_t kNormTileElements = 4096;
 /// Matmul output tiles are at most 64x64, at least 16 wide when halved to
-/// reach kTargetBlocks blocks; k advances 64 per iteration.
+/// fill the GPU; k advances 64 per iteration.
 constexpr int64_t kMatmulTile = 64;
+constexpr int64_t kWideMatmulTile = 32;
 constexpr int64_t kMinMatmulTile = 16;
-/// Two blocks per SM of an H100 or H200 (132 SMs).
-constexpr int64_t kTargetBlocks = 264;
 /// Output tiles this small (elements) advance k by 128 per iteration.
 constexpr int64_t kSmallOutputTile = 1024;
 /// CUDA's limit on grid dims y and z.
@@ -94,22 +93,28 @@ Partition partitionOutput(ArrayRef<int64_t> shape, ArrayRef<bool> whole,
 }
 
 /// Output tile sizes (m, n) of a matmul: 64x64 where the sizes allow,
-/// halving the larger side (n first) while the grid has fewer than
-/// kTargetBlocks blocks, down to kMinMatmulTile; n stays a multiple of 8.
+/// halved while the grid has fewer than `targetBlocks` blocks: n down to
+/// kWideMatmulTile, then m down to it, then both down to kMinMatmulTile
+/// (wide tiles re-read less of the other operand); n stays a multiple of 8.
 std::pair<int64_t, int64_t> chooseMatmulTile(int64_t m, int64_t n,
-                                             int64_t batch) {
+                                             int64_t batch,
+                                             int64_t targetBlocks) {
   int64_t tileM = largestDivisorAtMost(m, kMatmulTile);
   int64_t tileN = largestDivisorAtMost(n, kMatmulTile);
-  auto halve = [](int64_t size, int64_t tile) {
+  // The tile halved, or unchanged when that would go below `floor`.
+  auto halve = [](int64_t size, int64_t tile, int64_t floor) {
     int64_t half = largestDivisorAtMost(size, tile / 2);
-    return half >= kMinMatmulTile && half % 8 == 0 ? half : tile;
+    return half >= floor && half % 8 == 0 ? half : tile;
   };
-  while (batch * (m / tileM) * (n / tileN) < kTargetBlocks) {
-    int64_t nextN = halve(n, tileN), nextM = halve(m, tileM);
-    if (nextN != tileN && (tileN >= tileM || nextM == tileM))
-      tileN = nextN;
-    else if (nextM != tileM)
-      tileM = nextM;
+  while (batch * (m / tileM) * (n / tileN) < targetBlocks) {
+    if (int64_t next = halve(n, tileN, kWideMatmulTile); next != tileN)
+      tileN = next;
+    else if (int64_t next = halve(m, tileM, kWideMatmulTile); next != tileM)
+      tileM = next;
+    else if (int64_t next = halve(n, tileN, kMinMatmulTile); next != tileN)
+      tileN = next;
+    else if (int64_t next = halve(m, tileM, kMinMatmulTile); next != tileM)
+      tileM = next;
     else
       break;
   }
@@ -249,7 +254,7 @@ ArrayRef<int64_t> shapeOf(Value value) {
 
 /// Builds the kernel computing `op` into `graph`; fails (with a
 /// diagnostic) when its shapes fit no scheme.
-LogicalResult buildGraph(OpBuilder &b, Operation *op,
+LogicalResult buildGraph(OpBuilder &b, Operation *op, int64_t targetBlocks,
                          std::optional<GraphBuilder> &graph) {
   auto semantics = cast<SemanticsOpInterface>(op);
   OpKind kind = semantics.getOpKind();
@@ -371,7 +376,7 @@ LogicalResult buildGraph(OpBuilder &b, Operation *op,
              << "has no default block graph: more than one batch dim";
     int64_t m = outShape[rank - 2], n = outShape[rank - 1], k = a.back();
     auto [tileM, tileN] =
-        chooseMatmulTile(m, n, rank == 3 ? outShape[0] : 1);
+        chooseMatmulTile(m, n, rank == 3 ? outShape[0] : 1, targetBlocks);
     // Small output tiles read more of k per iteration, so that each
     // iteration still moves a few KiB.
     int64_t tileK = largestDivisorAtMost(
@@ -437,10 +442,10 @@ LogicalResult buildGraph(OpBuilder &b, Operation *op,
 }
 
 /// Replaces `op` by a kn.kernel computing it.
-LogicalResult wrapOp(Operation *op) {
+LogicalResult wrapOp(Operation *op, int64_t targetBlocks) {
   OpBuilder b(op);
   std::optional<GraphBuilder> graph;
-  if (failed(buildGraph(b, op, graph))) {
+  if (failed(buildGraph(b, op, targetBlocks, graph))) {
     if (graph)
       graph->getKernel()->erase();
     return failure();
@@ -452,6 +457,8 @@ LogicalResult wrapOp(Operation *op) {
 
 struct KnDefaultBlockGraphs
     : public kn::impl::KnDefaultBlockGraphsBase<KnDefaultBlockGraphs> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](func::FuncOp function) {
@@ -461,7 +468,7 @@ struct KnDefaultBlockGraphs
           ops.push_back(&op);
     });
     for (Operation *op : ops)
-      if (failed(wrapOp(op)))
+      if (failed(wrapOp(op, targetBlocks)))
         return signalPassFailure();
   }
 };

@@ -29,15 +29,21 @@ def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::ModuleOp"> {
       most 1024 and folded by `accum_sum`/`accum_max`; the other dims are
       partitioned as above;
     - rms_norm: whole rows, at most 4096 elements per tile where rows allow;
-    - matmul: 64x64 output tiles (smaller when m or n is), halved down to
-      16 while the grid has fewer than 264 blocks (two per SM of an H100 or
-      H200); the k dim in chunks of 64 (128 for output tiles of at most
-      1024 elements) by the for-loop into `accum_sum`; batch dims over grid
-      dim z (one batch dim at most).
+    - matmul: 64x64 output tiles (smaller when m or n is), halved while
+      the grid has fewer than `target-blocks` blocks: n down to 32, then m
+      down to 32, then n and m down to 16 (wide tiles re-read less of the
+      other operand); the k dim in chunks of 64 (128 for output tiles of at
+      most 1024 elements) by the for-loop into `accum_sum`; batch dims over
+      grid dim z (one batch dim at most).
 
     The result is checked by the tb verifiers like hand-written graphs.
   }];
   let dependentDialects = ["::mirage::tb::BlockDialect"];
+  let options = [
+    Option<"targetBlocks", "target-blocks", "int64_t", /*default=*/"128",
+           "Blocks a matmul grid should reach before its tiles stop "
+           "shrinking (about one per SM of an H100 or H200)">,
+  ];
 }
 
 #endif // MIRAGE_DIALECT_KERNEL_TRANSFORMS_PASSES_TD
