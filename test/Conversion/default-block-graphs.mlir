@@ -3,7 +3,7 @@
 // equivalence to the original ops is checked by the DefaultBlockGraphs unit
 // test through the verifier.
 // RUN: mirage-opt %s --kn-default-block-graphs --split-input-file --verify-diagnostics | FileCheck %s
-// RUN: mirage-opt %s --kn-default-block-graphs=target-blocks=300 --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=MORE
+// RUN: mirage-opt %s --kn-default-block-graphs=target-blocks=150 --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FEWER
 
 // Elementwise with broadcasting: 8x256 tiles, the broadcast operand
 // replicated over the rows.
@@ -67,14 +67,15 @@ func.func @batched(%q: tensor<2x256x64xf16>, %k: tensor<64x4096xf16>) -> tensor<
   return %s : tensor<2x256x4096xf16>
 }
 
-// A decode-sized matmul (two rows) halves its 64-wide n tiles to 32 to give
-// the GPU at least 128 blocks, and reads k 128 at a time.
+// A decode-sized matmul (two rows) halves its 64-wide n tiles down to 16
+// to give the GPU at least 264 blocks, and reads k 128 at a time; with a
+// target of 150 blocks, n stops at 32.
 // CHECK-LABEL: func.func @decode_matmul
-// CHECK: tb.graph grid [192] threads 128 forloop 32
+// CHECK: tb.graph grid [384] threads 128 forloop 32
 // CHECK: tb.input_iterator %{{.*}} imap <x -> replica> fmap <i -> 1> : tensor<2x4096xf16> -> !tb.tile<2x128xf16>
-// CHECK: tb.input_iterator %{{.*}} imap <x -> 1> fmap <i -> 0> : tensor<4096x6144xf16> -> !tb.tile<128x32xf16>
-// MORE-LABEL: func.func @decode_matmul
-// MORE: tb.graph grid [384] threads 128 forloop 32
+// CHECK: tb.input_iterator %{{.*}} imap <x -> 1> fmap <i -> 0> : tensor<4096x6144xf16> -> !tb.tile<128x16xf16>
+// FEWER-LABEL: func.func @decode_matmul
+// FEWER: tb.graph grid [192] threads 128 forloop 32
 func.func @decode_matmul(%x: tensor<2x4096xf16>, %w: tensor<4096x6144xf16>) -> tensor<2x6144xf16> {
   %y = kn.matmul %x, %w : tensor<2x4096xf16>, tensor<4096x6144xf16>
   return %y : tensor<2x6144xf16>

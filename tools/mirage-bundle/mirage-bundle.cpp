@@ -48,7 +48,7 @@ static cl::opt<unsigned> pipelineStages("pipeline-stages", cl::init(0),
                                         cl::desc("cp.async pipeline stages "
                                                  "(0: automatic)"));
 static cl::opt<int64_t> targetBlocks(
-    "target-blocks", cl::init(128),
+    "target-blocks", cl::init(264),
     cl::desc("Grid size default matmul tiles aim for"));
 static cl::opt<bool> tensorCores("tensor-cores", cl::init(true),
                                  cl::desc("Tile matmuls on tensor cores"));

@@ -47,7 +47,7 @@ struct MirageToPTXOptions
       *this, "target-blocks",
       llvm::cl::desc("Grid size default matmul tiles aim for "
                      "(kn-default-block-graphs)"),
-      llvm::cl::init(128)};
+      llvm::cl::init(264)};
   Option<bool> tensorCores{*this, "tensor-cores",
                            llvm::cl::desc("Tile matmuls on tensor cores"),
                            llvm::cl::init(true)};

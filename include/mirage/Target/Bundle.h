@@ -32,7 +32,7 @@ struct BundleOptions {
   /// The input file, recorded in the manifest.
   std::string source;
   /// Grid size of default matmul tiles (kn-default-block-graphs).
-  int64_t targetBlocks = 128;
+  int64_t targetBlocks = 264;
   /// Options of convert-kn-to-gpu.
   unsigned pipelineStages = 0;
   bool tensorCores = true;

@@ -40,9 +40,9 @@ def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mirage::tb::BlockDialect"];
   let options = [
-    Option<"targetBlocks", "target-blocks", "int64_t", /*default=*/"128",
+    Option<"targetBlocks", "target-blocks", "int64_t", /*default=*/"264",
            "Blocks a matmul grid should reach before its tiles stop "
-           "shrinking (about one per SM of an H100 or H200)">,
+           "shrinking (two per SM of an H100 or H200)">,
   ];
 }
 
