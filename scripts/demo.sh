@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Installs the dependencies, builds mirage-opt and runs it on the bundled
-# RMSNorm + Linear example: verifies the reference and fused µGraphs, reports
-# what each block graph asks of the GPU, and prints the fused kernel.
+# Installs the dependencies, builds the compiler and runs it on the bundled
+# RMSNorm + Linear example: reports what each block graph asks of the GPU,
+# proves the fused µGraphs equivalent to their references, and compiles every
+# function into a GPU bundle (PTX, cubin when ptxas is there, launch
+# manifest, float64 reference outputs) ready for runtime/mirage-run.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MIRAGE_BUILD_DIR:-$root/build}"
 
 "$root/scripts/install-deps.sh"
-"$root/scripts/build.sh" mirage-opt
+"$root/scripts/build.sh" mirage-opt mirage-bundle
 
 example="$root/examples/rmsnorm_linear.mlir"
 echo
@@ -15,6 +17,23 @@ echo "== mirage-opt --tb-report-resources $example"
 "$build/bin/mirage-opt" "$example" --tb-report-resources \
   --mlir-print-op-on-diagnostic=false -o /dev/null
 echo
-echo "== the fused RMSNorm + Linear kernel, verified and printed"
-"$build/bin/mirage-opt" "$example" |
-  sed -n '/func.func @rmsnorm_linear_bs1_fused/,/^  }/p'
+echo "== mirage-opt --mirage-verify-equivalence $example"
+"$build/bin/mirage-opt" "$example" --mirage-verify-equivalence \
+  --mlir-print-op-on-diagnostic=false -o /dev/null
+echo
+bundles="$build/demo-bundles"
+echo "== mirage-bundle $example -o $bundles"
+"$build/bin/mirage-bundle" "$example" -o "$bundles"
+echo
+echo "== the launch of the fused kernel ($bundles/rmsnorm_linear_bs1_fused/manifest.json)"
+python3 - "$bundles/rmsnorm_linear_bs1_fused/manifest.json" <<'PY'
+import json, sys
+manifest = json.load(open(sys.argv[1]))
+for kernel in manifest["kernels"]:
+    print("kernel", json.dumps(kernel, sort_keys=True))
+for step in manifest["steps"]:
+    print("step  ", json.dumps(step, sort_keys=True))
+PY
+echo
+echo "Run them on a GPU machine: scripts/gpu-package.sh, then ./run.sh there"
+echo "(docs/RunningOnGPU.md)."
