@@ -203,6 +203,8 @@ private:
   int64_t addBuffer(Value value, llvm::StringRef name, llvm::StringRef role,
                     std::optional<int64_t> base = std::nullopt);
   llvm::Expected<int64_t> getConstant(Value value, llvm::StringRef what);
+  llvm::Expected<json::Array> getConstants(ArrayRef<Value> values,
+                                           llvm::StringRef what);
 
   llvm::DenseMap<Value, int64_t> ids;
   int64_t temporaries = 0, views = 0;
@@ -232,6 +234,18 @@ llvm::Expected<int64_t> ManifestBuilder::getConstant(Value value,
   if (!matchPattern(value, m_ConstantInt(&constant)))
     return makeError(what + " of a launch is not a constant");
   return constant.getSExtValue();
+}
+
+llvm::Expected<json::Array>
+ManifestBuilder::getConstants(ArrayRef<Value> values, llvm::StringRef what) {
+  json::Array array;
+  for (Value value : values) {
+    auto constant = getConstant(value, what);
+    if (!constant)
+      return constant.takeError();
+    array.push_back(*constant);
+  }
+  return array;
 }
 
 llvm::Error ManifestBuilder::build(func::FuncOp host, unsigned numInputs) {
@@ -265,21 +279,18 @@ llvm::Error ManifestBuilder::build(func::FuncOp host, unsigned numInputs) {
           {"bytes", type.getNumElements() *
                         (type.getElementTypeBitWidth() / 8)}});
     } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
-      json::Array grid, block, args;
-      for (Value size : {launch.getGridSizeX(), launch.getGridSizeY(),
-                         launch.getGridSizeZ()}) {
-        auto value = getConstant(size, "the grid size");
-        if (!value)
-          return value.takeError();
-        grid.push_back(*value);
-      }
-      for (Value size : {launch.getBlockSizeX(), launch.getBlockSizeY(),
-                         launch.getBlockSizeZ()}) {
-        auto value = getConstant(size, "the block size");
-        if (!value)
-          return value.takeError();
-        block.push_back(*value);
-      }
+      auto grid = getConstants({launch.getGridSizeX(), launch.getGridSizeY(),
+                                launch.getGridSizeZ()},
+                               "the grid size");
+      auto block = getConstants({launch.getBlockSizeX(),
+                                 launch.getBlockSizeY(),
+                                 launch.getBlockSizeZ()},
+                                "the block size");
+      if (!grid)
+        return grid.takeError();
+      if (!block)
+        return block.takeError();
+      json::Array args;
       int64_t shared = 0;
       if (Value size = launch.getDynamicSharedMemorySize()) {
         auto value = getConstant(size, "the dynamic shared memory size");
@@ -294,8 +305,8 @@ llvm::Error ManifestBuilder::build(func::FuncOp host, unsigned numInputs) {
         kernelNames.push_back(kernel);
       steps.push_back(json::Object{{"kind", "launch"},
                                    {"kernel", kernel},
-                                   {"grid", std::move(grid)},
-                                   {"block", std::move(block)},
+                                   {"grid", std::move(*grid)},
+                                   {"block", std::move(*block)},
                                    {"dynamic_shared_bytes", shared},
                                    {"args", std::move(args)}});
     } else {

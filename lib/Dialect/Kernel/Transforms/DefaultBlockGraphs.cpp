@@ -252,6 +252,211 @@ ArrayRef<int64_t> shapeOf(Value value) {
   return cast<ShapedType>(value.getType()).getShape();
 }
 
+/// Elementwise ops, transpose, concat: output tiles of kTileElements at most
+/// (the concatenated dim whole); operands follow (broadcast dims replicated,
+/// a transpose reads the input tile its output tile comes from).
+LogicalResult buildElementwise(OpBuilder &b, Operation *op, OpKind kind,
+                               const OpParams &params,
+                               std::optional<GraphBuilder> &graph) {
+  ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
+  int64_t rank = outShape.size();
+  SmallVector<bool> whole(rank, false);
+  if (kind == OpKind::Concat)
+    whole[params.dim] = true;
+  Partition partition =
+      partitionOutput(outShape, whole, kInnerTile, kTileElements);
+  graph.emplace(b, op, partition.grid, 1);
+  SmallVector<Value> tiles;
+  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+    SmallVector<int64_t> imap;
+    if (kind == OpKind::Transpose) {
+      for (int64_t dim : partition.dims)
+        imap.push_back(params.ints[dim]);
+    } else {
+      imap = broadcastMap(partition, shapeOf(operand), rank);
+    }
+    FailureOr<Value> tile = graph->iterate(graph->getInput(index), imap,
+                                           kReplica);
+    if (failed(tile))
+      return failure();
+    tiles.push_back(*tile);
+  }
+  auto computed = graph->compute(tiles, params, op->getAttrs());
+  if (failed(computed))
+    return failure();
+  graph->save(*computed, {partition.dims});
+  return success();
+}
+
+/// split: input tiles with the split dim whole, one saver per piece.
+LogicalResult buildSplit(OpBuilder &b, Operation *op, const OpParams &params,
+                         std::optional<GraphBuilder> &graph) {
+  ArrayRef<int64_t> inShape = shapeOf(op->getOperand(0));
+  SmallVector<bool> whole(inShape.size(), false);
+  whole[params.dim] = true;
+  Partition partition =
+      partitionOutput(inShape, whole, kInnerTile, kTileElements);
+  graph.emplace(b, op, partition.grid, 1);
+  FailureOr<Value> tile =
+      graph->iterate(graph->getInput(0), partition.dims, kReplica);
+  if (failed(tile))
+    return failure();
+  auto computed = graph->compute(*tile, params, op->getAttrs());
+  if (failed(computed))
+    return failure();
+  SmallVector<SmallVector<int64_t>> omaps(computed->size(), partition.dims);
+  graph->save(*computed, omaps);
+  return success();
+}
+
+/// Reductions: the for-loop walks the reduced dim kReduceChunk at a time
+/// into an accumulator; the other dims are cut as for elementwise ops.
+LogicalResult buildReduction(OpBuilder &b, Operation *op, OpKind kind,
+                             const OpParams &params,
+                             std::optional<GraphBuilder> &graph) {
+  ArrayRef<int64_t> inShape = shapeOf(op->getOperand(0));
+  int64_t dim = params.dim;
+  int64_t chunk = largestDivisorAtMost(inShape[dim], kReduceChunk);
+  // Cut the other dims as if the chunk were the whole reduced dim.
+  Shape chunkShape(inShape);
+  chunkShape[dim] = chunk;
+  SmallVector<bool> whole(inShape.size(), false);
+  whole[dim] = true;
+  Partition partition =
+      partitionOutput(chunkShape, whole, kInnerTile, kTileElements);
+  int64_t iterations = inShape[dim] / chunk;
+  graph.emplace(b, op, partition.grid, iterations);
+  FailureOr<Value> tile = graph->iterate(
+      graph->getInput(0), partition.dims, iterations > 1 ? dim : kReplica);
+  if (failed(tile))
+    return failure();
+  OpParams kept = params;
+  kept.keepDim = true;
+  SmallVector<NamedAttribute> attributes(op->getAttrs());
+  llvm::erase_if(attributes, [](NamedAttribute attr) {
+    return attr.getName() == "keepdim";
+  });
+  auto computed = graph->compute(*tile, kept, attributes);
+  if (failed(computed))
+    return failure();
+  Value total = (*computed)[0];
+  if (iterations > 1)
+    total = graph->accumulate(total, kind);
+  SmallVector<int64_t> omap(partition.dims);
+  if (!params.keepDim) {
+    Shape dropped(cast<tb::TileType>(total.getType()).getShape());
+    dropped.erase(dropped.begin() + dim);
+    total = graph->reshape(total, dropped);
+    for (int64_t &d : omap)
+      if (d > dim)
+        --d;
+  }
+  graph->save(total, {omap});
+  return success();
+}
+
+/// rms_norm: whole rows; the weight replicated.
+LogicalResult buildRmsNorm(OpBuilder &b, Operation *op, const OpParams &params,
+                           std::optional<GraphBuilder> &graph) {
+  ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
+  int64_t rank = outShape.size();
+  SmallVector<bool> whole(rank, false);
+  whole.back() = true;
+  Partition partition =
+      partitionOutput(outShape, whole, kNormTileElements, kNormTileElements);
+  graph.emplace(b, op, partition.grid, 1);
+  SmallVector<Value> tiles;
+  FailureOr<Value> x =
+      graph->iterate(graph->getInput(0), partition.dims, kReplica);
+  if (failed(x))
+    return failure();
+  tiles.push_back(*x);
+  if (op->getNumOperands() > 1) {
+    SmallVector<int64_t> replicated(partition.dims.size(), kReplica);
+    FailureOr<Value> w =
+        graph->iterate(graph->getInput(1), replicated, kReplica);
+    if (failed(w))
+      return failure();
+    tiles.push_back(*w);
+  }
+  auto computed = graph->compute(tiles, params, op->getAttrs());
+  if (failed(computed))
+    return failure();
+  graph->save(*computed, {partition.dims});
+  return success();
+}
+
+/// matmul: output tiles from chooseMatmulTile, k by the for-loop into
+/// accum_sum, the batch dim over grid dim z.
+LogicalResult buildMatmul(OpBuilder &b, Operation *op, const OpParams &params,
+                          int64_t targetBlocks,
+                          std::optional<GraphBuilder> &graph) {
+  ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
+  int64_t rank = outShape.size();
+  ArrayRef<int64_t> a = shapeOf(op->getOperand(0));
+  ArrayRef<int64_t> w = shapeOf(op->getOperand(1));
+  if (rank > 3)
+    return op->emitOpError()
+           << "has no default block graph: more than one batch dim";
+  int64_t m = outShape[rank - 2], n = outShape[rank - 1], k = a.back();
+  auto [tileM, tileN] =
+      chooseMatmulTile(m, n, rank == 3 ? outShape[0] : 1, targetBlocks);
+  // Small output tiles read more of k per iteration, so that each
+  // iteration still moves a few KiB.
+  int64_t tileK = largestDivisorAtMost(
+      k, tileM * tileN <= kSmallOutputTile ? 2 * kMatmulTile : kMatmulTile);
+  int64_t iterations = k / tileK;
+  // Grid x over n, y over m, z over the batch dim; sizes of 1 dropped.
+  SmallVector<std::tuple<int64_t, int64_t, int64_t>> cuts = {
+      {n / tileN, rank - 1, 0}, {m / tileM, rank - 2, 1}};
+  if (rank == 3)
+    cuts.push_back({outShape[0], 0, 2});
+  Partition partition;
+  SmallVector<int64_t> roles;
+  for (auto [parts, dim, role] : cuts)
+    if (parts > 1) {
+      partition.grid.push_back(parts);
+      partition.dims.push_back(dim);
+      roles.push_back(role);
+    }
+  if (partition.grid.empty()) {
+    partition.grid.push_back(1);
+    partition.dims.push_back(rank - 1);
+    roles.push_back(0);
+  }
+  // Operand maps: n cuts only B, m only A, the batch both (where batched).
+  auto operandMap = [&](ArrayRef<int64_t> shape, int64_t cutRole,
+                        int64_t cutDim) {
+    SmallVector<int64_t> map;
+    int64_t opRank = shape.size();
+    for (int64_t role : roles) {
+      if (role == cutRole)
+        map.push_back(cutDim);
+      else if (role == 2 && opRank == 3 && shape[0] != 1)
+        map.push_back(0);
+      else
+        map.push_back(kReplica);
+    }
+    return map;
+  };
+  graph.emplace(b, op, partition.grid, iterations);
+  int64_t aRank = a.size(), wRank = w.size();
+  FailureOr<Value> lhs = graph->iterate(
+      graph->getInput(0), operandMap(a, 1, aRank - 2),
+      iterations > 1 ? aRank - 1 : kReplica);
+  FailureOr<Value> rhs = graph->iterate(
+      graph->getInput(1), operandMap(w, 0, wRank - 1),
+      iterations > 1 ? wRank - 2 : kReplica);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  auto computed = graph->compute({*lhs, *rhs}, params, op->getAttrs());
+  if (failed(computed))
+    return failure();
+  graph->save(graph->accumulate((*computed)[0], OpKind::AccumSum),
+              {partition.dims});
+  return success();
+}
+
 /// Builds the kernel computing `op` into `graph`; fails (with a
 /// diagnostic) when its shapes fit no scheme.
 LogicalResult buildGraph(OpBuilder &b, Operation *op, int64_t targetBlocks,
@@ -259,180 +464,22 @@ LogicalResult buildGraph(OpBuilder &b, Operation *op, int64_t targetBlocks,
   auto semantics = cast<SemanticsOpInterface>(op);
   OpKind kind = semantics.getOpKind();
   OpParams params = semantics.getOpParams();
-  ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
-  int64_t rank = outShape.size();
-  SmallVector<bool> noneWhole(rank, false);
-
+  LogicalResult built = failure();
   if (getOpInfo(kind).elementwise || kind == OpKind::Transpose ||
-      kind == OpKind::Concat) {
-    SmallVector<bool> whole(noneWhole);
-    if (kind == OpKind::Concat)
-      whole[params.dim] = true;
-    Partition partition =
-        partitionOutput(outShape, whole, kInnerTile, kTileElements);
-    graph.emplace(b, op, partition.grid, 1);
-    SmallVector<Value> tiles;
-    for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
-      SmallVector<int64_t> imap;
-      if (kind == OpKind::Transpose) {
-        for (int64_t dim : partition.dims)
-          imap.push_back(params.ints[dim]);
-      } else {
-        imap = broadcastMap(partition, shapeOf(operand), rank);
-      }
-      FailureOr<Value> tile = graph->iterate(graph->getInput(index), imap,
-                                             kReplica);
-      if (failed(tile))
-        return failure();
-      tiles.push_back(*tile);
-    }
-    auto computed = graph->compute(tiles, params, op->getAttrs());
-    if (failed(computed))
-      return failure();
-    graph->save(*computed, {partition.dims});
-  } else if (kind == OpKind::Split) {
-    SmallVector<bool> whole(noneWhole);
-    whole[params.dim] = true;
-    Partition partition = partitionOutput(shapeOf(op->getOperand(0)), whole,
-                                          kInnerTile, kTileElements);
-    graph.emplace(b, op, partition.grid, 1);
-    FailureOr<Value> tile =
-        graph->iterate(graph->getInput(0), partition.dims, kReplica);
-    if (failed(tile))
-      return failure();
-    auto computed = graph->compute(*tile, params, op->getAttrs());
-    if (failed(computed))
-      return failure();
-    SmallVector<SmallVector<int64_t>> omaps(computed->size(), partition.dims);
-    graph->save(*computed, omaps);
-  } else if (kind == OpKind::ReduceSum || kind == OpKind::ReduceMax) {
-    ArrayRef<int64_t> inShape = shapeOf(op->getOperand(0));
-    int64_t dim = params.dim;
-    int64_t chunk = largestDivisorAtMost(inShape[dim], kReduceChunk);
-    // Cut the other dims as if the chunk were the whole reduced dim.
-    Shape chunkShape(inShape);
-    chunkShape[dim] = chunk;
-    SmallVector<bool> whole(inShape.size(), false);
-    whole[dim] = true;
-    Partition partition =
-        partitionOutput(chunkShape, whole, kInnerTile, kTileElements);
-    int64_t iterations = inShape[dim] / chunk;
-    graph.emplace(b, op, partition.grid, iterations);
-    FailureOr<Value> tile = graph->iterate(
-        graph->getInput(0), partition.dims, iterations > 1 ? dim : kReplica);
-    if (failed(tile))
-      return failure();
-    OpParams kept = params;
-    kept.keepDim = true;
-    SmallVector<NamedAttribute> attributes(op->getAttrs());
-    llvm::erase_if(attributes, [](NamedAttribute attr) {
-      return attr.getName() == "keepdim";
-    });
-    auto computed = graph->compute(*tile, kept, attributes);
-    if (failed(computed))
-      return failure();
-    Value total = (*computed)[0];
-    if (iterations > 1)
-      total = graph->accumulate(total, kind);
-    SmallVector<int64_t> omap(partition.dims);
-    if (!params.keepDim) {
-      Shape dropped(cast<tb::TileType>(total.getType()).getShape());
-      dropped.erase(dropped.begin() + dim);
-      total = graph->reshape(total, dropped);
-      for (int64_t &d : omap)
-        if (d > dim)
-          --d;
-    }
-    graph->save(total, {omap});
-  } else if (kind == OpKind::RmsNorm) {
-    SmallVector<bool> whole(noneWhole);
-    whole.back() = true;
-    Partition partition =
-        partitionOutput(outShape, whole, kNormTileElements, kNormTileElements);
-    graph.emplace(b, op, partition.grid, 1);
-    SmallVector<Value> tiles;
-    FailureOr<Value> x =
-        graph->iterate(graph->getInput(0), partition.dims, kReplica);
-    if (failed(x))
-      return failure();
-    tiles.push_back(*x);
-    if (op->getNumOperands() > 1) {
-      SmallVector<int64_t> replicated(partition.dims.size(), kReplica);
-      FailureOr<Value> w =
-          graph->iterate(graph->getInput(1), replicated, kReplica);
-      if (failed(w))
-        return failure();
-      tiles.push_back(*w);
-    }
-    auto computed = graph->compute(tiles, params, op->getAttrs());
-    if (failed(computed))
-      return failure();
-    graph->save(*computed, {partition.dims});
-  } else if (kind == OpKind::Matmul) {
-    ArrayRef<int64_t> a = shapeOf(op->getOperand(0));
-    ArrayRef<int64_t> w = shapeOf(op->getOperand(1));
-    if (rank > 3)
-      return op->emitOpError()
-             << "has no default block graph: more than one batch dim";
-    int64_t m = outShape[rank - 2], n = outShape[rank - 1], k = a.back();
-    auto [tileM, tileN] =
-        chooseMatmulTile(m, n, rank == 3 ? outShape[0] : 1, targetBlocks);
-    // Small output tiles read more of k per iteration, so that each
-    // iteration still moves a few KiB.
-    int64_t tileK = largestDivisorAtMost(
-        k, tileM * tileN <= kSmallOutputTile ? 2 * kMatmulTile : kMatmulTile);
-    int64_t iterations = k / tileK;
-    // Grid x over n, y over m, z over the batch dim; sizes of 1 dropped.
-    SmallVector<std::tuple<int64_t, int64_t, int64_t>> cuts = {
-        {n / tileN, rank - 1, 0}, {m / tileM, rank - 2, 1}};
-    if (rank == 3)
-      cuts.push_back({outShape[0], 0, 2});
-    Partition partition;
-    SmallVector<int64_t> roles;
-    for (auto [parts, dim, role] : cuts)
-      if (parts > 1) {
-        partition.grid.push_back(parts);
-        partition.dims.push_back(dim);
-        roles.push_back(role);
-      }
-    if (partition.grid.empty()) {
-      partition.grid.push_back(1);
-      partition.dims.push_back(rank - 1);
-      roles.push_back(0);
-    }
-    // Operand maps: n cuts only B, m only A, the batch both (where batched).
-    auto operandMap = [&](ArrayRef<int64_t> shape, int64_t cutRole,
-                          int64_t cutDim) {
-      SmallVector<int64_t> map;
-      int64_t opRank = shape.size();
-      for (int64_t role : roles) {
-        if (role == cutRole)
-          map.push_back(cutDim);
-        else if (role == 2 && opRank == 3 && shape[0] != 1)
-          map.push_back(0);
-        else
-          map.push_back(kReplica);
-      }
-      return map;
-    };
-    graph.emplace(b, op, partition.grid, iterations);
-    int64_t aRank = a.size(), wRank = w.size();
-    FailureOr<Value> lhs = graph->iterate(
-        graph->getInput(0), operandMap(a, 1, aRank - 2),
-        iterations > 1 ? aRank - 1 : kReplica);
-    FailureOr<Value> rhs = graph->iterate(
-        graph->getInput(1), operandMap(w, 0, wRank - 1),
-        iterations > 1 ? wRank - 2 : kReplica);
-    if (failed(lhs) || failed(rhs))
-      return failure();
-    auto computed = graph->compute({*lhs, *rhs}, params, op->getAttrs());
-    if (failed(computed))
-      return failure();
-    graph->save(graph->accumulate((*computed)[0], OpKind::AccumSum),
-                {partition.dims});
-  } else {
+      kind == OpKind::Concat)
+    built = buildElementwise(b, op, kind, params, graph);
+  else if (kind == OpKind::Split)
+    built = buildSplit(b, op, params, graph);
+  else if (kind == OpKind::ReduceSum || kind == OpKind::ReduceMax)
+    built = buildReduction(b, op, kind, params, graph);
+  else if (kind == OpKind::RmsNorm)
+    built = buildRmsNorm(b, op, params, graph);
+  else if (kind == OpKind::Matmul)
+    built = buildMatmul(b, op, params, targetBlocks, graph);
+  else
     return op->emitOpError() << "has no default block graph";
-  }
+  if (failed(built))
+    return failure();
   for (auto [g, size] : llvm::enumerate(graph->getGrid()))
     if (g > 0 && size > kMaxGridYZ)
       return op->emitOpError()
