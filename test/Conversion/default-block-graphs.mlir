@@ -117,3 +117,23 @@ func.func @tall_grid(%a: tensor<70000x256x256xf16>) -> tensor<70000x256x256xf16>
   %c = kn.exp %a : tensor<70000x256x256xf16>
   return %c : tensor<70000x256x256xf16>
 }
+
+// -----
+
+// A row sum whose one block covers the whole output maps its grid dim to
+// the kept dim, not to the dropped one.
+// CHECK-LABEL: func.func @small_row_sum
+// CHECK: tb.graph grid [1] threads 128 forloop 4
+// CHECK: tb.output_saver %{{.*}} omap <x -> 0> : !tb.tile<2xf16> -> tensor<2xf16>
+func.func @small_row_sum(%a: tensor<2x4096xf16>) -> tensor<2xf16> {
+  %s = kn.reduce_sum %a dim 1 keepdim = false : tensor<2x4096xf16>
+  return %s : tensor<2xf16>
+}
+
+// -----
+
+func.func @scalar_sum(%a: tensor<4096xf16>) -> tensor<f16> {
+  // expected-error @+1 {{'kn.reduce_sum' op has no default block graph: it reduces its only dim to a rank-0 result}}
+  %s = kn.reduce_sum %a dim 0 keepdim = false : tensor<4096xf16>
+  return %s : tensor<f16>
+}

@@ -49,3 +49,18 @@ func.func @no_room_to_pipeline(%a: tensor<1x122880xf16>) -> tensor<1x1xf16> {
   } : (tensor<1x122880xf16>) -> tensor<1x1xf16>
   return %b : tensor<1x1xf16>
 }
+
+// -----
+
+// expected-error @+1 {{a tensor of 4294967296 elements is too large for the GPU lowering, which indexes with 32-bit integers}}
+func.func @huge(%a: tensor<65536x65536xf16>) -> tensor<65536x65536xf16> {
+  %b = kn.kernel(%a) {
+    tb.graph grid [65536] threads 128 forloop 1 {
+    ^bb0(%ad: tensor<65536x65536xf16>):
+      %at = tb.input_iterator %ad imap <x -> 0> fmap <i -> replica> : tensor<65536x65536xf16> -> !tb.tile<1x65536xf16>
+      %o = tb.output_saver %at omap <x -> 0> : !tb.tile<1x65536xf16> -> tensor<65536x65536xf16>
+      tb.yield %o : tensor<65536x65536xf16>
+    }
+  } : (tensor<65536x65536xf16>) -> tensor<65536x65536xf16>
+  return %b : tensor<65536x65536xf16>
+}

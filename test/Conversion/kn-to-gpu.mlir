@@ -94,3 +94,62 @@ func.func @simt(%a: tensor<32x32xf32>, %b: tensor<32x32xf32>) -> tensor<32x32xf3
   } : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
   return %c : tensor<32x32xf32>
 }
+
+// -----
+
+// A saver yielded twice writes both outputs; a saver not yielded writes
+// nothing.
+// CHECK-LABEL: gpu.func @twice_k0(
+// CHECK-SAME: %[[IN:.*]]: memref<16x64xf16>, %[[OUT0:.*]]: memref<16x64xf16>, %[[OUT1:.*]]: memref<16x64xf16>)
+// CHECK-NOT: vector.store {{.*}} %[[IN]]
+// CHECK: vector.store %[[V:.*]], %[[OUT0]]
+// CHECK: vector.store %[[V]], %[[OUT1]]
+func.func @twice(%a: tensor<16x64xf16>) -> (tensor<16x64xf16>, tensor<16x64xf16>) {
+  %o:2 = kn.kernel(%a) {
+    tb.graph grid [1] threads 64 forloop 1 {
+    ^bb0(%ad: tensor<16x64xf16>):
+      %at = tb.input_iterator %ad imap <x -> 0> fmap <i -> replica> : tensor<16x64xf16> -> !tb.tile<16x64xf16>
+      %e = tb.exp %at : !tb.tile<16x64xf16>
+      %dead = tb.output_saver %at omap <x -> 0> : !tb.tile<16x64xf16> -> tensor<16x64xf16>
+      %out = tb.output_saver %e omap <x -> 0> : !tb.tile<16x64xf16> -> tensor<16x64xf16>
+      tb.yield %out, %out : tensor<16x64xf16>, tensor<16x64xf16>
+    }
+  } : (tensor<16x64xf16>) -> (tensor<16x64xf16>, tensor<16x64xf16>)
+  return %o#0, %o#1 : tensor<16x64xf16>, tensor<16x64xf16>
+}
+
+// -----
+
+// Online softmax: the rescaled sum of a tensor-core product stays in
+// registers with each row's running maximum (f32 iteration arguments); the
+// keep factor is 0 while a maximum is still -infinity. The other rescaled
+// sum (of row sums) goes through shared memory.
+// CHECK-LABEL: gpu.func @online_k0
+// CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, f32, f32)
+// CHECK: nvgpu.mma.sync
+// CHECK: arith.maximumf
+// CHECK: arith.cmpf oeq, %{{.*}}, %cst
+// CHECK: arith.select
+// CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<2x2xf32>, vector<2x2xf32>, f32, f32
+func.func @online(%q: tensor<16x64xf16>, %k: tensor<64x256xf16>, %v: tensor<256x64xf16>) -> tensor<16x64xf16> {
+  %o = kn.kernel(%q, %k, %v) {
+    tb.graph grid [1] threads 128 forloop 4 {
+    ^bb0(%qd: tensor<16x64xf16>, %kd: tensor<64x256xf16>, %vd: tensor<256x64xf16>):
+      %qt = tb.input_iterator %qd imap <x -> replica> fmap <i -> replica> : tensor<16x64xf16> -> !tb.tile<16x64xf16>
+      %kt = tb.input_iterator %kd imap <x -> replica> fmap <i -> 1> : tensor<64x256xf16> -> !tb.tile<64x64xf16>
+      %vt = tb.input_iterator %vd imap <x -> replica> fmap <i -> 0> : tensor<256x64xf16> -> !tb.tile<64x64xf16>
+      %s = tb.matmul %qt, %kt : !tb.tile<16x64xf16>, !tb.tile<64x64xf16>
+      %m = tb.reduce_max %s dim 1 : !tb.tile<16x64xf16>
+      %d = tb.sub %s, %m : !tb.tile<16x64xf16>, !tb.tile<16x1xf16>
+      %e = tb.exp %d : !tb.tile<16x64xf16>
+      %l = tb.reduce_sum %e dim 1 : !tb.tile<16x64xf16>
+      %pv = tb.matmul %e, %vt : !tb.tile<16x64xf16>, !tb.tile<64x64xf16>
+      %lsum = tb.accum_rescaled_sum %l, %m : !tb.tile<16x1xf16>, !tb.tile<16x1xf16>
+      %osum = tb.accum_rescaled_sum %pv, %m : !tb.tile<16x64xf16>, !tb.tile<16x1xf16>
+      %ot = tb.div %osum, %lsum : !tb.tile<16x64xf16>, !tb.tile<16x1xf16>
+      %out = tb.output_saver %ot omap <x -> 0> : !tb.tile<16x64xf16> -> tensor<16x64xf16>
+      tb.yield %out : tensor<16x64xf16>
+    }
+  } : (tensor<16x64xf16>, tensor<64x256xf16>, tensor<256x64xf16>) -> tensor<16x64xf16>
+  return %o : tensor<16x64xf16>
+}

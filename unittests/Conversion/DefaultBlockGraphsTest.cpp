@@ -74,6 +74,11 @@ INSTANTIATE_TEST_SUITE_P(
           %m = kn.reduce_sum %a dim 1 keepdim = false : tensor<4x8x4096xf32>
           return %s, %m : tensor<4x8x1xf32>, tensor<4x4096xf32>
         })mlir",
+        // A reduction one block covers, dropping the reduced dim.
+        R"mlir(func.func @f(%a: tensor<2x4096xf32>) -> tensor<2xf32> {
+          %s = kn.reduce_max %a dim 1 keepdim = false : tensor<2x4096xf32>
+          return %s : tensor<2xf32>
+        })mlir",
         // rms_norm with a weight, then a batched matmul with a broadcast
         // operand, looped over k.
         R"mlir(func.func @f(%x: tensor<2x128x64xf32>, %g: tensor<64xf32>, %w: tensor<64x256xf32>) -> tensor<2x128x256xf32> {

@@ -43,6 +43,9 @@ def ConvertKernelToGPU : Pass<"convert-kn-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::vector::VectorDialect"
   ];
   let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "The chip the kernels are compiled for: shared memory is limited "
+           "to its per-block size as well as to the block graph's tb.target">,
     Option<"pipelineStages", "pipeline-stages", "unsigned", /*default=*/"0",
            "Loop iterations whose input tiles are in flight at once "
            "(cp.async stages; fewer when shared memory is short). 0: enough "

@@ -43,7 +43,10 @@ public:
   LogicalResult emit(gpu::GPUFuncOp func);
 
 private:
-  SmemTile getTile(Value value) const { return tiles.lookup(value); }
+  SmemTile getTile(Value value) const {
+    assert(tiles.count(value) && "a value without a shared-memory tile");
+    return tiles.lookup(value);
+  }
   SmemTile createView(Value byteOffset, const TileLayout &layout);
   SmemTile getStageTile(tb::InputIteratorOp iterator, Value iteration);
   SmemTile getRunningMax(Operation *op);
@@ -66,7 +69,10 @@ private:
   std::optional<KernelBuilder> kb;
   Value sharedMemory;
   SmallVector<Value> blockIds;
+  /// The global memref of each graph input, and the outputs each saver
+  /// writes.
   llvm::DenseMap<Value, Value> globals;
+  llvm::DenseMap<Value, SmallVector<Value, 1>> outputs;
   llvm::DenseMap<Value, SmemTile> tiles;
 };
 
@@ -217,9 +223,7 @@ void BlockGraphEmitter::emitAccumulatorInit(Operation *op) {
     return;
   OpKind kind = cast<SemanticsOpInterface>(op).getOpKind();
   SmemTile acc = getTile(op->getResult(0));
-  double identity = kind == OpKind::AccumMax
-                        ? -std::numeric_limits<double>::infinity()
-                        : 0.0;
+  double identity = getCombineIdentity(kind);
   kb->forEachStrided(acc.layout.getNumElements(), [&](Value linear) {
     kb->storeF32(acc, kb->delinearize(linear, acc.layout.shape),
                  kb->f32(identity));
@@ -301,9 +305,7 @@ void BlockGraphEmitter::emitAccumulate(Operation *op, Value iteration) {
       Value m = kb->loadF32(localMax, maxIndices);
       Value running = kb->loadF32(runningMax, maxIndices);
       Value next = arith::MaximumFOp::create(b, loc, running, m);
-      auto scale = [&](Value from) -> Value {
-        Value factor = math::ExpOp::create(
-            b, loc, arith::SubFOp::create(b, loc, from, next));
+      auto splat = [&](Value factor) -> Value {
         if (width == 1)
           return factor;
         return vector::BroadcastOp::create(
@@ -313,8 +315,11 @@ void BlockGraphEmitter::emitAccumulate(Operation *op, Value iteration) {
         return width > 1 ? kb->loadVectorF32(tile, indices, width)
                          : kb->loadF32(tile, indices);
       };
-      Value kept = arith::MulFOp::create(b, loc, load(acc), scale(running));
-      Value added = arith::MulFOp::create(b, loc, load(input), scale(m));
+      Value keep = splat(emitKeepFactor(b, loc, running, next));
+      Value scale = splat(math::ExpOp::create(
+          b, loc, arith::SubFOp::create(b, loc, m, next)));
+      Value kept = arith::MulFOp::create(b, loc, load(acc), keep);
+      Value added = arith::MulFOp::create(b, loc, load(input), scale);
       Value sum = arith::AddFOp::create(b, loc, kept, added);
       if (width > 1)
         kb->storeVectorF32(acc, indices, sum);
@@ -345,9 +350,9 @@ ElementExpr BlockGraphEmitter::buildExpr(Value value) {
   if (def && plan.isInlined(def))
     return buildExpr(def);
   ElementExpr leaf;
-  // A matmul result absorbed into an epilogue has no tile; it is only ever
-  // evaluated on a register value.
-  leaf.tile = getTile(value);
+  // A matmul result stored through an epilogue has no tile; that leaf is
+  // only evaluated on the accumulator's value (evaluateOnValue).
+  leaf.tile = plan.hasTile(value) ? getTile(value) : SmemTile();
   return leaf;
 }
 
@@ -373,8 +378,8 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
     SmallVector<Value> offsets(tile.size(), kb->index(0));
     for (auto [g, dim] : llvm::enumerate(saver.getOmap().getDims()))
       offsets[dim] = kb->mul(blockIds[g], tile[dim]);
-    emitTileStore(getTile(saver.getInput()), globals.lookup(saver.getResult()),
-                  offsets);
+    for (Value global : outputs.lookup(saver.getResult()))
+      emitTileStore(getTile(saver.getInput()), global, offsets);
     return success();
   }
   SmallVector<SmemTile> operands, results;
@@ -465,11 +470,12 @@ LogicalResult BlockGraphEmitter::emit(gpu::GPUFuncOp func) {
   for (auto [arg, global] :
        llvm::zip(body.getArguments(), entry.getArguments()))
     globals[arg] = global;
+  // A saver yielded at several positions writes each of those outputs.
   auto yield = cast<tb::YieldOp>(body.getTerminator());
   for (auto [value, global] : llvm::zip(
            yield.getOperands(),
            entry.getArguments().drop_front(body.getNumArguments())))
-    globals[value] = global;
+    outputs[value].push_back(global);
 
   // Views of every tile at a fixed offset; pipelined ones get per-stage
   // views in the loop.

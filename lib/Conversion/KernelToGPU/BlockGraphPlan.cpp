@@ -222,8 +222,11 @@ void BlockGraphPlan::schedule() {
       bool registerSum =
           op->hasTrait<mirage::OpTrait::IsAccumulator>() &&
           isRegisterMatmul(op->getOperand(0).getDefiningOp());
+      // A saver whose result is not yielded writes nothing.
+      bool deadSaver =
+          isa<tb::OutputSaverOp>(op) && op->getResult(0).use_empty();
       if (isa<tb::InputIteratorOp>(op) || inlined.contains(op) ||
-          absorbedBy.count(op) || registerSum)
+          absorbedBy.count(op) || registerSum || deadSaver)
         continue;
       Step step{op, epilogues.lookup(op)};
       int64_t level = 1;
@@ -248,6 +251,8 @@ void BlockGraphPlan::schedule() {
 
 LogicalResult BlockGraphPlan::planSharedMemory() {
   int64_t limit = tb::TargetAttr::lookup(graph).getSmemPerBlock();
+  if (options.chipSharedMemory)
+    limit = std::min(limit, options.chipSharedMemory);
   // Synchronous loads gain nothing from more than one stage.
   int64_t wanted = options.pipelineStages;
   if (pipelined.empty() || !options.asyncCopy) {

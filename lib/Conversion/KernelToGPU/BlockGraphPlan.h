@@ -97,10 +97,11 @@ public:
     return getRegisterSum(op) != nullptr;
   }
 
-  /// Layout and offset of a tile value that lives in shared memory (not of
-  /// inlined results or register sums before the loop ends). Pipelined
-  /// input tiles start at `getOffset` with one stage every
-  /// `getStageStride` bytes.
+  /// Layout and offset of a tile value that lives in shared memory. Results
+  /// computed inside their user, matmul results summed in registers or
+  /// stored through an epilogue have none; sums kept in registers get theirs
+  /// for after the loop. Pipelined input tiles start at `getOffset` with one
+  /// stage every `getStageStride` bytes.
   bool hasTile(mlir::Value value) const { return slots.count(value); }
   const TileLayout &getLayout(mlir::Value value) const;
   int64_t getOffset(mlir::Value value) const;

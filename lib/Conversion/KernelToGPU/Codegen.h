@@ -53,6 +53,9 @@ constexpr int64_t kMaxResidentBlocks = 8;
 
 /// Choices of the lowering (the options of `convert-kn-to-gpu`).
 struct Options {
+  /// Shared memory per block of the chip compiled for (0: only the graph's
+  /// tb.target limits it).
+  int64_t chipSharedMemory = 0;
   /// 0: enough stages for kAutoPipelineBytes of input tiles in flight.
   unsigned pipelineStages = 0;
   bool tensorCores = true;
@@ -183,6 +186,13 @@ mlir::Value emitCombine(mlir::OpBuilder &b, mlir::Location loc, OpKind kind,
 
 /// The identity of that combination: 0 or -infinity.
 double getCombineIdentity(OpKind kind);
+
+/// The factor that keeps an online-softmax sum taken relative to maximum
+/// `from` when the maximum becomes `to` (f32 scalars): e^(from - to), or 0
+/// while `from` is still -infinity (nothing summed yet), as the float64
+/// semantics define it.
+mlir::Value emitKeepFactor(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value from, mlir::Value to);
 
 //===----------------------------------------------------------------------===//
 // Tile operators (SIMT)

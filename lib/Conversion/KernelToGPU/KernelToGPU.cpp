@@ -22,6 +22,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <limits>
+
 namespace mirage {
 #define GEN_PASS_DEF_CONVERTKERNELTOGPU
 #include "mirage/Conversion/Passes.h.inc"
@@ -100,6 +102,22 @@ LogicalResult FunctionLowering::checkOps() {
   if (!function.getBody().hasOneBlock())
     return function.emitOpError()
            << "must have a single block to be lowered to the GPU";
+  // Device code indexes with 32-bit integers.
+  auto checkSize = [&](Type type, Location loc) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (tensor && tensor.getNumElements() > std::numeric_limits<int32_t>::max())
+      return emitError(loc) << "a tensor of " << tensor.getNumElements()
+                            << " elements is too large for the GPU lowering, "
+                               "which indexes with 32-bit integers";
+    return success();
+  };
+  for (BlockArgument arg : function.getArguments())
+    if (failed(checkSize(arg.getType(), arg.getLoc())))
+      return failure();
+  for (Operation &op : function.getBody().getOps())
+    for (Value result : op.getResults())
+      if (failed(checkSize(result.getType(), op.getLoc())))
+        return failure();
   return success();
 }
 
@@ -228,6 +246,16 @@ struct ConvertKernelToGPU
   void runOnOperation() override {
     ModuleOp module = getOperation();
     codegen::Options options;
+    if (!chip.empty()) {
+      auto target = tb::TargetAttr::getKnown(module.getContext(), chip);
+      if (!target) {
+        module.emitError() << "convert-kn-to-gpu: unknown chip '" << chip
+                           << "' (known: sm_80, sm_86, sm_89, sm_90, sm_90a, "
+                              "sm_100a)";
+        return signalPassFailure();
+      }
+      options.chipSharedMemory = target.getSmemPerBlock();
+    }
     options.pipelineStages = pipelineStages;
     options.tensorCores = tensorCores;
     options.asyncCopy = asyncCopy;

@@ -1,15 +1,17 @@
 //===- Matmul.cpp - Tile matmuls on tensor cores --------------------------===//
 //
 // `mma.sync.m16n8k16` through nvgpu: operand fragments come from shared
-// memory by `ldmatrix` (A as four 8x8 matrices, B transposed), results
-// accumulate in f32 registers. Rows past m (when m is not a multiple of 16)
-// read a clamped row and are never stored: an output row depends only on
-// its own A row, so the duplicates are harmless.
+// memory by `ldmatrix` (A as four 8x8 matrices; B transposed, four or two
+// matrices for jobs of two or one 8-column tiles), results accumulate in f32
+// registers. Rows past m (when m is not a multiple of 16) read a clamped
+// row and are never stored: an output row depends only on its own A row, so
+// the duplicates are harmless.
 //
 // Fragment layouts (PTX ISA, "Matrix fragments for mma.m16n8k16"): lane l
 // holds C rows l/4 and l/4 + 8, columns 2 (l % 4) and 2 (l % 4) + 1. For
-// both ldmatrix.x4 forms used here lane l gives the address of row
-// (l % 16) at column offset 8 (l / 16) of the 16x16 block it loads.
+// the x4 loads lane l gives the address of row (l % 16) at column offset
+// 8 (l / 16) of the 16x16 block it loads; for the x2 load (B, one 8-column
+// tile) lanes 0..15 give rows 0..15 of the 16x8 block.
 //
 //===----------------------------------------------------------------------===//
 
@@ -198,9 +200,11 @@ SmallVector<Value> MmaMatmul::accumulateRescaled(KernelBuilder &kb,
   resultShape.append({m, n});
   return forEachJob(kb, state, getStatePerJob(true),
                     [&](const Job &job, ValueRange jobState) {
-    SmallVector<Value> zero = createInitialState(kb, false);
-    zero.resize(nTilesPerJob);
-    SmallVector<Value> product = multiplyJob(kb, lhs, rhs, job, zero);
+    auto type = VectorType::get({2, 2}, b.getF32Type());
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(0.0)));
+    SmallVector<Value> product = multiplyJob(
+        kb, lhs, rhs, job, SmallVector<Value>(nTilesPerJob, zero));
     SmallVector<Value> next(jobState);
     for (int64_t half = 0; half < 2; ++half) {
       // This lane's row of the half; rows past m read row m - 1 and are
@@ -214,12 +218,12 @@ SmallVector<Value> MmaMatmul::accumulateRescaled(KernelBuilder &kb,
           localMax, kb.broadcastIndices(at, localMax.layout.shape, resultShape));
       Value running = jobState[nTilesPerJob + half];
       Value updated = arith::MaximumFOp::create(b, loc, running, local);
-      auto scale = [&](Value from) -> Value {
-        Value factor = math::ExpOp::create(
-            b, loc, arith::SubFOp::create(b, loc, from, updated));
-        return vector::BroadcastOp::create(b, loc, pairType, factor);
-      };
-      Value keep = scale(running), add = scale(local);
+      Value keep = vector::BroadcastOp::create(
+          b, loc, pairType, emitKeepFactor(b, loc, running, updated));
+      Value add = vector::BroadcastOp::create(
+          b, loc, pairType,
+          math::ExpOp::create(b, loc,
+                              arith::SubFOp::create(b, loc, local, updated)));
       for (int64_t t = 0; t < nTilesPerJob; ++t) {
         Value old = vector::ExtractOp::create(b, loc, next[t],
                                               ArrayRef<int64_t>{half});

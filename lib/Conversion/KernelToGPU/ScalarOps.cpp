@@ -99,6 +99,17 @@ Value codegen::emitCombine(OpBuilder &b, Location loc, OpKind kind,
   }
 }
 
+Value codegen::emitKeepFactor(OpBuilder &b, Location loc, Value from,
+                              Value to) {
+  Value factor =
+      math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, from, to));
+  Value unset = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OEQ, from,
+      constantLike(b, loc, from, -std::numeric_limits<double>::infinity()));
+  return arith::SelectOp::create(b, loc, unset, constantLike(b, loc, from, 0.0),
+                                 factor);
+}
+
 double codegen::getCombineIdentity(OpKind kind) {
   if (kind == OpKind::ReduceMax || kind == OpKind::AccumMax)
     return -std::numeric_limits<double>::infinity();

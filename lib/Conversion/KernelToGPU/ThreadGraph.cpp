@@ -74,7 +74,9 @@ private:
   Location loc;
   th::GraphOp graph;
   SmallVector<Value> coordinates;
+  /// The input tiles, and the result tiles each saver writes.
   llvm::DenseMap<Value, SmemTile> tiles;
+  llvm::DenseMap<Value, SmallVector<SmemTile, 1>> outputs;
   llvm::DenseMap<Value, Fragment> fragments;
   /// Accumulated fragments, keyed by the accumulator op's result.
   llvm::DenseMap<Value, Fragment> accumulated;
@@ -142,7 +144,6 @@ LogicalResult ThreadGraphEmitter::emitOp(Operation &op, int64_t iteration) {
   }
   if (auto saver = dyn_cast<th::OutputSaverOp>(op)) {
     const Fragment &fragment = get(saver.getInput());
-    const SmemTile &tile = tiles[saver.getResult()];
     SmallVector<Value> offsets = fragmentOffsets(
         saver.getOmap().getDims(), kReplica, fragment.shape, -1);
     for (auto [e, value] : llvm::enumerate(fragment.elements)) {
@@ -150,7 +151,8 @@ LogicalResult ThreadGraphEmitter::emitOp(Operation &op, int64_t iteration) {
       SmallVector<Value> indices;
       for (auto [offset, index] : llvm::zip(offsets, local))
         indices.push_back(kb.add(offset, index));
-      kb.storeF32(tile, indices, value);
+      for (const SmemTile &tile : outputs.lookup(saver.getResult()))
+        kb.storeF32(tile, indices, value);
     }
     return success();
   }
@@ -221,9 +223,10 @@ LogicalResult ThreadGraphEmitter::emit(ArrayRef<SmemTile> inputs,
   Block &body = graph.getBodyBlock();
   for (auto [arg, tile] : llvm::zip(body.getArguments(), inputs))
     tiles[arg] = tile;
+  // A saver yielded at several positions writes each of those tiles.
   auto yield = cast<th::YieldOp>(body.getTerminator());
   for (auto [value, tile] : llvm::zip(yield.getOperands(), results))
-    tiles[value] = tile;
+    outputs[value].push_back(tile);
 
   ArrayRef<int64_t> layout = graph.getThreads();
   int64_t threads = getNumElements(layout);

@@ -2,10 +2,10 @@
 //
 // SIMT code for one non-elementwise block-graph operator: the block's
 // threads share the elements of the result (thread t takes elements t, t +
-// threads, ...) and read their operands from shared memory. Reductions long
-// enough give each result element to a warp, whose lanes combine by
-// shuffles; runs of 8 contiguous elements are read as vectors. The caller
-// places a barrier after each level of operators.
+// threads, ...) and read their operands from shared memory. Reductions give
+// each result element to a group of lanes (a power of two up to 32), which
+// combine by shuffles; runs of 8 contiguous elements are read as vectors.
+// The caller places a barrier after each level of operators.
 //
 //===----------------------------------------------------------------------===//
 

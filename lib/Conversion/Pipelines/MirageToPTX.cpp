@@ -53,7 +53,8 @@ using namespace mlir;
 
 unsigned mirage::getMinimumPTXVersion(llvm::StringRef chip) {
   return llvm::StringSwitch<unsigned>(chip)
-      .Cases("sm_80", "sm_86", 70)
+      .Case("sm_80", 70)
+      .Case("sm_86", 71)
       .Case("sm_89", 78)
       .Case("sm_90", 78)
       .Case("sm_90a", 80)
@@ -77,6 +78,7 @@ void mirage::buildMirageToPTXPipeline(OpPassManager &pm,
   defaults.targetBlocks = options.targetBlocks;
   pm.addPass(kn::createKnDefaultBlockGraphs(defaults));
   ConvertKernelToGPUOptions lowering;
+  lowering.chip = options.chip;
   lowering.pipelineStages = options.pipelineStages;
   lowering.tensorCores = options.tensorCores;
   lowering.asyncCopy = options.asyncCopy;

@@ -85,9 +85,13 @@ Partition partitionOutput(ArrayRef<int64_t> shape, ArrayRef<bool> whole,
     partition.dims.push_back(d);
   }
   if (partition.grid.empty()) {
-    // One block; the output saver still maps its grid dim to some data dim.
+    // One block. Its grid dim still maps to a data dim: the innermost one
+    // that is not whole (a reduced dim may be dropped from the output).
+    int64_t dim = static_cast<int64_t>(shape.size()) - 1;
+    while (dim > 0 && whole[dim])
+      --dim;
     partition.grid.push_back(1);
-    partition.dims.push_back(shape.empty() ? 0 : shape.size() - 1);
+    partition.dims.push_back(dim);
   }
   return partition;
 }
@@ -343,6 +347,9 @@ LogicalResult buildReduction(OpBuilder &b, Operation *op, OpKind kind,
   if (iterations > 1)
     total = graph->accumulate(total, kind);
   SmallVector<int64_t> omap(partition.dims);
+  if (!params.keepDim && llvm::is_contained(omap, dim))
+    return op->emitOpError() << "has no default block graph: it reduces its "
+                                "only dim to a rank-0 result";
   if (!params.keepDim) {
     Shape dropped(cast<tb::TileType>(total.getType()).getShape());
     dropped.erase(dropped.begin() + dim);
