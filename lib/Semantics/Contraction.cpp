@@ -243,3 +243,23 @@ Degree detail::contractionDegree(OpKind kind, ArrayRef<Degree> in,
     return sumDegree(in[0], shapes[0][params.dim]);
   return in[0]; // reduce_max has no fingerprint
 }
+
+//===----------------------------------------------------------------------===//
+// Abstract expressions
+//===----------------------------------------------------------------------===//
+
+ExprId detail::contractionExpr(OpKind kind, ArrayRef<ExprId> in,
+                               OperandShapes shapes, const OpParams &params,
+                               ExprContext &context) {
+  switch (kind) {
+  case OpKind::Matmul:
+    // A sum over k of products, k the lhs's last dim.
+    return context.sum(shapes[0].back(), context.mul(in[0], in[1]));
+  case OpKind::ReduceSum:
+    return context.sum(shapes[0][params.dim], in[0]);
+  default:
+    // The maximum is uninterpreted; its extent is part of the symbol.
+    return context.opaque(
+        llvm::formatv("max[{0}]", shapes[0][params.dim]).str(), in);
+  }
+}

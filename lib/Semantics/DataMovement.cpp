@@ -175,3 +175,17 @@ Degree detail::keepDegree(OpKind, ArrayRef<Degree> in, OperandShapes,
     result = {std::max(result.num, d.num), std::max(result.den, d.den)};
   return result;
 }
+
+//===----------------------------------------------------------------------===//
+// Abstract expressions
+//===----------------------------------------------------------------------===//
+
+/// Moving elements does not change what they are; a concatenation of
+/// several tensors is uninterpreted.
+ExprId detail::dataMovementExpr(OpKind kind, ArrayRef<ExprId> in,
+                                OperandShapes, const OpParams &,
+                                ExprContext &context) {
+  if (kind == OpKind::Concat && in.size() > 1)
+    return context.opaque("concat", in);
+  return in[0];
+}

@@ -306,3 +306,37 @@ Degree detail::elementwiseDegree(OpKind kind, ArrayRef<Degree> in,
     return in[0];
   }
 }
+
+//===----------------------------------------------------------------------===//
+// Abstract expressions
+//===----------------------------------------------------------------------===//
+
+ExprId detail::elementwiseExpr(OpKind kind, ArrayRef<ExprId> in,
+                               OperandShapes, const OpParams &params,
+                               ExprContext &context) {
+  switch (kind) {
+  case OpKind::Exp:
+    return context.exp(in[0]);
+  case OpKind::Sqrt:
+    return context.sqrt(in[0]);
+  case OpKind::Square:
+    return context.mul(in[0], in[0]);
+  case OpKind::Silu:
+    return context.silu(in[0]);
+  case OpKind::Add:
+    return context.add(in[0], in[1]);
+  case OpKind::Sub:
+    return context.add(in[0], context.opaque("neg", in[1]));
+  case OpKind::Mul:
+    return context.mul(in[0], in[1]);
+  case OpKind::Div:
+    return context.div(in[0], in[1]);
+  case OpKind::MulScalar:
+    return context.opaque(getConstantSymbol("muls", params.scalar), in[0]);
+  case OpKind::AddScalar:
+    return context.opaque(getConstantSymbol("adds", params.scalar), in[0]);
+  default:
+    // sigmoid, gelu, relu, neg, pow: uninterpreted.
+    return context.opaque(getOpInfo(kind).name, in);
+  }
+}

@@ -110,3 +110,22 @@ Degree detail::rmsNormDegree(OpKind, ArrayRef<Degree> in, OperandShapes,
   Degree scaled = in.size() == 2 ? mulDegree(in[0], in[1]) : in[0];
   return divDegree(scaled, Degree{1, 0});
 }
+
+//===----------------------------------------------------------------------===//
+// Abstract expressions
+//===----------------------------------------------------------------------===//
+
+/// x / sqrt(mean(x * x) + eps) * w: the mean and the epsilon are the
+/// constant operations muls[1/n] and adds[eps], as a decomposed program
+/// writes them.
+ExprId detail::rmsNormExpr(OpKind, ArrayRef<ExprId> in, OperandShapes shapes,
+                           const OpParams &params, ExprContext &context) {
+  int64_t n = shapes[0].back();
+  ExprId mean = context.opaque(
+      getConstantSymbol("muls", 1.0 / static_cast<double>(n)),
+      context.sum(n, context.mul(in[0], in[0])));
+  ExprId rms = context.sqrt(
+      context.opaque(getConstantSymbol("adds", params.scalar), mean));
+  ExprId normalized = context.div(in[0], rms);
+  return in.size() > 1 ? context.mul(normalized, in[1]) : normalized;
+}

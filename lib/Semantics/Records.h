@@ -10,6 +10,7 @@
 #ifndef MIRAGE_LIB_SEMANTICS_RECORDS_H
 #define MIRAGE_LIB_SEMANTICS_RECORDS_H
 
+#include "mirage/Semantics/AbstractExpr.h"
 #include "mirage/Semantics/Evaluation.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -33,6 +34,8 @@ using FFRule = Expected<FFTensors> (*)(OpKind, FFOperands, const OpParams &,
                                        const Fingerprinter &);
 using DegreeRule = Degree (*)(OpKind, ArrayRef<Degree>, OperandShapes,
                               const OpParams &);
+using ExprRule = ExprId (*)(OpKind, ArrayRef<ExprId>, OperandShapes,
+                            const OpParams &, ExprContext &);
 
 /// One operator: its facts and its facets. `f64`, `ff` are null where the
 /// operator has no such evaluation (structural ops are driven by the graph
@@ -43,6 +46,7 @@ struct OpRecord {
   F64Rule f64;
   FFRule ff;
   DegreeRule degree;
+  ExprRule expr;
 };
 
 inline llvm::Error makeError(const llvm::Twine &message) {
@@ -99,6 +103,8 @@ Expected<FFTensors> elementwiseFF(OpKind, FFOperands, const OpParams &,
                                   const Fingerprinter &);
 Degree elementwiseDegree(OpKind, ArrayRef<Degree>, OperandShapes,
                          const OpParams &);
+ExprId elementwiseExpr(OpKind, ArrayRef<ExprId>, OperandShapes,
+                       const OpParams &, ExprContext &);
 
 // Contraction.cpp
 Expected<Shapes> matmulShape(OperandShapes, const OpParams &);
@@ -108,6 +114,8 @@ Expected<FFTensors> contractionFF(OpKind, FFOperands, const OpParams &,
                                   const Fingerprinter &);
 Degree contractionDegree(OpKind, ArrayRef<Degree>, OperandShapes,
                          const OpParams &);
+ExprId contractionExpr(OpKind, ArrayRef<ExprId>, OperandShapes,
+                       const OpParams &, ExprContext &);
 
 // Normalization.cpp
 Expected<Shapes> rmsNormShape(OperandShapes, const OpParams &);
@@ -116,6 +124,8 @@ Expected<FFTensors> rmsNormFF(OpKind, FFOperands, const OpParams &,
                               const Fingerprinter &);
 Degree rmsNormDegree(OpKind, ArrayRef<Degree>, OperandShapes,
                      const OpParams &);
+ExprId rmsNormExpr(OpKind, ArrayRef<ExprId>, OperandShapes, const OpParams &,
+                   ExprContext &);
 
 // DataMovement.cpp
 Expected<Shapes> concatShape(OperandShapes, const OpParams &);
@@ -125,12 +135,19 @@ Expected<Shapes> transposeShape(OperandShapes, const OpParams &);
 Expected<F64Tensors> dataMovementF64(OpKind, F64Operands, const OpParams &);
 Expected<FFTensors> dataMovementFF(OpKind, FFOperands, const OpParams &,
                                    const Fingerprinter &);
+ExprId dataMovementExpr(OpKind, ArrayRef<ExprId>, OperandShapes,
+                        const OpParams &, ExprContext &);
 
 // Structure.cpp
 Expected<Shapes> inputIteratorShape(OperandShapes, const OpParams &);
 Expected<Shapes> outputSaverShape(OperandShapes, const OpParams &);
 Expected<Shapes> accumConcatShape(OperandShapes, const OpParams &);
 Expected<Shapes> accumRescaledSumShape(OperandShapes, const OpParams &);
+ExprId structureExpr(OpKind, ArrayRef<ExprId>, OperandShapes, const OpParams &,
+                     ExprContext &);
+
+/// The uninterpreted symbol of a constant scaling or shift: `muls[0.125]`.
+std::string getConstantSymbol(llvm::StringRef prefix, double value);
 
 //===----------------------------------------------------------------------===//
 // Shared loops

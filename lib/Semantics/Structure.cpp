@@ -329,3 +329,25 @@ Degree mirage::getAccumulatorDegree(OpKind kind, Degree operand,
     return detail::sumDegree(operand, params.tiling.forloopRange);
   return operand;
 }
+
+//===----------------------------------------------------------------------===//
+// Abstract expressions
+//===----------------------------------------------------------------------===//
+
+/// Iterators, savers and concatenating accumulators move elements; a sum
+/// over the loop adds one term per iteration (Mirage v3 Table 1's Accum);
+/// maxima and online-softmax sums are uninterpreted.
+ExprId detail::structureExpr(OpKind kind, ArrayRef<ExprId> in, OperandShapes,
+                             const OpParams &params, ExprContext &context) {
+  switch (kind) {
+  case OpKind::AccumSum:
+    return context.sum(params.tiling.forloopRange, in[0]);
+  case OpKind::AccumMax:
+    return context.opaque(
+        llvm::formatv("max[{0}]", params.tiling.forloopRange).str(), in);
+  case OpKind::AccumRescaledSum:
+    return context.opaque("rescaled_sum", in);
+  default:
+    return in[0];
+  }
+}
