@@ -11,6 +11,7 @@
 #include "mirage/Conversion/Pipelines.h"
 #include "mirage/Dialect/Block/Transforms/Passes.h"
 #include "mirage/Dialect/Kernel/Transforms/Passes.h"
+#include "mirage/Search/Passes.h"
 #include "mirage/Verify/Passes.h"
 
 namespace mirage {
@@ -20,6 +21,7 @@ inline void registerAllPasses() {
   kn::registerMirageKernelPasses();
   tb::registerMirageBlockPasses();
   registerMirageVerifyPasses();
+  registerMirageSearchPasses();
   registerMirageConversionPasses();
   registerMirageToPTXPipeline();
 }

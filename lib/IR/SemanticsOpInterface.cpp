@@ -94,3 +94,41 @@ LogicalResult mirage::verifyResultShapes(Operation *op) {
   }
   return success();
 }
+
+SmallVector<NamedAttribute> mirage::getOpAttributes(OpKind kind,
+                                                    const OpParams &params,
+                                                    Builder &builder) {
+  SmallVector<NamedAttribute> attributes;
+  auto add = [&](StringRef name, Attribute value) {
+    attributes.push_back(builder.getNamedAttr(name, value));
+  };
+  switch (kind) {
+  case OpKind::MulScalar:
+  case OpKind::AddScalar:
+    add("scalar", builder.getF64FloatAttr(params.scalar));
+    break;
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+    add("dim", builder.getI64IntegerAttr(params.dim));
+    if (!params.keepDim)
+      add("keepdim", builder.getBoolAttr(false));
+    break;
+  case OpKind::RmsNorm:
+    if (params.scalar != 0.0)
+      add("eps", builder.getF64FloatAttr(params.scalar));
+    break;
+  case OpKind::Concat:
+    add("dim", builder.getI64IntegerAttr(params.dim));
+    break;
+  case OpKind::Split:
+    add("dim", builder.getI64IntegerAttr(params.dim));
+    add("sizes", builder.getDenseI64ArrayAttr(params.ints));
+    break;
+  case OpKind::Transpose:
+    add("permutation", builder.getDenseI64ArrayAttr(params.ints));
+    break;
+  default:
+    break;
+  }
+  return attributes;
+}

@@ -7,6 +7,8 @@
 
 #include "mirage/Search/Subexpr.h"
 
+#include "MonomialFilter.h"
+
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/SmallSet.h"
 
@@ -106,7 +108,10 @@ struct SubexprChecker::Impl {
   Impl(ExprContext &context, llvm::ArrayRef<ExprId> targets,
        std::shared_ptr<SubexprCache> cache, const SubexprOptions &options);
 
+  /// Answers a query from the cache, the filters (`possible` false means
+  /// the monomial filter ruled it out) or Z3.
   bool decide(uint64_t key, ExprId expr, llvm::ArrayRef<ExprId> seedsFrom,
+              llvm::function_ref<bool()> possible,
               llvm::function_ref<z3::expr(z3::expr)> goal);
   const Contents &getContents(ExprId id);
   z3::expr translate(ExprId id);
@@ -127,6 +132,7 @@ struct SubexprChecker::Impl {
   SubexprOptions options;
   Contents targetContents;
   std::unordered_map<ExprId, Contents> contents;
+  search::detail::MonomialFilter monomials;
 
   z3::context z;
   z3::solver solver;
@@ -144,7 +150,8 @@ SubexprChecker::Impl::Impl(ExprContext &context,
                            std::shared_ptr<SubexprCache> cache,
                            const SubexprOptions &options)
     : context(context), targets(targets.begin(), targets.end()),
-      cache(std::move(cache)), options(options), solver(z),
+      cache(std::move(cache)), options(options), monomials(context, targets),
+      solver(z),
       term(z.uninterpreted_sort("E")),
       add(z.function("add", term, term, term)),
       mul(z.function("mul", term, term, term)),
@@ -156,8 +163,13 @@ SubexprChecker::Impl::Impl(ExprContext &context,
   try {
     z3::params params(z);
     params.set("timeout", options.timeoutMs);
+    params.set("rlimit", options.resourceLimit);
     solver.set(params);
     addAxioms();
+    // The targets' inputs and symbols enter the base level now, so every
+    // checker starts its queries from the same state.
+    for (ExprId target : targets)
+      translate(target);
   } catch (const z3::exception &error) {
     failure = error.msg();
   }
@@ -335,7 +347,8 @@ z3::expr SubexprChecker::Impl::translate(ExprId id) {
       function = opaqueFunctions
                      .emplace(key, z.function(name.c_str(), domain, term))
                      .first;
-      addSymbolAxioms(function->second, args.size());
+      if (!args.empty())
+        addSymbolAxioms(function->second, args.size());
     }
     z3::expr_vector actuals(z);
     for (const z3::expr &arg : args)
@@ -359,6 +372,7 @@ void SubexprChecker::Impl::collectSums(
 
 bool SubexprChecker::Impl::decide(uint64_t key, ExprId expr,
                                   llvm::ArrayRef<ExprId> seedsFrom,
+                                  llvm::function_ref<bool()> possible,
                                   llvm::function_ref<z3::expr(z3::expr)> goal) {
   SubexprStats delta;
   delta.queries = 1;
@@ -372,7 +386,7 @@ bool SubexprChecker::Impl::decide(uint64_t key, ExprId expr,
     cache->record(delta);
     return *cached;
   }
-  if (!getContents(expr).mayOccurIn(targetContents)) {
+  if (!getContents(expr).mayOccurIn(targetContents) || !possible()) {
     delta.filtered = 1;
     return finish(false);
   }
@@ -437,6 +451,7 @@ SubexprChecker::~SubexprChecker() = default;
 bool SubexprChecker::isSubexpr(ExprId expr) {
   return impl->decide(
       llvm::hash_combine(0, expr), expr, impl->targets,
+      [&] { return impl->monomials.mayBeSubexpr(expr); },
       [&](z3::expr candidate) {
         z3::expr any = impl->z.bool_val(false);
         for (ExprId target : impl->targets)
@@ -449,6 +464,7 @@ llvm::StringRef SubexprChecker::getFailure() const { return impl->failure; }
 
 bool SubexprChecker::isEquivalent(ExprId expr, ExprId target) {
   return impl->decide(llvm::hash_combine(1, expr, target), expr, {target},
+                      [&] { return impl->monomials.mayBeEquivalent(expr, target); },
                       [&](z3::expr candidate) {
                         return candidate == impl->translate(target);
                       });

@@ -9,6 +9,9 @@
 #include "Records.h"
 
 #include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mirage;
@@ -34,9 +37,48 @@ bool ExprContext::NodeInfo::isEqual(const ExprNode &lhs, const ExprNode &rhs) {
 ExprId ExprContext::intern(ExprNode node) {
   std::lock_guard<std::mutex> lock(mutex);
   auto [it, inserted] = ids.try_emplace(node, nodes.size());
-  if (inserted)
+  if (inserted) {
+    // Opaque symbols hash by name: their ids depend on the order of use.
+    uint64_t value = node.kind == ExprKind::Opaque
+                         ? static_cast<uint64_t>(
+                               llvm::hash_value(symbols[node.value]))
+                         : static_cast<uint64_t>(node.value);
+    uint64_t hash =
+        llvm::hash_combine(static_cast<uint8_t>(node.kind), value);
+    for (ExprId operand : node.operands)
+      hash = llvm::hash_combine(hash, hashes[operand]);
+    hashes.push_back(hash);
     nodes.push_back(std::move(node));
+  }
   return it->second;
+}
+
+uint64_t ExprContext::getStructuralHash(ExprId id) const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return hashes[id];
+}
+
+ExprId ExprContext::chain(ExprKind kind, ExprId lhs, ExprId rhs) {
+  llvm::SmallVector<ExprId, 8> operands;
+  auto flatten = [&](auto &self, ExprId id) -> void {
+    ExprNode node = get(id);
+    if (node.kind != kind) {
+      operands.push_back(id);
+      return;
+    }
+    for (ExprId operand : node.operands)
+      self(self, operand);
+  };
+  flatten(flatten, lhs);
+  flatten(flatten, rhs);
+  llvm::SmallVector<std::pair<uint64_t, ExprId>, 8> keyed;
+  for (ExprId operand : operands)
+    keyed.push_back({getStructuralHash(operand), operand});
+  llvm::sort(keyed);
+  ExprId result = keyed.front().second;
+  for (size_t i = 1; i < keyed.size(); ++i)
+    result = intern({kind, 0, {result, keyed[i].second}});
+  return result;
 }
 
 ExprNode ExprContext::get(ExprId id) const {
@@ -53,10 +95,10 @@ ExprId ExprContext::var(int64_t input) {
   return intern({ExprKind::Var, input, {}});
 }
 ExprId ExprContext::add(ExprId lhs, ExprId rhs) {
-  return intern({ExprKind::Add, 0, {lhs, rhs}});
+  return chain(ExprKind::Add, lhs, rhs);
 }
 ExprId ExprContext::mul(ExprId lhs, ExprId rhs) {
-  return intern({ExprKind::Mul, 0, {lhs, rhs}});
+  return chain(ExprKind::Mul, lhs, rhs);
 }
 ExprId ExprContext::div(ExprId lhs, ExprId rhs) {
   return intern({ExprKind::Div, 0, {lhs, rhs}});
@@ -74,6 +116,9 @@ ExprId ExprContext::silu(ExprId operand) {
 ExprId ExprContext::sum(int64_t terms, ExprId operand) {
   if (terms == 1)
     return operand;
+  ExprNode node = get(operand);
+  if (node.kind == ExprKind::Sum)
+    return intern({ExprKind::Sum, terms * node.value, {node.operands[0]}});
   return intern({ExprKind::Sum, terms, {operand}});
 }
 
@@ -89,6 +134,21 @@ ExprId ExprContext::opaque(llvm::StringRef symbol,
   }
   return intern({ExprKind::Opaque, id,
                  llvm::SmallVector<ExprId, 2>(operands.begin(), operands.end())});
+}
+
+ExprId ExprContext::constant(double value) {
+  uint64_t bits = llvm::bit_cast<uint64_t>(value);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = constants.find(bits);
+    if (it != constants.end())
+      return it->second;
+  }
+  ExprId id =
+      opaque(llvm::formatv("c[{0}]", llvm::format("%.17g", value)).str(), {});
+  std::lock_guard<std::mutex> lock(mutex);
+  constants.try_emplace(bits, id);
+  return id;
 }
 
 std::string ExprContext::print(ExprId id) const {
@@ -109,8 +169,11 @@ std::string ExprContext::print(ExprId id) const {
     operands();
     break;
   case ExprKind::Opaque:
-    os << getSymbol(node.value) << "(";
-    operands();
+    os << getSymbol(node.value);
+    if (!node.operands.empty()) {
+      os << "(";
+      operands();
+    }
     break;
   default: {
     static const char *names[] = {"", "add", "mul", "div", "exp", "sqrt",

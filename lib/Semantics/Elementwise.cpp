@@ -332,9 +332,9 @@ ExprId detail::elementwiseExpr(OpKind kind, ArrayRef<ExprId> in,
   case OpKind::Div:
     return context.div(in[0], in[1]);
   case OpKind::MulScalar:
-    return context.opaque(getConstantSymbol("muls", params.scalar), in[0]);
+    return context.mul(in[0], context.constant(params.scalar));
   case OpKind::AddScalar:
-    return context.opaque(getConstantSymbol("adds", params.scalar), in[0]);
+    return context.add(in[0], context.constant(params.scalar));
   default:
     // sigmoid, gelu, relu, neg, pow: uninterpreted.
     return context.opaque(getOpInfo(kind).name, in);

@@ -115,17 +115,15 @@ Degree detail::rmsNormDegree(OpKind, ArrayRef<Degree> in, OperandShapes,
 // Abstract expressions
 //===----------------------------------------------------------------------===//
 
-/// x / sqrt(mean(x * x) + eps) * w: the mean and the epsilon are the
-/// constant operations muls[1/n] and adds[eps], as a decomposed program
-/// writes them.
+/// x / sqrt(mean(x * x) + eps) * w, with the mean a product with the
+/// constant 1/n, as a decomposed program writes it.
 ExprId detail::rmsNormExpr(OpKind, ArrayRef<ExprId> in, OperandShapes shapes,
                            const OpParams &params, ExprContext &context) {
   int64_t n = shapes[0].back();
-  ExprId mean = context.opaque(
-      getConstantSymbol("muls", 1.0 / static_cast<double>(n)),
-      context.sum(n, context.mul(in[0], in[0])));
-  ExprId rms = context.sqrt(
-      context.opaque(getConstantSymbol("adds", params.scalar), mean));
+  ExprId mean =
+      context.mul(context.sum(n, context.mul(in[0], in[0])),
+                  context.constant(1.0 / static_cast<double>(n)));
+  ExprId rms = context.sqrt(context.add(mean, context.constant(params.scalar)));
   ExprId normalized = context.div(in[0], rms);
   return in.size() > 1 ? context.mul(normalized, in[1]) : normalized;
 }

@@ -207,10 +207,6 @@ ExprId mirage::getAbstractExpr(OpKind kind, ArrayRef<ExprId> operands,
   return getRecord(kind).expr(kind, operands, operandShapes, params, context);
 }
 
-std::string detail::getConstantSymbol(llvm::StringRef prefix, double value) {
-  return llvm::formatv("{0}[{1}]", prefix, llvm::format("%.17g", value)).str();
-}
-
 Expected<Shape> mirage::broadcastShapes(ArrayRef<int64_t> lhs,
                                         ArrayRef<int64_t> rhs) {
   size_t rank = std::max(lhs.size(), rhs.size());

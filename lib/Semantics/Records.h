@@ -146,9 +146,6 @@ Expected<Shapes> accumRescaledSumShape(OperandShapes, const OpParams &);
 ExprId structureExpr(OpKind, ArrayRef<ExprId>, OperandShapes, const OpParams &,
                      ExprContext &);
 
-/// The uninterpreted symbol of a constant scaling or shift: `muls[0.125]`.
-std::string getConstantSymbol(llvm::StringRef prefix, double value);
-
 //===----------------------------------------------------------------------===//
 // Shared loops
 //===----------------------------------------------------------------------===//

@@ -46,6 +46,12 @@ llvm::LogicalResult inferResultTypes(llvm::StringRef opName, OpKind kind,
                                      std::optional<mlir::Location> loc,
                                      llvm::SmallVectorImpl<mlir::Type> &results);
 
+/// The attributes that give an op of operator `kind` the parameters
+/// `params`: the inverse of the ops' getOpParams, for building ops from
+/// operator records (a reshape's parameters live in its result type).
+llvm::SmallVector<mlir::NamedAttribute>
+getOpAttributes(OpKind kind, const OpParams &params, mlir::Builder &builder);
+
 /// Verifies, for an op whose result types are written rather than inferred,
 /// that they match its shape rule and its operand element type.
 llvm::LogicalResult verifyResultShapes(mlir::Operation *op);

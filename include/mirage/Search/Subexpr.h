@@ -15,11 +15,15 @@
 //          reflexive, transitive
 //
 // Z3 receives the axioms as quantified formulas (with E-matching patterns)
-// and the negated query; unsat within the time limit means entailed. Two
-// things keep it fast: ground instances of sum(i, sum(j, x)) = sum(i j, x)
-// that split the target's sums by the candidate's sizes (E-matching cannot
-// invent them), and a sound filter that rejects a candidate using an input
-// or a function symbol the axioms can never produce from the target's.
+// and the negated query; unsat within the resource limit means entailed.
+// What keeps it fast: terms in normal form modulo AC (AbstractExpr.h);
+// ground instances of sum(i, sum(j, x)) = sum(i j, x) that split the
+// target's sums by the candidate's sizes (E-matching cannot invent them);
+// and two sound filters that answer most negative queries, which Z3 would
+// otherwise spend its whole limit on: one rejects a candidate using an
+// input or a function symbol the axioms can never produce from the
+// target's, the other compares the monomials of both
+// (lib/Search/MonomialFilter.h).
 // Answers are cached per search; a SubexprChecker owns one Z3 context and
 // must stay on one thread, while a SubexprCache may be shared.
 //
@@ -35,8 +39,12 @@
 namespace mirage {
 
 struct SubexprOptions {
-  /// Z3's time per query; a query it cannot decide in time is not entailed.
-  unsigned timeoutMs = 50;
+  /// Z3's resource limit per query (rlimit, a deterministic count of
+  /// steps): a query it cannot decide within it is not entailed. Proofs of
+  /// the examples' subexpressions take at most about a fifth of it.
+  unsigned resourceLimit = 80000;
+  /// A wall-clock limit per query as well, against slow machines.
+  unsigned timeoutMs = 1000;
 };
 
 struct SubexprStats {

@@ -1,0 +1,194 @@
+//===- CostModel.cpp - Analytical cost of a µGraph ------------------------===//
+//
+// A first-order model, enough to rank candidates before anything is
+// compiled (docs/Search.md gives the formulas and how they compare with
+// measured times):
+//
+//   kernel = launch + max(memory, compute, latency)
+//   memory  = max(unique bytes / DRAM rate, bytes loaded by all blocks / L2
+//             rate) / utilization
+//   compute = tensor-core flops / tensor rate + other flops / SIMT rate,
+//             over the utilization
+//   latency = waves * (iterations * per-iteration time + post-loop time)
+//
+// where utilization = min(1, blocks / SMs) (a grid smaller than the chip
+// cannot use all of its bandwidth) and waves counts how many rounds of
+// resident blocks the grid needs (occupancy from shared memory and
+// threads). Predefined operators are costed as one kernel at full
+// utilization without the latency term.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Search/Search.h"
+
+#include <cmath>
+
+using namespace mirage;
+using namespace mirage::search;
+using llvm::ArrayRef;
+
+std::optional<DeviceModel> DeviceModel::get(llvm::StringRef name) {
+  DeviceModel model;
+  model.name = name.str();
+  if (name == "h100")
+    return model;
+  if (name == "h200") {
+    model.dramBytesPerUs = 4.8e6;
+    return model;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+int64_t roundUp(int64_t value, int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+struct Flops {
+  double tensor = 0, simt = 0;
+
+  double time(const DeviceModel &device) const {
+    return tensor / device.tensorFlopsPerUs + simt / device.simtFlopsPerUs;
+  }
+};
+
+/// The work of one operator on operands of the given shapes: tensor-core
+/// matmuls (padded to the m16n8k16 instruction shape) and everything else.
+Flops getFlops(OpKind kind, ArrayRef<ArrayRef<int64_t>> in,
+               ArrayRef<int64_t> out) {
+  Flops flops;
+  switch (kind) {
+  case OpKind::Matmul: {
+    int64_t batch = 1;
+    for (size_t d = 0; d + 2 < out.size(); ++d)
+      batch *= out[d];
+    int64_t m = out[out.size() - 2], n = out.back(), k = in[0].back();
+    flops.tensor = 2.0 * batch * roundUp(m, 16) * roundUp(n, 8) *
+                   roundUp(k, 16);
+    break;
+  }
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+    flops.simt = getNumElements(in[0]);
+    break;
+  case OpKind::RmsNorm:
+    flops.simt = 4.0 * getNumElements(in[0]);
+    break;
+  case OpKind::Exp:
+  case OpKind::Sqrt:
+  case OpKind::Silu:
+  case OpKind::Sigmoid:
+  case OpKind::Gelu:
+    flops.simt = 4.0 * getNumElements(out);
+    break;
+  default:
+    if (getOpInfo(kind).elementwise)
+      flops.simt = getNumElements(out);
+    break;
+  }
+  return flops;
+}
+
+double getBytes(ArrayRef<int64_t> shape, unsigned elementBytes) {
+  return static_cast<double>(getNumElements(shape)) * elementBytes;
+}
+
+/// What an operator must read and write at least once.
+double getOperandAndResultBytes(const MuGraph &graph, const KernelOp &op,
+                                unsigned elementBytes) {
+  double bytes = 0;
+  for (unsigned operand : op.operands)
+    bytes += getBytes(graph.tensors[operand].shape, elementBytes);
+  for (unsigned result : op.results)
+    bytes += getBytes(graph.tensors[result].shape, elementBytes);
+  return bytes;
+}
+
+double predefinedCost(const MuGraph &graph, const KernelOp &op,
+                      unsigned elementBytes, const DeviceModel &device) {
+  llvm::SmallVector<ArrayRef<int64_t>, 3> in;
+  for (unsigned operand : op.operands)
+    in.push_back(graph.tensors[operand].shape);
+  const Shape &out = graph.tensors[op.results.front()].shape;
+  double bytes = getOperandAndResultBytes(graph, op, elementBytes);
+  return device.launchUs + std::max(bytes / device.dramBytesPerUs,
+                                    getFlops(op.kind, in, out).time(device));
+}
+
+double customCost(const MuGraph &graph, const KernelOp &op,
+                  unsigned elementBytes, const DeviceModel &device) {
+  const BlockSkeleton &skeleton = *op.skeleton;
+  const Schedule &s = op.schedule;
+  double blocks = static_cast<double>(s.getNumBlocks());
+  double iterations = static_cast<double>(s.forloopRange);
+
+  double smem = 0, loopBytes = 0, onceBytes = 0, outputBytes = 0;
+  Flops body, post;
+  for (auto [index, node] : llvm::enumerate(skeleton.nodes)) {
+    double bytes = getBytes(s.tiles[index], elementBytes);
+    smem += bytes;
+    if (node.phase == Phase::Input) {
+      (s.fmaps[index] == kReplica && s.forloopRange > 1 ? onceBytes
+                                                         : loopBytes) += bytes;
+      continue;
+    }
+    if (node.phase == Phase::Accum)
+      continue;
+    llvm::SmallVector<ArrayRef<int64_t>, 3> in;
+    for (unsigned operand : node.operands)
+      in.push_back(s.tiles[operand]);
+    Flops flops = getFlops(node.kind, in, s.tiles[index]);
+    Flops &phase = node.phase == Phase::Body ? body : post;
+    phase.tensor += flops.tensor;
+    phase.simt += flops.simt;
+  }
+  for (unsigned output : skeleton.outputs)
+    outputBytes += getBytes(s.tiles[output], elementBytes);
+
+  double unique = getOperandAndResultBytes(graph, op, elementBytes);
+  double loaded = blocks * (iterations * loopBytes + onceBytes + outputBytes);
+
+  double utilization = std::min(1.0, blocks / device.sms);
+  double memory = std::max(unique / device.dramBytesPerUs,
+                           loaded / device.l2BytesPerUs) /
+                  utilization;
+  double compute =
+      blocks * (iterations * body.time(device) + post.time(device)) /
+      utilization;
+
+  double occupancy = std::min<double>(
+      {static_cast<double>(device.maxBlocksPerSM),
+       std::floor(device.smemPerSM / std::max(smem, 1.0)),
+       std::floor(static_cast<double>(device.maxThreadsPerSM) / s.threads)});
+  occupancy = std::max(occupancy, 1.0);
+  double waves = std::ceil(blocks / (device.sms * occupancy));
+  double latency =
+      waves * (iterations * device.iterationUs + device.postLoopUs);
+  return device.launchUs + std::max({memory, compute, latency});
+}
+
+} // namespace
+
+double search::estimateCost(const MuGraph &graph, unsigned elementBytes,
+                            const DeviceModel &device) {
+  double total = 0;
+  for (const KernelOp &op : graph.ops)
+    total += op.isCustom() ? customCost(graph, op, elementBytes, device)
+                           : predefinedCost(graph, op, elementBytes, device);
+  return total;
+}
+
+double search::estimateLowerBound(const MuGraph &graph, unsigned elementBytes,
+                                  const DeviceModel &device) {
+  // A graph-defined kernel costs at least a launch and one pass over its
+  // operands and results, whatever its schedule.
+  double total = 0;
+  for (const KernelOp &op : graph.ops)
+    total += op.isCustom()
+                 ? device.launchUs +
+                       getOperandAndResultBytes(graph, op, elementBytes) /
+                           device.dramBytesPerUs
+                 : predefinedCost(graph, op, elementBytes, device);
+  return total;
+}

@@ -1,0 +1,336 @@
+//===- Superoptimize.cpp - The mirage-superoptimize pass ------------------===//
+//
+// Splits functions into Lax subprograms, searches each (lib/Search),
+// verifies the best candidates with the equivalence verifier and replaces
+// the subprogram by the best verified one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Search/Passes.h"
+
+#include "mirage/Dialect/Block/IR/Block.h"
+#include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/Dialect/Thread/IR/Thread.h"
+#include "mirage/Search/MuGraphIO.h"
+#include "mirage/Semantics/Parallel.h"
+#include "mirage/Verify/Equivalence.h"
+
+#include "mlir/IR/Verifier.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace mirage {
+#define GEN_PASS_DEF_MIRAGESUPEROPTIMIZE
+#include "mirage/Search/Passes.h.inc"
+} // namespace mirage
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::search;
+
+namespace {
+
+/// Measured microseconds per function name, from a GPU run's results.json
+/// (rows with `name`, `ours_us` and `pass`) or a plain {name: us} object.
+FailureOr<llvm::StringMap<double>> readTimings(StringRef path,
+                                               Location loc) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return emitError(loc) << "cannot read timings '" << path
+                          << "': " << buffer.getError().message();
+  auto parsed = llvm::json::parse((*buffer)->getBuffer());
+  if (!parsed)
+    return emitError(loc) << "timings '" << path << "' are not JSON: "
+                          << llvm::toString(parsed.takeError());
+  llvm::StringMap<double> timings;
+  llvm::json::Object *object = parsed->getAsObject();
+  if (!object)
+    return emitError(loc) << "timings '" << path << "' are not a JSON object";
+  if (llvm::json::Array *rows = object->getArray("results")) {
+    for (llvm::json::Value &row : *rows) {
+      llvm::json::Object *r = row.getAsObject();
+      if (!r)
+        continue;
+      std::optional<StringRef> name = r->getString("name");
+      std::optional<double> us = r->getNumber("ours_us");
+      // Only runs whose outputs matched the reference count.
+      if (name && us && r->getBoolean("pass").value_or(false))
+        timings[*name] = *us;
+    }
+    return timings;
+  }
+  for (auto &[name, value] : *object)
+    if (std::optional<double> us = value.getAsNumber())
+      timings[name] = *us;
+  return timings;
+}
+
+struct Verified {
+  const Candidate *candidate;
+  unsigned rank;
+  std::string verdict;
+  func::FuncOp function;
+};
+
+struct Superoptimize
+    : public mirage::impl::MirageSuperoptimizeBase<Superoptimize> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<DeviceModel> model = DeviceModel::get(device);
+    if (!model) {
+      module.emitError() << "mirage-superoptimize: unknown device '" << device
+                         << "' (known: h100, h200)";
+      return signalPassFailure();
+    }
+    if (topK == 0) {
+      module.emitError() << "mirage-superoptimize: top-k must be at least 1";
+      return signalPassFailure();
+    }
+    if (!timings.empty()) {
+      auto read = readTimings(timings, module.getLoc());
+      if (failed(read))
+        return signalPassFailure();
+      measured = std::move(*read);
+    }
+    if (searchThreads)
+      setParallelism(searchThreads);
+    deviceModel = *model;
+    OwningOpRef<ModuleOp> topK;
+    if (!topKFile.empty())
+      topK = ModuleOp::create(module.getLoc());
+    topModule = topK ? *topK : nullptr;
+
+    SmallVector<func::FuncOp> functions;
+    for (auto function : module.getOps<func::FuncOp>())
+      if (!function.isDeclaration() &&
+          !function->hasAttr(kn::KernelDialect::getReferenceAttrName()))
+        functions.push_back(function);
+    for (func::FuncOp function : functions) {
+      SmallVector<Subprogram> subprograms =
+          splitIntoSubprograms(function, maxSubprogramOps);
+      for (auto [index, subprogram] : llvm::enumerate(subprograms))
+        if (failed(optimize(function, index + 1, subprogram)))
+          return signalPassFailure();
+    }
+
+    if (topModule && failed(writeTopK(module.getLoc())))
+      return signalPassFailure();
+  }
+
+private:
+  SearchOptions getSearchOptions(StringRef checkpointName) {
+    SearchOptions options;
+    options.maxKernelOps = maxKernelOps;
+    options.maxBlockOps = maxBlockOps;
+    options.maxCustomOps = maxCustomOps;
+    options.maxCustomInputs = maxCustomInputs;
+    options.maxBlockOutputs = maxBlockOutputs;
+    options.threads = searchThreads;
+    options.timeBudget = timeBudget;
+    options.abstractExprPruning = pruning;
+    options.threadsPerBlock = threadsPerBlock;
+    options.device = deviceModel;
+    options.keep = std::max<unsigned>(16, 4 * topK);
+    if (progressInterval > 0) {
+      options.progress = &llvm::errs();
+      options.progressInterval = progressInterval;
+    }
+    if (!checkpointDir.empty()) {
+      llvm::SmallString<128> path(checkpointDir);
+      llvm::sys::path::append(path, checkpointName + ".json");
+      options.checkpointPath = path.str().str();
+    }
+    return options;
+  }
+
+  LogicalResult optimize(func::FuncOp function, unsigned index,
+                         Subprogram &subprogram) {
+    Location loc = subprogram.ops.front()->getLoc();
+    std::string label = llvm::formatv("{0}_sub{1}", function.getSymName(),
+                                      index)
+                            .str();
+    ExprContext exprs;
+    FailureOr<Problem> problem = importSubprogram(subprogram, exprs);
+    if (failed(problem))
+      return failure();
+    if (!checkpointDir.empty())
+      if (std::error_code error =
+              llvm::sys::fs::create_directories(checkpointDir))
+        return emitError(loc) << "cannot create checkpoint directory '"
+                              << checkpointDir << "': " << error.message();
+    if (progressInterval > 0)
+      llvm::errs() << "[mirage-superoptimize] @" << function.getSymName()
+                   << " subprogram #" << index << ": "
+                   << subprogram.ops.size() << " ops, "
+                   << subprogram.inputs.size() << " inputs\n";
+    SearchOptions options = getSearchOptions(label);
+    auto result = superoptimize(*problem, exprs, options);
+    if (!result)
+      return emitError(loc) << "superoptimize: "
+                            << llvm::toString(result.takeError());
+
+    // Verify in rank order until top-k candidates pass.
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
+    OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
+    func::FuncOp reference = cloneSubprogram(builder, subprogram, label);
+    EquivalenceOptions equivalence;
+    equivalence.seed = seed;
+    SmallVector<Verified> verified;
+    unsigned rejected = 0;
+    std::string firstRejection;
+    auto reject = [&](unsigned rank, const Twine &why) {
+      if (rejected++ == 0)
+        firstRejection = ("#" + Twine(rank + 1) + " " + why).str();
+    };
+    for (auto [rank, candidate] : llvm::enumerate(result->candidates)) {
+      if (verified.size() == topK)
+        break;
+      std::string name = llvm::formatv("{0}_top{1}", label,
+                                       verified.size() + 1)
+                             .str();
+      func::FuncOp function = buildFunction(
+          builder, loc, name, reference.getFunctionType(), candidate.graph);
+      std::string diagnostics;
+      LogicalResult valid = success();
+      {
+        ScopedDiagnosticHandler handler(&getContext(), [&](Diagnostic &d) {
+          diagnostics += d.str();
+          return success();
+        });
+        valid = verify(function);
+      }
+      if (failed(valid)) {
+        reject(rank, "is invalid IR: " + diagnostics);
+        function.erase();
+        continue;
+      }
+      auto checked = checkEquivalence(function, reference, equivalence);
+      if (!checked) {
+        reject(rank, "could not be checked: " +
+                         llvm::toString(checked.takeError()));
+        function.erase();
+        continue;
+      }
+      if (checked->verdict != Verdict::Proven &&
+          checked->verdict != Verdict::Tested) {
+        reject(rank, describe(*checked, label));
+        function.erase();
+        continue;
+      }
+      function->setAttr(kn::KernelDialect::getReferenceAttrName(),
+                        FlatSymbolRefAttr::get(&getContext(), label));
+      function->setAttr("mirage.estimated_us",
+                        builder.getF64FloatAttr(candidate.cost));
+      verified.push_back(
+          {&candidate, static_cast<unsigned>(rank),
+           describe(*checked, label), function});
+    }
+
+    double referenceCost = estimateCost(problem->reference,
+                                        problem->elementBytes, deviceModel);
+    reference->setAttr("mirage.estimated_us",
+                       builder.getF64FloatAttr(referenceCost));
+    const Verified *chosen = choose(verified, label, referenceCost);
+
+    InFlightDiagnostic remark = emitRemark(loc);
+    const SearchStats &stats = result->stats;
+    remark << llvm::formatv(
+        "@{0} subprogram #{1} ({2} ops): searched in {3:f1} s ({4} kernel "
+        "graphs, {5} block graphs, {6} complete, {7} schedules; Z3 {8} "
+        "queries, {9} cached){10}; {11} candidates verified, {12} rejected",
+        function.getSymName(), index, subprogram.ops.size(), stats.seconds,
+        stats.kernelGraphs, stats.blockGraphs, stats.completeGraphs,
+        stats.schedules, stats.subexpr.queries, stats.subexpr.cacheHits,
+        result->incomplete.empty() ? "" : "; incomplete: " + result->incomplete,
+        verified.size(), rejected);
+    if (!firstRejection.empty())
+      remark << " (first: " << firstRejection << ")";
+    if (chosen) {
+      const MuGraph &graph = chosen->candidate->graph;
+      remark << llvm::formatv(
+          "; chose #{0}: {1} kernels ({2} graph-defined), estimated {3:f1} us "
+          "against {4:f1} us for the program{5}; {6}",
+          chosen->rank + 1, graph.ops.size(), graph.getNumCustomOps(),
+          chosen->candidate->cost, referenceCost,
+          measured.empty() ? "" : " (chosen by measured time)",
+          chosen->verdict);
+    } else {
+      remark << llvm::formatv("; kept the program (estimated {0:f1} us{1})",
+                              referenceCost,
+                              verified.empty() ? ", nothing verified"
+                                               : ", no faster candidate");
+    }
+    remark.report();
+
+    if (topModule) {
+      OpBuilder top = OpBuilder::atBlockEnd(topModule.getBody());
+      top.clone(*reference);
+      for (const Verified &v : verified)
+        top.clone(*v.function);
+    }
+    if (!chosen)
+      return success();
+
+    OpBuilder rewriter(subprogram.ops.front());
+    Type elementType =
+        cast<RankedTensorType>(subprogram.inputs.front().getType())
+            .getElementType();
+    SmallVector<Value> values =
+        buildMuGraph(rewriter, loc, chosen->candidate->graph,
+                     subprogram.inputs, elementType);
+    for (auto [old, replacement] : llvm::zip(subprogram.outputs, values))
+      old.replaceAllUsesWith(replacement);
+    for (Operation *op : llvm::reverse(subprogram.ops))
+      op->erase();
+    return success();
+  }
+
+  /// The verified candidate to use, or null to keep the program: the best
+  /// measured one when timings are given, else the best estimated one if
+  /// it beats the program's estimate.
+  const Verified *choose(ArrayRef<Verified> verified, StringRef label,
+                         double referenceCost) {
+    if (verified.empty())
+      return nullptr;
+    if (!measured.empty()) {
+      const Verified *best = nullptr;
+      double bestUs = measured.lookup(label);
+      for (const Verified &v : verified) {
+        func::FuncOp function = v.function;
+        auto it = measured.find(function.getSymName());
+        if (it != measured.end() && (bestUs == 0 || it->second < bestUs)) {
+          best = &v;
+          bestUs = it->second;
+        }
+      }
+      if (best || measured.count(label))
+        return best;
+    }
+    return verified.front().candidate->cost < referenceCost ? &verified.front()
+                                                            : nullptr;
+  }
+
+  LogicalResult writeTopK(Location loc) {
+    std::string error;
+    auto file = mlir::openOutputFile(topKFile, &error);
+    if (!file)
+      return emitError(loc) << "cannot write '" << topKFile << "': " << error;
+    topModule.print(file->os());
+    file->keep();
+    return success();
+  }
+
+  DeviceModel deviceModel;
+  llvm::StringMap<double> measured;
+  /// Collects the top-k file's functions when one is asked for.
+  ModuleOp topModule;
+};
+
+} // namespace

@@ -1,0 +1,167 @@
+//===- SearchTest.cpp - The µGraph generator end to end -------------------===//
+//
+// Small problems whose best µGraph is known: the search must find it, give
+// the same ranking with one or two threads, resume from its checkpoint, and
+// keep its cost bound below every candidate's cost.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Search/Search.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+using namespace mirage;
+using namespace mirage::search;
+
+namespace {
+
+class SearchTest : public ::testing::Test {
+protected:
+  ExprContext exprs;
+  Problem problem;
+
+  unsigned addInput(Shape shape) {
+    unsigned id = problem.reference.tensors.size();
+    problem.reference.tensors.push_back({shape, exprs.var(id)});
+    problem.reference.numInputs = id + 1;
+    return id;
+  }
+
+  unsigned addOp(OpKind kind, llvm::ArrayRef<unsigned> operands,
+                 OpParams params = {}) {
+    MuGraph &graph = problem.reference;
+    llvm::SmallVector<llvm::ArrayRef<int64_t>, 3> shapes;
+    llvm::SmallVector<ExprId, 3> in;
+    for (unsigned operand : operands) {
+      shapes.push_back(graph.tensors[operand].shape);
+      in.push_back(graph.tensors[operand].expr);
+    }
+    auto inferred = inferShapes(kind, shapes, params);
+    EXPECT_TRUE(static_cast<bool>(inferred));
+    KernelOp op;
+    op.kind = kind;
+    op.params = params;
+    op.operands.assign(operands.begin(), operands.end());
+    op.results.push_back(graph.tensors.size());
+    graph.tensors.push_back(
+        {inferred->front(), getAbstractExpr(kind, in, shapes, params, exprs)});
+    graph.ops.push_back(op);
+    return op.results.front();
+  }
+
+  /// RMSNorm (with weight) and a matmul: Mirage v3 Fig. 3 at a small size.
+  void buildRmsNormLinear() {
+    unsigned x = addInput({2, 256}), g = addInput({256}),
+             w = addInput({256, 512});
+    OpParams eps;
+    eps.scalar = 1e-6;
+    unsigned y = addOp(OpKind::RmsNorm, {x, g}, eps);
+    problem.reference.outputs.push_back(addOp(OpKind::Matmul, {y, w}));
+  }
+
+  SearchOptions smallOptions(unsigned threads) {
+    SearchOptions options;
+    options.maxBlockOps = 3;
+    options.threads = threads;
+    return options;
+  }
+
+  std::vector<std::string> texts(const SearchResult &result) {
+    std::vector<std::string> list;
+    for (const Candidate &candidate : result.candidates)
+      list.push_back(candidate.text + llvm::formatv(" @{0}", candidate.cost).str());
+    return list;
+  }
+};
+
+TEST_F(SearchTest, FusesRmsNormIntoTheMatmul) {
+  buildRmsNormLinear();
+  auto result = superoptimize(problem, exprs, smallOptions(1));
+  ASSERT_TRUE(static_cast<bool>(result)) << llvm::toString(result.takeError());
+  EXPECT_TRUE(result->incomplete.empty());
+  ASSERT_FALSE(result->candidates.empty());
+  const Candidate &best = result->candidates.front();
+  ASSERT_EQ(best.graph.ops.size(), 1u);
+  EXPECT_TRUE(best.graph.ops.front().isCustom());
+  double reference = estimateCost(problem.reference, 2, DeviceModel());
+  EXPECT_LT(best.cost, reference);
+  // Best first; the bound never exceeds a candidate's cost.
+  for (size_t i = 0; i < result->candidates.size(); ++i) {
+    const Candidate &candidate = result->candidates[i];
+    EXPECT_LE(estimateLowerBound(candidate.graph, 2, DeviceModel()),
+              candidate.cost + 1e-9);
+    if (i > 0)
+      EXPECT_LE(result->candidates[i - 1].cost, candidate.cost);
+  }
+  EXPECT_GT(result->stats.subexpr.filtered, 0u);
+}
+
+TEST_F(SearchTest, SameRankingWithOneOrTwoThreads) {
+  buildRmsNormLinear();
+  auto one = superoptimize(problem, exprs, smallOptions(1));
+  auto two = superoptimize(problem, exprs, smallOptions(2));
+  ASSERT_TRUE(one && two);
+  EXPECT_EQ(texts(*one), texts(*two));
+}
+
+TEST_F(SearchTest, ResumesFromItsCheckpoint) {
+  buildRmsNormLinear();
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("search", "json", path));
+  llvm::sys::fs::remove(path);
+  SearchOptions options = smallOptions(1);
+  options.checkpointPath = path.str().str();
+  auto first = superoptimize(problem, exprs, options);
+  ASSERT_TRUE(static_cast<bool>(first)) << llvm::toString(first.takeError());
+  auto resumed = superoptimize(problem, exprs, options);
+  ASSERT_TRUE(static_cast<bool>(resumed))
+      << llvm::toString(resumed.takeError());
+  EXPECT_EQ(resumed->stats.branchesResumed, first->stats.branches);
+  EXPECT_EQ(resumed->stats.kernelGraphs, 0u);
+  EXPECT_EQ(texts(*first), texts(*resumed));
+
+  // Other options: refused rather than mixed.
+  options.maxBlockOps = 4;
+  auto mixed = superoptimize(problem, exprs, options);
+  ASSERT_FALSE(static_cast<bool>(mixed));
+  EXPECT_NE(llvm::toString(mixed.takeError()).find("other search options"),
+            std::string::npos);
+  llvm::sys::fs::remove(path);
+}
+
+TEST_F(SearchTest, PruningOnlyRemovesWork) {
+  // x * y + x: the fused elementwise kernel is found with and without
+  // abstract-expression pruning, with fewer graphs explored with it.
+  unsigned x = addInput({64, 64}), y = addInput({64, 64});
+  unsigned m = addOp(OpKind::Mul, {x, y});
+  problem.reference.outputs.push_back(addOp(OpKind::Add, {m, x}));
+  SearchOptions options;
+  options.maxKernelOps = 2;
+  options.maxBlockOps = 2;
+  options.threads = 1;
+  auto pruned = superoptimize(problem, exprs, options);
+  options.abstractExprPruning = false;
+  auto full = superoptimize(problem, exprs, options);
+  ASSERT_TRUE(pruned && full);
+  ASSERT_FALSE(pruned->candidates.empty());
+  ASSERT_FALSE(full->candidates.empty());
+  EXPECT_EQ(pruned->candidates.front().text, full->candidates.front().text);
+  EXPECT_LT(pruned->stats.blockGraphs + pruned->stats.kernelGraphs,
+            full->stats.blockGraphs + full->stats.kernelGraphs);
+}
+
+TEST_F(SearchTest, TimeBudgetReportsAnIncompleteSearch) {
+  buildRmsNormLinear();
+  SearchOptions options;
+  options.threads = 1;
+  options.timeBudget = 0.2;
+  auto result = superoptimize(problem, exprs, options);
+  ASSERT_TRUE(static_cast<bool>(result));
+  EXPECT_NE(result->incomplete.find("time budget"), std::string::npos);
+}
+
+} // namespace
