@@ -2,17 +2,22 @@
 //
 // Small problems whose best µGraph is known: the search must find it, give
 // the same ranking with one or two threads, resume from its checkpoint, and
-// keep its cost bound below every candidate's cost.
+// keep its cost bound below every candidate's cost, and generate each block
+// graph once.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mirage/Search/Search.h"
+
+#include "SearchContext.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include "gtest/gtest.h"
+
+#include <set>
 
 using namespace mirage;
 using namespace mirage::search;
@@ -162,6 +167,32 @@ TEST_F(SearchTest, TimeBudgetReportsAnIncompleteSearch) {
   auto result = superoptimize(problem, exprs, options);
   ASSERT_TRUE(static_cast<bool>(result));
   EXPECT_NE(result->incomplete.find("time budget"), std::string::npos);
+}
+
+} // namespace
+
+namespace {
+
+// Canonical order: every block graph is generated once, in one operator
+// order, with or without pruning.
+TEST_F(SearchTest, CanonicalOrderGeneratesEachBlockGraphOnce) {
+  buildRmsNormLinear();
+  for (bool pruning : {true, false}) {
+    SearchOptions options;
+    options.maxBlockOps = 4;
+    options.threads = 1;
+    options.abstractExprPruning = pruning;
+    detail::SearchContext context(problem, exprs, options);
+    detail::SkeletonEnumerator enumerator(context);
+    llvm::ArrayRef<KernelTensor> tensors = problem.reference.tensors;
+    auto list = enumerator.get(tensors.take_front(3));
+    ASSERT_FALSE(list->empty());
+    std::set<std::string> seen;
+    for (const auto &skeleton : *list)
+      EXPECT_TRUE(seen.insert(printSkeleton(*skeleton)).second)
+          << printSkeleton(*skeleton);
+    EXPECT_LE(list->front()->getNumOps(), options.maxBlockOps);
+  }
 }
 
 } // namespace
