@@ -24,7 +24,15 @@ run() {  # block-ops pruning -> "seconds|complete|best"
     grep 'remark:' || true)"
   local seconds complete best
   seconds="$(sed -n 's/.*searched in \([0-9.]*\) s.*/\1/p' <<< "$remark")"
-  if grep -q 'incomplete' <<< "$remark"; then complete="> $budget s (budget)"; else complete="$seconds s"; fi
+  if grep -q 'block graphs was reached' <<< "$remark"; then
+    complete="stopped at the block-graph memory limit after $seconds s"
+  elif grep -q 'incomplete' <<< "$remark"; then
+    complete="> $budget s (budget)"
+  elif [[ -z "$seconds" ]]; then
+    complete="failed"
+  else
+    complete="$seconds s"
+  fi
   best="$(sed -n 's/.*chose #[0-9]*: \([^;]*\);.*/\1/p' <<< "$remark")"
   echo "$complete|${best:-kept the program}"
 }

@@ -174,6 +174,8 @@ void Generator::getChoices(const KernelState &state,
           for (unsigned id : subset)
             operands.push_back(graph.tensors[id]);
           auto list = skeletons.get(operands);
+          if (context.isStopped())
+            return;
           for (auto [index, skeleton] : llvm::enumerate(*list)) {
             OpKey key = base;
             key.push_back(index);
@@ -587,7 +589,10 @@ search::superoptimize(const Problem &problem, ExprContext &exprs,
   std::vector<KernelChoice> branches;
   generator.getChoices(root, branches);
   branchCount = branches.size();
-  if (savedBranches && *savedBranches != branchCount)
+  // A budget spent while listing the branches leaves the list partial: then
+  // nothing is explored or saved.
+  bool branchesListed = !context.isStopped();
+  if (branchesListed && savedBranches && *savedBranches != branchCount)
     return makeError("checkpoint '" + options.checkpointPath + "' has " +
                      llvm::Twine(*savedBranches) + " branches, this search " +
                      llvm::Twine(branchCount) + "; remove it");
@@ -640,7 +645,7 @@ search::superoptimize(const Problem &problem, ExprContext &exprs,
 
   {
     llvm::ThreadPoolTaskGroup group(pool);
-    for (size_t b = 0; b < branchCount; ++b) {
+    for (size_t b = 0; b < branchCount && !context.isStopped(); ++b) {
       if (finished[b])
         continue;
       group.async([&, b] {
@@ -665,7 +670,7 @@ search::superoptimize(const Problem &problem, ExprContext &exprs,
     }
     group.wait();
   }
-  if (!options.checkpointPath.empty())
+  if (!options.checkpointPath.empty() && branchesListed)
     saveCheckpoint();
   if (checkpointError)
     return std::move(*checkpointError);
@@ -691,9 +696,16 @@ search::superoptimize(const Problem &problem, ExprContext &exprs,
   stats.seconds = elapsed();
   if (context.isStopped())
     result.incomplete =
-        llvm::formatv("the time budget of {0} s ran out with {1} of {2} "
-                      "branches finished",
-                      options.timeBudget, stats.branchesDone, branchCount)
+        llvm::formatv("{0} with {1} of {2} branches finished",
+                      context.blockGraphs >= options.maxBlockGraphs
+                          ? llvm::formatv("the limit of {0} block graphs was "
+                                          "reached",
+                                          options.maxBlockGraphs)
+                                .str()
+                          : llvm::formatv("the time budget of {0} s ran out",
+                                          options.timeBudget)
+                                .str(),
+                      stats.branchesDone, branchCount)
             .str();
   if (options.progress)
     *options.progress << progressLine() << " (done)\n";

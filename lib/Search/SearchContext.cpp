@@ -54,6 +54,10 @@ bool SearchContext::isStopped() {
     return true;
   if (hasDeadline && std::chrono::steady_clock::now() >= deadline)
     stopped = true;
+  // Block graphs are kept in memory (memoized per operand list); past the
+  // limit the search would exhaust it.
+  if (blockGraphs.load(std::memory_order_relaxed) >= options.maxBlockGraphs)
+    stopped = true;
   return stopped;
 }
 

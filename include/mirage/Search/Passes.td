@@ -59,6 +59,10 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            "Search and verifier threads (0: one per core)">,
     Option<"timeBudget", "time-budget", "double", /*default=*/"0",
            "Seconds per subprogram (0: search the whole space)">,
+    Option<"maxBlockGraphs", "max-block-graphs", "uint64_t",
+           /*default=*/"2000000",
+           "Block graphs kept in memory at most (about 1 KB each); the "
+           "search stops there like at the end of its time budget">,
     Option<"pruning", "pruning", "bool", /*default=*/"true",
            "Prune with abstract expressions (off only for ablation)">,
     Option<"topK", "top-k", "unsigned", /*default=*/"3",

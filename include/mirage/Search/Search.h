@@ -70,6 +70,9 @@ struct SearchOptions {
   unsigned threads = 0;
   /// Seconds; 0 for none. A search that runs out reports what it found.
   double timeBudget = 0;
+  /// Block graphs kept in memory at most (about 1 KB each); the search
+  /// stops there like at the end of its time budget.
+  uint64_t maxBlockGraphs = 2000000;
   /// Off for the ablation: no subexpression pruning, no expression-based
   /// deduplication (complete graphs are still recognized by expression).
   bool abstractExprPruning = true;

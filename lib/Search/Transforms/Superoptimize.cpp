@@ -134,6 +134,7 @@ private:
     options.maxBlockOutputs = maxBlockOutputs;
     options.threads = searchThreads;
     options.timeBudget = timeBudget;
+    options.maxBlockGraphs = maxBlockGraphs;
     options.abstractExprPruning = pruning;
     options.threadsPerBlock = threadsPerBlock;
     options.device = deviceModel;
