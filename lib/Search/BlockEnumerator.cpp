@@ -29,6 +29,14 @@ using llvm::SmallVectorImpl;
 
 namespace {
 
+/// Whether operators of `phase` may read `node`: loop-body operators read
+/// iterators and body results, post-loop ones accumulators and post results.
+bool isVisibleIn(const BlockNode &node, Phase phase) {
+  if (phase == Phase::Body)
+    return node.phase == Phase::Input || node.phase == Phase::Body;
+  return node.phase == Phase::Accum || node.phase == Phase::Post;
+}
+
 struct BlockState {
   BlockSkeleton skeleton;
   SmallVector<unsigned, 16> uses;
@@ -49,12 +57,7 @@ public:
                   SmallVectorImpl<OpChoice> &choices) {
     SmallVector<ValueRef, 16> values;
     for (auto [index, node] : llvm::enumerate(state.skeleton.nodes)) {
-      bool eligible = phase == Phase::Body
-                          ? node.phase == Phase::Input ||
-                                node.phase == Phase::Body
-                          : node.phase == Phase::Accum ||
-                                node.phase == Phase::Post;
-      if (eligible)
+      if (isVisibleIn(node, phase))
         values.push_back({static_cast<unsigned>(index), &node.shape, node.expr});
     }
     std::optional<unsigned> newest;
@@ -76,15 +79,8 @@ public:
   bool canClose(const BlockState &state, Phase phase) const {
     const BlockSkeleton &skeleton = state.skeleton;
     unsigned dangling = 0;
-    for (auto [index, node] : llvm::enumerate(skeleton.nodes)) {
-      if (state.uses[index] > 0)
-        continue;
-      bool counts = phase == Phase::Body ? node.phase != Phase::Accum &&
-                                               node.phase != Phase::Post
-                                         : node.phase == Phase::Accum ||
-                                               node.phase == Phase::Post;
-      dangling += counts;
-    }
+    for (auto [index, node] : llvm::enumerate(skeleton.nodes))
+      dangling += state.uses[index] == 0 && isVisibleIn(node, phase);
     unsigned left = options.maxBlockOps - skeleton.getNumOps();
     return dangling <= options.maxBlockOutputs + left;
   }
@@ -149,16 +145,8 @@ public:
         }
       }
     }
-    if (ops >= options.maxBlockOps)
-      return;
-    SmallVector<OpChoice, 32> choices;
-    getChoices(state, Phase::Body, inherited, choices);
-    OpKey previous = state.lastKey;
-    for (auto [index, choice] : llvm::enumerate(choices)) {
-      push(state, choice, Phase::Body);
-      body(state, ArrayRef<OpChoice>(choices).drop_front(index + 1));
-      pop(state, previous);
-    }
+    if (ops < options.maxBlockOps)
+      extend(state, Phase::Body, inherited);
   }
 
   /// `inherited` as for getChoices: none right after the accumulators.
@@ -173,19 +161,28 @@ public:
         sinks.push_back(index);
     if (sinks.size() <= options.maxBlockOutputs)
       emit(state, sinks);
-    if (skeleton.getNumOps() >= options.maxBlockOps)
-      return;
+    if (skeleton.getNumOps() < options.maxBlockOps)
+      extend(state, Phase::Post, inherited);
+  }
+
+private:
+  /// Explores each operator that may follow in `phase`.
+  void extend(BlockState &state, Phase phase,
+              std::optional<ArrayRef<OpChoice>> inherited) {
     SmallVector<OpChoice, 32> choices;
-    getChoices(state, Phase::Post, inherited, choices);
+    getChoices(state, phase, inherited, choices);
     OpKey previous = state.lastKey;
     for (auto [index, choice] : llvm::enumerate(choices)) {
-      push(state, choice, Phase::Post);
-      post(state, ArrayRef<OpChoice>(choices).drop_front(index + 1));
+      push(state, choice, phase);
+      ArrayRef<OpChoice> later = ArrayRef<OpChoice>(choices).drop_front(index + 1);
+      if (phase == Phase::Body)
+        body(state, later);
+      else
+        post(state, later);
       pop(state, previous);
     }
   }
 
-private:
   void emit(const BlockState &state, ArrayRef<unsigned> outputs) {
     if (state.skeleton.getNumComputeOps() < 2)
       return;
