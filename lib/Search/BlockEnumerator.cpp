@@ -174,7 +174,7 @@ private:
     OpKey previous = state.lastKey;
     for (auto [index, choice] : llvm::enumerate(choices)) {
       push(state, choice, phase);
-      ArrayRef<OpChoice> later = ArrayRef<OpChoice>(choices).drop_front(index + 1);
+      auto later = ArrayRef<OpChoice>(choices).drop_front(index + 1);
       if (phase == Phase::Body)
         body(state, later);
       else
