@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AxisLabels.h"
 #include "SearchContext.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -244,14 +245,20 @@ Generator::findOutputs(const KernelState &state) {
   const MuGraph &graph = state.graph;
   const MuGraph &reference = context.problem.reference;
   SmallVector<unsigned, 1> outputs;
-  for (unsigned target : reference.outputs) {
+  std::optional<std::vector<std::optional<AxisLabels>>> labels;
+  for (auto [index, target] : llvm::enumerate(reference.outputs)) {
     const KernelTensor &wanted = reference.tensors[target];
     std::optional<unsigned> found;
     // The newest match: earlier ones would leave later operators dead.
     for (unsigned t = graph.tensors.size(); t-- > graph.numInputs;) {
       const KernelTensor &tensor = graph.tensors[t];
-      if (tensor.shape == wanted.shape &&
-          context.isEquivalent(tensor.expr, wanted.expr)) {
+      if (tensor.shape != wanted.shape ||
+          !context.isEquivalent(tensor.expr, wanted.expr))
+        continue;
+      if (!labels)
+        labels = labelTensors(graph);
+      if (sameLabels((*labels)[t], context.targetLabels[index],
+                     wanted.shape)) {
         found = t;
         break;
       }
@@ -356,13 +363,25 @@ void Generator::schedule(const KernelState &state, ArrayRef<unsigned> outputs,
     scheduleChoices[slot] = std::move(best);
     graph.ops[index].schedule = *scheduleChoices[slot].front();
   }
+  // The caller's test runs once per kernel graph, on its first schedule
+  // cheap enough to rank: an equivalence that only some schedules break is
+  // the verifier's to find.
+  std::optional<bool> accepted;
   std::function<void(size_t)> combine = [&](size_t slot) {
     if (slot == customOps.size()) {
       Candidate candidate;
       candidate.graph = graph;
       candidate.cost = estimateCost(graph, bytes, device);
-      candidate.text = printMuGraph(graph);
+      // Above the bound, `keep` accepted candidates are cheaper: it could
+      // not rank, so it is not worth testing.
       double cost = candidate.cost;
+      if (cost > context.costBound.get())
+        return;
+      candidate.text = printMuGraph(graph);
+      if (!accepted)
+        accepted = context.accept(candidate);
+      if (!*accepted)
+        return;
       if (pool.add(std::move(candidate)))
         context.costBound.add(cost);
       return;
@@ -575,12 +594,15 @@ search::superoptimize(const Problem &problem, ExprContext &exprs,
                "[mirage-superoptimize] {0:f1} s: {1}/{2} branches, {3} kernel "
                "graphs ({12} bounded), {4} block graphs, {5} complete, {6} "
                "schedules; Z3 {7} queries ({8} cached, {9} filtered, {10} "
-               "undecided, {11:f1} s solving)",
+               "undecided, {11:f1} s solving); {13} candidates tested, {14} "
+               "rejected",
                elapsed(), branchesDone.load(), branchCount,
                context.kernelGraphs.load(), context.blockGraphs.load(),
                context.completeGraphs.load(), context.schedules.load(),
                z3.queries, z3.cacheHits, z3.filtered, z3.undecided,
-               z3.solverSeconds, context.boundedGraphs.load())
+               z3.solverSeconds, context.boundedGraphs.load(),
+               context.testedCandidates.load(),
+               context.rejectedCandidates.load())
         .str();
   };
   ProgressReporter reporter(options.progress, options.progressInterval,
@@ -689,6 +711,8 @@ search::superoptimize(const Problem &problem, ExprContext &exprs,
   stats.schedules = context.schedules;
   stats.rejectedSchedules = context.rejectedSchedules;
   stats.boundedGraphs = context.boundedGraphs;
+  stats.testedCandidates = context.testedCandidates;
+  stats.rejectedCandidates = context.rejectedCandidates;
   stats.branches = branchCount;
   stats.branchesDone = branchesDone;
   stats.branchesResumed = resumedCount;

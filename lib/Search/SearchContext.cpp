@@ -6,6 +6,8 @@
 
 #include "SearchContext.h"
 
+#include "AxisLabels.h"
+
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Hashing.h"
 
@@ -47,6 +49,21 @@ SearchContext::SearchContext(const Problem &problem, ExprContext &exprs,
                    std::chrono::duration<double>(options.timeBudget));
   }
   buildVocabularies();
+  std::vector<std::optional<AxisLabels>> labels =
+      labelTensors(problem.reference);
+  for (unsigned output : problem.reference.outputs)
+    targetLabels.push_back(labels[output]);
+}
+
+bool SearchContext::accept(const Candidate &candidate) {
+  if (!options.acceptCandidate)
+    return true;
+  std::lock_guard<std::mutex> lock(acceptMutex);
+  ++testedCandidates;
+  if (options.acceptCandidate(candidate))
+    return true;
+  ++rejectedCandidates;
+  return false;
 }
 
 bool SearchContext::isStopped() {

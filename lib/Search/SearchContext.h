@@ -89,6 +89,9 @@ public:
   /// This thread's checker (Z3 contexts are not thread-safe).
   SubexprChecker &getChecker();
 
+  /// Whether options.acceptCandidate accepts a candidate (serialized).
+  bool accept(const Candidate &candidate);
+
   /// True once the time budget is spent (then every loop winds down).
   bool isStopped();
 
@@ -96,6 +99,8 @@ public:
   ExprContext &exprs;
   const SearchOptions &options;
   llvm::SmallVector<ExprId, 1> targets;
+  /// Per program output, its axis labels (AxisLabels.h).
+  std::vector<std::optional<llvm::SmallVector<uint64_t, 4>>> targetLabels;
   std::vector<OpTemplate> kernelVocabulary, blockVocabulary;
   std::shared_ptr<SubexprCache> cache;
   llvm::ThreadPoolInterface *pool = nullptr;
@@ -103,11 +108,13 @@ public:
   CostBound costBound;
 
   std::atomic<uint64_t> kernelGraphs{0}, blockGraphs{0}, completeGraphs{0},
-      schedules{0}, rejectedSchedules{0}, boundedGraphs{0};
+      schedules{0}, rejectedSchedules{0}, boundedGraphs{0},
+      testedCandidates{0}, rejectedCandidates{0};
 
 private:
   void buildVocabularies();
 
+  std::mutex acceptMutex;
   std::mutex checkersMutex;
   std::map<std::thread::id, std::unique_ptr<SubexprChecker>> checkers;
   std::chrono::steady_clock::time_point deadline;

@@ -287,6 +287,10 @@ llvm::Expected<TrialsOutcome> runTrials(const Program &candidate,
   return outcome;
 }
 
+uint64_t getFloatSeed(const EquivalenceOptions &options) {
+  return options.seed ^ 0xF10A7F10A7ULL;
+}
+
 /// Largest per-trial false-accept bound for which agreement counts as proof.
 constexpr double kProofThreshold = 0x1.0p-40;
 
@@ -329,8 +333,8 @@ mirage::checkEquivalence(func::FuncOp candidate, func::FuncOp reference,
     result.fragment = "in the Lax fragment";
 
   // The float64 check: always, for stability and for programs outside Lax.
-  std::vector<F64Tensor> reals = drawReals(referenceProgram->getInputShapes(),
-                                           options.seed ^ 0xF10A7F10A7ULL);
+  std::vector<F64Tensor> reals =
+      drawReals(referenceProgram->getInputShapes(), getFloatSeed(options));
   StabilityMonitor monitor;
   auto candidateReals = candidateProgram->run(reals, &monitor);
   if (!candidateReals)
@@ -452,6 +456,40 @@ mirage::checkEquivalence(func::FuncOp candidate, func::FuncOp reference,
                 "the fingerprints agree only with exp(a) exp(b) = exp(a + b), "
                 "for which no useful bound is computed; the float64 check "
                 "agrees");
+}
+
+llvm::Expected<FloatScreen>
+FloatScreen::create(func::FuncOp reference,
+                    const EquivalenceOptions &options) {
+  auto program = Program::compile(reference);
+  if (!program)
+    return program.takeError();
+  FloatScreen screen;
+  screen.tolerance = options.floatTolerance;
+  screen.type = reference.getFunctionType();
+  screen.inputs =
+      drawReals(program->getInputShapes(), getFloatSeed(options));
+  auto outputs = program->run(screen.inputs);
+  if (!outputs)
+    return outputs.takeError();
+  screen.outputs = std::move(*outputs);
+  return screen;
+}
+
+llvm::Expected<std::optional<Mismatch>>
+FloatScreen::check(func::FuncOp candidate) {
+  if (candidate.getFunctionType() != type)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the candidate and the reference have "
+                                   "different function types");
+  auto program = Program::compile(candidate);
+  if (!program)
+    return program.takeError();
+  auto outputs = program->run(inputs);
+  if (!outputs)
+    return outputs.takeError();
+  double worstError = 0;
+  return compareReals(*outputs, this->outputs, tolerance, worstError);
 }
 
 std::string mirage::describe(const EquivalenceResult &result,

@@ -2,8 +2,8 @@
 //
 // Small problems whose best µGraph is known: the search must find it, give
 // the same ranking with one or two threads, resume from its checkpoint, and
-// keep its cost bound below every candidate's cost, and generate each block
-// graph once.
+// keep its cost bound below every candidate's cost, rank only candidates the
+// caller accepts, and generate each block graph once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -157,6 +157,36 @@ TEST_F(SearchTest, PruningOnlyRemovesWork) {
   EXPECT_EQ(pruned->candidates.front().text, full->candidates.front().text);
   EXPECT_LT(pruned->stats.blockGraphs + pruned->stats.kernelGraphs,
             full->stats.blockGraphs + full->stats.kernelGraphs);
+}
+
+TEST_F(SearchTest, CandidatesTheCallerRejectsNeverRank) {
+  // The caller rejects every graph-defined kernel: only predefined
+  // operators may rank, and each kernel graph is tested once.
+  buildRmsNormLinear();
+  SearchOptions options = smallOptions(2);
+  options.maxKernelOps = 2;
+  options.maxBlockOps = 2;
+  std::set<std::string> tested;
+  unsigned calls = 0;
+  options.acceptCandidate = [&](const Candidate &candidate) {
+    ++calls;
+    tested.insert(candidate.text);
+    return candidate.graph.getNumCustomOps() == 0;
+  };
+  auto result = superoptimize(problem, exprs, options);
+  ASSERT_TRUE(static_cast<bool>(result));
+  EXPECT_EQ(result->stats.testedCandidates, calls);
+  EXPECT_EQ(tested.size(), calls);
+  EXPECT_GT(result->stats.rejectedCandidates, 0u);
+  EXPECT_LE(calls, result->stats.completeGraphs);
+  ASSERT_FALSE(result->candidates.empty());
+  for (const Candidate &candidate : result->candidates)
+    EXPECT_EQ(candidate.graph.getNumCustomOps(), 0u) << candidate.text;
+
+  options.acceptCandidate = [](const Candidate &) { return false; };
+  auto none = superoptimize(problem, exprs, options);
+  ASSERT_TRUE(static_cast<bool>(none));
+  EXPECT_TRUE(none->candidates.empty());
 }
 
 TEST_F(SearchTest, TimeBudgetReportsAnIncompleteSearch) {

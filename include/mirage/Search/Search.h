@@ -30,6 +30,7 @@
 #include "mirage/Search/Subexpr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <vector>
 
 namespace mirage::search {
@@ -57,6 +58,8 @@ struct DeviceModel {
   /// "h100" (H100 SXM) or "h200".
   static std::optional<DeviceModel> get(llvm::StringRef name);
 };
+
+struct Candidate;
 
 struct SearchOptions {
   /// Mirage v3's limits: kernel operators, block operators (compute ops and
@@ -88,6 +91,14 @@ struct SearchOptions {
   llvm::raw_ostream *progress = nullptr;
   double progressInterval = 10;
   SubexprOptions subexpr;
+  /// The caller's test of a complete, scheduled µGraph (its equivalence
+  /// check): abstract expressions ignore indices, so they also accept
+  /// programs that differ from the target (mul(x, reduce_sum(W)) for
+  /// matmul(x, W), when axis labels do not tell them apart). Called one call
+  /// at a time, once per complete kernel graph, on its first schedule cheap
+  /// enough to enter the ranking; the graph's schedules then rank only if it
+  /// passes, and only they tighten the cost bound. Null accepts all.
+  std::function<bool(const Candidate &)> acceptCandidate;
 };
 
 /// A program to superoptimize: a kernel graph of predefined operators whose
@@ -113,7 +124,9 @@ struct SearchStats {
   uint64_t kernelGraphs = 0, blockGraphs = 0, completeGraphs = 0,
            schedules = 0, rejectedSchedules = 0,
            /// Partial kernel graphs cut by the cost bound.
-           boundedGraphs = 0;
+           boundedGraphs = 0,
+           /// Candidates given to acceptCandidate, and those it rejected.
+           testedCandidates = 0, rejectedCandidates = 0;
   unsigned branches = 0, branchesDone = 0, branchesResumed = 0;
   double seconds = 0;
   SubexprStats subexpr;

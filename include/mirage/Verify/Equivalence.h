@@ -27,6 +27,7 @@
 #define MIRAGE_VERIFY_EQUIVALENCE_H
 
 #include "mirage/Semantics/OpSemantics.h"
+#include "mirage/Semantics/Tensor.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <optional>
@@ -92,6 +93,24 @@ struct EquivalenceResult {
 llvm::Expected<EquivalenceResult>
 checkEquivalence(mlir::func::FuncOp candidate, mlir::func::FuncOp reference,
                  const EquivalenceOptions &options);
+
+/// A quick necessary condition for equivalence, for screening many
+/// candidates against one reference: the float64 check alone (the same
+/// seeded inputs and tolerance as checkEquivalence), with the reference's
+/// outputs computed once. Passing it proves nothing; failing it refutes.
+class FloatScreen {
+public:
+  static llvm::Expected<FloatScreen> create(mlir::func::FuncOp reference,
+                                            const EquivalenceOptions &options);
+  /// Where the candidate first differs, or nullopt when it agrees.
+  llvm::Expected<std::optional<Mismatch>> check(mlir::func::FuncOp candidate);
+
+private:
+  FloatScreen() = default;
+  double tolerance = 0;
+  mlir::FunctionType type;
+  std::vector<F64Tensor> inputs, outputs;
+};
 
 /// The result as one line: verdict, trials, bound, float error, mismatch.
 std::string describe(const EquivalenceResult &result,

@@ -17,6 +17,7 @@
 
 #include "mlir/IR/Verifier.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -172,30 +173,21 @@ private:
                    << subprogram.ops.size() << " ops, "
                    << subprogram.inputs.size() << " inputs\n";
     SearchOptions options = getSearchOptions(label);
-    auto result = superoptimize(*problem, exprs, options);
-    if (!result)
-      return emitError(loc) << "superoptimize: "
-                            << llvm::toString(result.takeError());
-
-    // Verify in rank order until top-k candidates pass.
     OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
     OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
     func::FuncOp reference = cloneSubprogram(builder, subprogram, label);
     EquivalenceOptions equivalence;
     equivalence.seed = seed;
-    SmallVector<Verified> verified;
+
     unsigned rejected = 0;
     std::string firstRejection;
-    auto reject = [&](unsigned rank, const Twine &why) {
+    auto reject = [&](const Twine &why) {
       if (rejected++ == 0)
-        firstRejection = ("#" + Twine(rank + 1) + " " + why).str();
+        firstRejection = why.str();
     };
-    for (auto [rank, candidate] : llvm::enumerate(result->candidates)) {
-      if (verified.size() == topK)
-        break;
-      std::string name = llvm::formatv("{0}_top{1}", label,
-                                       verified.size() + 1)
-                             .str();
+    // A candidate as a function, or null (and a rejection) for invalid IR.
+    auto build = [&](const Candidate &candidate,
+                     StringRef name) -> func::FuncOp {
       func::FuncOp function = buildFunction(
           builder, loc, name, reference.getFunctionType(), candidate.graph);
       std::string diagnostics;
@@ -207,21 +199,69 @@ private:
         });
         valid = verify(function);
       }
-      if (failed(valid)) {
-        reject(rank, "is invalid IR: " + diagnostics);
-        function.erase();
-        continue;
+      if (succeeded(valid))
+        return function;
+      reject("invalid IR: " + diagnostics);
+      function.erase();
+      return nullptr;
+    };
+
+    // During the search: the float64 screen, so that candidates that only
+    // abstract expressions equate (they ignore indices) neither rank nor
+    // tighten the cost bound.
+    auto screen = FloatScreen::create(reference, equivalence);
+    if (!screen)
+      return emitError(loc) << "cannot evaluate the subprogram: "
+                            << llvm::toString(screen.takeError());
+    options.acceptCandidate = [&](const Candidate &candidate) {
+      func::FuncOp function = build(candidate, label + "_screened");
+      if (!function)
+        return false;
+      auto mismatch = screen->check(function);
+      function.erase();
+      if (!mismatch) {
+        reject("could not be evaluated: " +
+               llvm::toString(mismatch.takeError()));
+        return false;
       }
+      if (*mismatch) {
+        reject(llvm::formatv("differs from the subprogram in float64 at "
+                             "output {0} [{1}]: {2} vs {3}",
+                             (*mismatch)->output,
+                             llvm::join(llvm::map_range(
+                                            (*mismatch)->index,
+                                            [](int64_t i) {
+                                              return std::to_string(i);
+                                            }),
+                                        ", "),
+                             (*mismatch)->candidate, (*mismatch)->reference));
+        return false;
+      }
+      return true;
+    };
+    auto result = superoptimize(*problem, exprs, options);
+    if (!result)
+      return emitError(loc) << "superoptimize: "
+                            << llvm::toString(result.takeError());
+
+    // The full check, in rank order until top-k candidates pass.
+    SmallVector<Verified> verified;
+    for (auto [rank, candidate] : llvm::enumerate(result->candidates)) {
+      if (verified.size() == topK)
+        break;
+      std::string name = llvm::formatv("{0}_top{1}", label,
+                                       verified.size() + 1)
+                             .str();
+      func::FuncOp function = build(candidate, name);
+      if (!function)
+        continue;
       auto checked = checkEquivalence(function, reference, equivalence);
-      if (!checked) {
-        reject(rank, "could not be checked: " +
-                         llvm::toString(checked.takeError()));
-        function.erase();
-        continue;
-      }
-      if (checked->verdict != Verdict::Proven &&
-          checked->verdict != Verdict::Tested) {
-        reject(rank, describe(*checked, label));
+      if (!checked || (checked->verdict != Verdict::Proven &&
+                       checked->verdict != Verdict::Tested)) {
+        reject("#" + Twine(rank + 1) + " " +
+               (checked ? describe(*checked, label)
+                        : "could not be checked: " +
+                              llvm::toString(checked.takeError())));
         function.erase();
         continue;
       }
@@ -245,12 +285,13 @@ private:
     remark << llvm::formatv(
         "@{0} subprogram #{1} ({2} ops): searched in {3:f1} s ({4} kernel "
         "graphs, {5} block graphs, {6} complete, {7} schedules; Z3 {8} "
-        "queries, {9} cached){10}; {11} candidates verified, {12} rejected",
+        "queries, {9} cached){10}; {13} candidates screened in float64, {11} "
+        "verified, {12} rejected",
         function.getSymName(), index, subprogram.ops.size(), stats.seconds,
         stats.kernelGraphs, stats.blockGraphs, stats.completeGraphs,
         stats.schedules, stats.subexpr.queries, stats.subexpr.cacheHits,
         result->incomplete.empty() ? "" : "; incomplete: " + result->incomplete,
-        verified.size(), rejected);
+        verified.size(), rejected, stats.testedCandidates);
     if (!firstRejection.empty())
       remark << " (first: " << firstRejection << ")";
     if (chosen) {
