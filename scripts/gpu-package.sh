@@ -30,7 +30,8 @@ while read -r file functions; do
   args=()
   for function in $functions; do args+=(--function "$function"); done
   echo "== $file"
-  "$root/build/bin/mirage-bundle" "$root/$file" -o "$out/bundles" \
+  case "$file" in /*) ;; *) file="$root/$file" ;; esac
+  "$root/build/bin/mirage-bundle" "$file" -o "$out/bundles" \
     "${args[@]}" || failed=1
 done < "$list"
 

@@ -266,7 +266,12 @@ SkeletonEnumerator::get(ArrayRef<KernelTensor> operands) {
         list = std::make_shared<List>();
         if (const llvm::json::Array *array = saved->second.getAsArray()) {
           for (const llvm::json::Value &value : *array) {
-            auto skeleton = skeletonFromJSON(value, operands, context.exprs);
+            std::optional<llvm::StringRef> text = value.getAsString();
+            auto parsed = llvm::json::parse(text.value_or(""));
+            auto skeleton =
+                parsed ? skeletonFromJSON(*parsed, operands, context.exprs)
+                       : llvm::Expected<std::shared_ptr<const BlockSkeleton>>(
+                             parsed.takeError());
             if (!skeleton) {
               llvm::consumeError(skeleton.takeError());
               list = nullptr;
@@ -299,21 +304,25 @@ SkeletonEnumerator::get(ArrayRef<KernelTensor> operands) {
   return list;
 }
 
-llvm::json::Value SkeletonEnumerator::toJSON() {
+void SkeletonEnumerator::writeJSON(llvm::json::OStream &json) {
   std::lock_guard<std::mutex> lock(mutex);
-  llvm::json::Object object;
-  for (auto &[key, entry] : entries) {
-    if (!entry.complete)
-      continue;
-    llvm::json::Array list;
-    for (const auto &skeleton : *entry.list.get())
-      list.push_back(search::toJSON(*skeleton));
-    object[key] = std::move(list);
-  }
-  // Entries restored but not asked for again stay in the checkpoint.
-  for (auto &[key, value] : restored)
-    object[key] = value;
-  return object;
+  json.object([&] {
+    for (auto &[key, entry] : entries) {
+      if (!entry.complete)
+        continue;
+      json.attributeArray(key, [&] {
+        for (const auto &skeleton : *entry.list.get()) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          os << search::toJSON(*skeleton);
+          json.value(text);
+        }
+      });
+    }
+    // Entries restored but not asked for again stay in the checkpoint.
+    for (auto &[key, value] : restored)
+      json.attribute(key, value);
+  });
 }
 
 void SkeletonEnumerator::restore(const llvm::json::Object &saved) {

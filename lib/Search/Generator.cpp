@@ -51,6 +51,9 @@ namespace {
 /// Schedules per complete kernel graph that reach the ranking: enough to
 /// show the best tilings of a graph without crowding out other graphs.
 constexpr unsigned kSchedulesPerGraph = 4;
+/// Version 2 stores each block graph as a JSON string: parsing a tree of
+/// objects for 100k block graphs took 20 GB.
+constexpr int64_t kCheckpointVersion = 2;
 /// How often finished branches are saved (a checkpoint holds every block
 /// graph enumerated, so writing it after each branch would dominate).
 constexpr std::chrono::seconds kCheckpointInterval(5);
@@ -539,6 +542,9 @@ search::superoptimize(const Problem &problem, ExprContext &exprs,
         return makeError("checkpoint '" + options.checkpointPath +
                          "' belongs to another program; remove it or choose "
                          "another path");
+      if (object.getInteger("version") != kCheckpointVersion)
+        return makeError("checkpoint '" + options.checkpointPath +
+                         "' has another format version; remove it");
       if (object.getString("options") != llvm::StringRef(optionsText))
         return makeError("checkpoint '" + options.checkpointPath +
                          "' was written with other search options (" +
@@ -635,27 +641,38 @@ search::superoptimize(const Problem &problem, ExprContext &exprs,
   std::mutex checkpointMutex;
   std::optional<llvm::Error> checkpointError;
   auto lastSave = std::chrono::steady_clock::now();
+  // Streamed: a tree of json::Values for every block graph of a large
+  // search takes gigabytes. Candidates above the cost bound are left out;
+  // they can never rank again.
   auto saveCheckpoint = [&] {
-    llvm::json::Array done;
-    for (size_t b = 0; b < branchCount; ++b) {
-      if (!finished[b])
-        continue;
-      llvm::json::Array candidates;
-      for (const Candidate &c : results[b])
-        candidates.push_back(
-            llvm::json::Object{{"graph", toJSON(c.graph)}, {"cost", c.cost}});
-      done.push_back(llvm::json::Object{{"branch", static_cast<int64_t>(b)},
-                                        {"candidates", std::move(candidates)}});
-    }
-    llvm::json::Object object{{"version", 1},
-                              {"problem", problemText},
-                              {"options", optionsText},
-                              {"branches", static_cast<int64_t>(branchCount)},
-                              {"done", std::move(done)},
-                              {"skeletons", skeletons.toJSON()}};
     std::string text;
     llvm::raw_string_ostream os(text);
-    os << llvm::json::Value(std::move(object));
+    llvm::json::OStream json(os);
+    double bound = context.costBound.get();
+    json.object([&] {
+      json.attribute("version", kCheckpointVersion);
+      json.attribute("problem", problemText);
+      json.attribute("options", optionsText);
+      json.attribute("branches", static_cast<int64_t>(branchCount));
+      json.attributeArray("done", [&] {
+        for (size_t b = 0; b < branchCount; ++b) {
+          if (!finished[b])
+            continue;
+          json.object([&] {
+            json.attribute("branch", static_cast<int64_t>(b));
+            json.attributeArray("candidates", [&] {
+              for (const Candidate &c : results[b])
+                if (c.cost <= bound)
+                  json.value(llvm::json::Object{{"graph", toJSON(c.graph)},
+                                                {"cost", c.cost}});
+            });
+          });
+        }
+      });
+      json.attributeBegin("skeletons");
+      skeletons.writeJSON(json);
+      json.attributeEnd();
+    });
     if (llvm::Error error =
             writeFileAtomically(options.checkpointPath, text)) {
       if (!checkpointError)

@@ -137,8 +137,8 @@ public:
   /// The memo's key for an operand list (shapes and printed expressions,
   /// stable across processes).
   std::string getKey(llvm::ArrayRef<KernelTensor> operands) const;
-  /// Finished entries, for the checkpoint.
-  llvm::json::Value toJSON();
+  /// Finished entries, for the checkpoint: an object of skeleton lists.
+  void writeJSON(llvm::json::OStream &json);
   /// Entries of an earlier run, read when first asked for.
   void restore(const llvm::json::Object &entries);
 

@@ -22,8 +22,10 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
        gelu, pow), collectives and single-op runs stay as they are.
     2. Searches each subprogram (Mirage v3 Algorithm 1): kernel and block
        graphs in canonical order, pruned by abstract expressions checked
-       with Z3, block graphs scheduled from their dimension classes, ranked
-       by an analytical cost model. Progress goes to stderr.
+       with Z3, outputs matched by expression and axis labels, block graphs
+       scheduled from their dimension classes, ranked by an analytical cost
+       model. A kernel graph ranks only after a float64 screen against the
+       subprogram. Progress goes to stderr.
     3. Verifies candidates in rank order with the equivalence verifier
        (`proven` or `tested` is accepted) until `top-k` pass, and replaces
        the subprogram by the best of them, or keeps it when its own estimated
