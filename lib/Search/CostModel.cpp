@@ -9,12 +9,18 @@
 //             rate) / utilization
 //   compute = tensor-core flops / tensor rate + other flops / SIMT rate,
 //             over the utilization
-//   latency = waves * (iterations * per-iteration time + post-loop time)
+//   latency = waves * one block's critical path
 //
 // where utilization = min(1, blocks / SMs) (a grid smaller than the chip
 // cannot use all of its bandwidth) and waves counts how many rounds of
 // resident blocks the grid needs (occupancy from shared memory and
-// threads). Predefined operators are costed as one kernel at full
+// threads). A block's critical path follows the generated code: per loop
+// iteration a fixed cost plus the larger of its tile loads and its
+// operators run one after another (tensor-core matmuls at the SM's share of
+// the chip's rate; SIMT matmuls, a thread per result element looping over
+// k; other operators a round per `threads` elements), then the post-loop
+// operators. Its constants were fitted to measured kernels on an H200
+// (docs/Search.md). Predefined operators are costed as one kernel at full
 // utilization without the latency term.
 //
 //===----------------------------------------------------------------------===//
@@ -116,6 +122,36 @@ double predefinedCost(const MuGraph &graph, const KernelOp &op,
                                     getFlops(op.kind, in, out).time(device));
 }
 
+/// Whether the code generator runs a tile matmul on tensor cores
+/// (mma.sync m16n8k16: 16-bit operands, k a multiple of 16, n of 8).
+bool usesTensorCores(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
+                     unsigned elementBytes) {
+  return elementBytes == 2 && lhs.size() >= 2 && rhs.size() >= 2 &&
+         lhs.back() % 16 == 0 && rhs.back() % 8 == 0;
+}
+
+/// Microseconds one block spends on a tile operator, as generated: tensor
+/// cores at the SM's share of the chip's rate; a SIMT matmul with a thread
+/// per result element looping over k; other operators a round of threads
+/// per `threads` elements.
+double getTileOpLatency(OpKind kind, ArrayRef<ArrayRef<int64_t>> in,
+                        ArrayRef<int64_t> out, int64_t threads,
+                        unsigned elementBytes, const DeviceModel &device) {
+  auto rounds = [&](int64_t elements) {
+    return static_cast<double>((elements + threads - 1) / threads);
+  };
+  if (kind == OpKind::Matmul) {
+    if (usesTensorCores(in[0], in[1], elementBytes))
+      return getFlops(kind, in, out).tensor /
+             (device.tensorFlopsPerUs / device.sms);
+    return rounds(getNumElements(out)) * in[0].back() * device.simtMacUs;
+  }
+  int64_t elements = getNumElements(out);
+  for (ArrayRef<int64_t> operand : in)
+    elements = std::max(elements, getNumElements(operand));
+  return rounds(elements) * device.simtElementUs;
+}
+
 double customCost(const MuGraph &graph, const KernelOp &op,
                   unsigned elementBytes, const DeviceModel &device) {
   const BlockSkeleton &skeleton = *op.skeleton;
@@ -123,11 +159,11 @@ double customCost(const MuGraph &graph, const KernelOp &op,
   double blocks = static_cast<double>(s.getNumBlocks());
   double iterations = static_cast<double>(s.forloopRange);
 
-  double smem = 0, loopBytes = 0, onceBytes = 0, outputBytes = 0;
+  double loopBytes = 0, onceBytes = 0, outputBytes = 0;
+  double bodyLatency = 0, postLatency = 0;
   Flops body, post;
   for (auto [index, node] : llvm::enumerate(skeleton.nodes)) {
     double bytes = getBytes(s.tiles[index], elementBytes);
-    smem += bytes;
     if (node.phase == Phase::Input) {
       (s.fmaps[index] == kReplica && s.forloopRange > 1 ? onceBytes
                                                          : loopBytes) += bytes;
@@ -139,9 +175,15 @@ double customCost(const MuGraph &graph, const KernelOp &op,
     for (unsigned operand : node.operands)
       in.push_back(s.tiles[operand]);
     Flops flops = getFlops(node.kind, in, s.tiles[index]);
+    if (node.kind == OpKind::Matmul &&
+        !usesTensorCores(in[0], in[1], elementBytes))
+      std::swap(flops.tensor, flops.simt);
     Flops &phase = node.phase == Phase::Body ? body : post;
     phase.tensor += flops.tensor;
     phase.simt += flops.simt;
+    (node.phase == Phase::Body ? bodyLatency : postLatency) +=
+        getTileOpLatency(node.kind, in, s.tiles[index], s.threads,
+                         elementBytes, device);
   }
   for (unsigned output : skeleton.outputs)
     outputBytes += getBytes(s.tiles[output], elementBytes);
@@ -159,12 +201,24 @@ double customCost(const MuGraph &graph, const KernelOp &op,
 
   double occupancy = std::min<double>(
       {static_cast<double>(device.maxBlocksPerSM),
-       std::floor(device.smemPerSM / std::max(smem, 1.0)),
+       std::floor(device.smemPerSM /
+                  std::max<double>(getSharedMemoryBytes(skeleton, s,
+                                                        elementBytes),
+                                   1.0)),
        std::floor(static_cast<double>(device.maxThreadsPerSM) / s.threads)});
   occupancy = std::max(occupancy, 1.0);
   double waves = std::ceil(blocks / (device.sms * occupancy));
-  double latency =
-      waves * (iterations * device.iterationUs + device.postLoopUs);
+  // One block's critical path: each iteration waits for its tiles (the
+  // SM's share of L2 bandwidth, overlapped with the previous iteration's
+  // work by the pipeline) and runs its operators one after another.
+  double smL2BytesPerUs = device.l2BytesPerUs / device.sms;
+  double iterationLatency =
+      device.iterationUs +
+      std::max(loopBytes / smL2BytesPerUs, bodyLatency);
+  double blockLatency = onceBytes / smL2BytesPerUs +
+                        iterations * iterationLatency + device.postLoopUs +
+                        postLatency;
+  double latency = waves * blockLatency;
   return device.launchUs + std::max({memory, compute, latency});
 }
 

@@ -458,13 +458,28 @@ std::vector<Schedule> search::enumerateSchedules(
       s.tiles = makeTiles(&grid);
       if (!grid.classes.empty() && !tilesAreConsistent(skeleton, s.tiles))
         continue;
-      int64_t bytes = 0;
-      for (const Shape &tile : s.tiles)
-        bytes += getNumElements(tile) * elementBytes;
-      if (bytes > options.device.smemPerBlock)
+      if (getSharedMemoryBytes(skeleton, s, elementBytes) >
+          options.device.smemPerBlock)
         continue;
       schedules.push_back(std::move(s));
     }
   }
   return schedules;
+}
+
+int64_t search::getSharedMemoryBytes(const BlockSkeleton &skeleton,
+                                     const Schedule &schedule,
+                                     unsigned elementBytes) {
+  int64_t bytes = 0;
+  for (auto [index, node] : llvm::enumerate(skeleton.nodes)) {
+    int64_t elements = getNumElements(schedule.tiles[index]);
+    if (node.phase == Phase::Accum)
+      bytes += elements * std::max(4u, elementBytes);
+    else if (node.phase == Phase::Input && schedule.forloopRange > 1 &&
+             schedule.fmaps[index] != kReplica)
+      bytes += 2 * elements * elementBytes;
+    else
+      bytes += elements * elementBytes;
+  }
+  return bytes;
 }

@@ -49,11 +49,16 @@ struct DeviceModel {
   int64_t smemPerBlock = 232448;
   int64_t maxThreadsPerSM = 2048;
   int64_t maxBlocksPerSM = 32;
-  /// Fixed costs: a launch, one loop iteration of a block (load, barrier,
-  /// compute), a block's post-loop work.
+  /// Fixed costs: a launch, one loop iteration of a block (pipeline wait,
+  /// barriers), a block's post-loop work.
   double launchUs = 2.5;
   double iterationUs = 0.5;
   double postLoopUs = 1.0;
+  /// Generated SIMT code: one step of a thread's k loop in a matmul (two
+  /// shared-memory loads and an FMA, dependent), and one element of another
+  /// tile operator per thread. Fitted to SIMT matmuls measured on an H200.
+  double simtMacUs = 0.0125;
+  double simtElementUs = 0.008;
 
   /// "h100" (H100 SXM) or "h200".
   static std::optional<DeviceModel> get(llvm::StringRef name);
@@ -144,6 +149,12 @@ struct SearchResult {
 llvm::Expected<SearchResult> superoptimize(const Problem &problem,
                                            ExprContext &context,
                                            const SearchOptions &options);
+
+/// Shared memory a scheduled block graph needs at most: every tile, a
+/// second pipeline stage for the input tiles that change each iteration,
+/// f32 accumulators. The code generator's plan never needs more.
+int64_t getSharedMemoryBytes(const BlockSkeleton &skeleton,
+                             const Schedule &schedule, unsigned elementBytes);
 
 /// Estimated microseconds of a µGraph whose block graphs are scheduled.
 double estimateCost(const MuGraph &graph, unsigned elementBytes,
