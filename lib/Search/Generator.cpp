@@ -282,9 +282,12 @@ void Generator::expand(KernelState &state, CandidatePool &pool) {
   if (context.isStopped())
     return;
   ++context.kernelGraphs;
-  if (!state.graph.ops.empty() &&
-      estimateLowerBound(state.graph, context.problem.elementBytes,
-                         options.device) > context.costBound.get()) {
+  unsigned bytes = context.problem.elementBytes;
+  double lowerBound =
+      state.graph.ops.empty()
+          ? 0
+          : estimateLowerBound(state.graph, bytes, options.device);
+  if (lowerBound > context.costBound.get()) {
     ++context.boundedGraphs;
     return;
   }
@@ -296,6 +299,20 @@ void Generator::expand(KernelState &state, CandidatePool &pool) {
   }
   if (state.graph.ops.size() >= options.maxKernelOps)
     return;
+  // Completing the graph takes at least one more kernel (a launch), and
+  // some kernel must read each required input that none reads yet.
+  double unreadBytes = 0;
+  for (unsigned i = 0; i < state.graph.numInputs; ++i)
+    if (state.uses[i] == 0 && context.inputRequired[i])
+      unreadBytes += static_cast<double>(
+                         getNumElements(state.graph.tensors[i].shape)) *
+                     bytes;
+  if (lowerBound + options.device.launchUs +
+          unreadBytes / options.device.dramBytesPerUs >
+      context.costBound.get()) {
+    ++context.boundedGraphs;
+    return;
+  }
   std::vector<KernelChoice> choices;
   getChoices(state, choices);
   OpKey previous = state.lastKey;

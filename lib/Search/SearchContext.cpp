@@ -53,6 +53,16 @@ SearchContext::SearchContext(const Problem &problem, ExprContext &exprs,
       labelTensors(problem.reference);
   for (unsigned output : problem.reference.outputs)
     targetLabels.push_back(labels[output]);
+  llvm::DenseSet<ExprId> reachable;
+  SmallVector<ExprId> stack(targets.begin(), targets.end());
+  while (!stack.empty()) {
+    ExprId id = stack.pop_back_val();
+    if (reachable.insert(id).second)
+      llvm::append_range(stack, exprs.get(id).operands);
+  }
+  for (unsigned i = 0; i < problem.reference.numInputs; ++i)
+    inputRequired.push_back(
+        reachable.contains(problem.reference.tensors[i].expr));
 }
 
 bool SearchContext::accept(const Candidate &candidate) {

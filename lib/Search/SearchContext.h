@@ -99,6 +99,9 @@ public:
   ExprContext &exprs;
   const SearchOptions &options;
   llvm::SmallVector<ExprId, 1> targets;
+  /// Per program input, whether the outputs' expressions contain it (then
+  /// every complete graph reads it).
+  std::vector<bool> inputRequired;
   /// Per program output, its axis labels (AxisLabels.h).
   std::vector<std::optional<llvm::SmallVector<uint64_t, 4>>> targetLabels;
   std::vector<OpTemplate> kernelVocabulary, blockVocabulary;

@@ -159,6 +159,22 @@ TEST_F(SearchTest, PruningOnlyRemovesWork) {
             full->stats.blockGraphs + full->stats.kernelGraphs);
 }
 
+TEST_F(SearchTest, TighterBoundsKeepTheBest) {
+  // keep = 1 bounds the search by the best cost found so far: it must cut
+  // more and still find the same best µGraph as keep = 16.
+  buildRmsNormLinear();
+  SearchOptions options = smallOptions(1);
+  auto wide = superoptimize(problem, exprs, options);
+  options.keep = 1;
+  auto narrow = superoptimize(problem, exprs, options);
+  ASSERT_TRUE(wide && narrow);
+  ASSERT_FALSE(wide->candidates.empty());
+  ASSERT_EQ(narrow->candidates.size(), 1u);
+  EXPECT_EQ(narrow->candidates.front().text, wide->candidates.front().text);
+  EXPECT_GT(narrow->stats.boundedGraphs, wide->stats.boundedGraphs);
+  EXPECT_LT(narrow->stats.kernelGraphs, wide->stats.kernelGraphs);
+}
+
 TEST_F(SearchTest, CandidatesTheCallerRejectsNeverRank) {
   // The caller rejects every graph-defined kernel: only predefined
   // operators may rank, and each kernel graph is tested once.
