@@ -208,7 +208,9 @@ private:
 
     // During the search: the float64 screen, so that candidates that only
     // abstract expressions equate (they ignore indices) neither rank nor
-    // tighten the cost bound.
+    // tighten the cost bound. It runs on the search's worker threads, one
+    // call at a time while this thread waits, so only one thread touches
+    // the context.
     auto screen = FloatScreen::create(reference, equivalence);
     if (!screen)
       return emitError(loc) << "cannot evaluate the subprogram: "
