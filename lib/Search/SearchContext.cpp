@@ -89,12 +89,20 @@ bool SearchContext::isStopped() {
 }
 
 SubexprChecker &SearchContext::getChecker() {
+  // Remembered per thread without the lock, keyed by this search's id (an
+  // address could be reused by a later search).
+  thread_local uint64_t lastSearch = 0;
+  thread_local SubexprChecker *lastChecker = nullptr;
+  if (lastSearch == id)
+    return *lastChecker;
   std::lock_guard<std::mutex> lock(checkersMutex);
   std::unique_ptr<SubexprChecker> &checker =
       checkers[std::this_thread::get_id()];
   if (!checker)
     checker = std::make_unique<SubexprChecker>(exprs, targets, cache,
                                                options.subexpr);
+  lastSearch = id;
+  lastChecker = checker.get();
   return *checker;
 }
 

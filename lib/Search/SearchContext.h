@@ -118,6 +118,9 @@ private:
   void buildVocabularies();
 
   std::mutex acceptMutex;
+  /// Unique per search in the process (getChecker's per-thread memo).
+  const uint64_t id = nextId.fetch_add(1) + 1;
+  static inline std::atomic<uint64_t> nextId{0};
   std::mutex checkersMutex;
   std::map<std::thread::id, std::unique_ptr<SubexprChecker>> checkers;
   std::chrono::steady_clock::time_point deadline;

@@ -37,7 +37,11 @@ void SubexprCache::insert(uint64_t key, bool answer) {
 
 SubexprStats SubexprCache::getStats() {
   std::lock_guard<std::mutex> lock(mutex);
-  return stats;
+  SubexprStats total = stats;
+  uint64_t cached = hits.load(std::memory_order_relaxed);
+  total.queries += cached;
+  total.cacheHits += cached;
+  return total;
 }
 
 void SubexprCache::record(const SubexprStats &delta) {
@@ -129,6 +133,8 @@ struct SubexprChecker::Impl {
   ExprContext &context;
   llvm::SmallVector<ExprId> targets;
   std::shared_ptr<SubexprCache> cache;
+  /// The answers this checker has given or read from the shared cache.
+  llvm::DenseMap<uint64_t, bool> answers;
   SubexprOptions options;
   Contents targetContents;
   std::unordered_map<ExprId, Contents> contents;
@@ -374,16 +380,23 @@ bool SubexprChecker::Impl::decide(uint64_t key, ExprId expr,
                                   llvm::ArrayRef<ExprId> seedsFrom,
                                   llvm::function_ref<bool()> possible,
                                   llvm::function_ref<z3::expr(z3::expr)> goal) {
+  // This checker's answers first: no lock on the common path.
+  auto known = answers.find(key);
+  if (known != answers.end()) {
+    cache->recordHit();
+    return known->second;
+  }
   SubexprStats delta;
   delta.queries = 1;
   auto finish = [&](bool answer) {
+    answers[key] = answer;
     cache->insert(key, answer);
     cache->record(delta);
     return answer;
   };
   if (std::optional<bool> cached = cache->lookup(key)) {
-    delta.cacheHits = 1;
-    cache->record(delta);
+    answers[key] = *cached;
+    cache->recordHit();
     return *cached;
   }
   if (!getContents(expr).mayOccurIn(targetContents) || !possible()) {
