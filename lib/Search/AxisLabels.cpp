@@ -11,81 +11,6 @@ namespace {
 
 using MaybeLabels = std::optional<AxisLabels>;
 
-/// numpy-style alignment: each operand axis joins the result axis it is
-/// right-aligned with, unless it is broadcast along it.
-AxisLabels joinAligned(ArrayRef<const AxisLabels *> operands,
-                       ArrayRef<ArrayRef<int64_t>> shapes,
-                       ArrayRef<int64_t> result) {
-  AxisLabels labels(result.size(), 0);
-  for (auto [operand, shape] : llvm::zip(operands, shapes)) {
-    size_t offset = result.size() - std::min(result.size(), shape.size());
-    for (size_t a = 0; a < shape.size() && offset + a < result.size(); ++a)
-      if (shape[a] == result[offset + a])
-        labels[offset + a] |= (*operand)[a];
-  }
-  return labels;
-}
-
-MaybeLabels inferLabels(OpKind kind, const OpParams &params,
-                        ArrayRef<const AxisLabels *> operands,
-                        ArrayRef<ArrayRef<int64_t>> shapes,
-                        ArrayRef<int64_t> result) {
-  switch (kind) {
-  case OpKind::Matmul: {
-    const AxisLabels &a = *operands[0], &b = *operands[1];
-    size_t rank = result.size();
-    // The batch axes align like an elementwise operator's.
-    AxisLabels labels = joinAligned(
-        operands, {shapes[0].drop_back(2), shapes[1].drop_back(2)},
-        result.drop_back(2));
-    labels.resize(rank);
-    labels[rank - 2] = a[a.size() - 2];
-    labels[rank - 1] = b.back();
-    return labels;
-  }
-  case OpKind::ReduceSum:
-  case OpKind::ReduceMax: {
-    AxisLabels labels = *operands[0];
-    if (params.dim < 0 || params.dim >= static_cast<int64_t>(labels.size()))
-      return std::nullopt;
-    if (params.keepDim)
-      labels[params.dim] = 0;
-    else
-      labels.erase(labels.begin() + params.dim);
-    return labels;
-  }
-  case OpKind::Transpose: {
-    AxisLabels labels;
-    for (int64_t axis : params.ints) {
-      if (axis < 0 || axis >= static_cast<int64_t>(operands[0]->size()))
-        return std::nullopt;
-      labels.push_back((*operands[0])[axis]);
-    }
-    return labels;
-  }
-  case OpKind::Split:
-    return *operands[0];
-  case OpKind::Concat: {
-    AxisLabels labels(result.size(), 0);
-    for (const AxisLabels *operand : operands)
-      for (size_t a = 0; a < operand->size() && a < labels.size(); ++a)
-        labels[a] |= (*operand)[a];
-    return labels;
-  }
-  case OpKind::RmsNorm:
-  case OpKind::AllReduce:
-  case OpKind::AccumSum:
-  case OpKind::AccumMax:
-  case OpKind::AccumRescaledSum:
-    return joinAligned(operands, shapes, result);
-  default:
-    if (getOpInfo(kind).elementwise)
-      return joinAligned(operands, shapes, result);
-    // Reshape and the rest: no rule.
-    return std::nullopt;
-  }
-}
-
 /// The labels of an operator's results from its operands' labels.
 template <typename GetLabels, typename GetShape>
 MaybeLabels inferFromOperands(OpKind kind, const OpParams &params,
@@ -101,7 +26,7 @@ MaybeLabels inferFromOperands(OpKind kind, const OpParams &params,
     labels.push_back(&*known);
     shapes.push_back(getShape(operand));
   }
-  return inferLabels(kind, params, labels, shapes, result);
+  return inferAxisSets(kind, labels, shapes, result, params);
 }
 
 } // namespace

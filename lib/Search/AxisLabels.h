@@ -4,12 +4,10 @@
 // mul(x, reduce_sum(W, 0)) and matmul(x, W) get the same one, and so do
 // silu(x W1) * (x W2) and x * (silu(x W1) W2). Axis labels tell them apart.
 // Each axis of a tensor carries the set of input axes it is indexed
-// together with: an elementwise operator joins the labels of the axes it
-// aligns (broadcast axes of size 1 add none), a matmul keeps the row labels
-// of its left operand and the column labels of its right one and drops the
-// contracted ones, a reduction empties the reduced axis. Element [i, j] of
-// matmul(x, W) is indexed by x's axis 0 and W's axis 1; that of
-// mul(x, reduce_sum(W, 0)) by x's axis 1 as well.
+// together with, propagated through the graph by each operator's axis-set
+// facet (inferAxisSets, OpSemantics.h). Element [i, j] of matmul(x, W) is
+// indexed by x's axis 0 and W's axis 1; that of mul(x, reduce_sum(W, 0)) by
+// x's axis 1 as well.
 //
 // The search takes a tensor as a program output only when its labels equal
 // the output's. Like every pruning rule this may in principle reject an
@@ -29,7 +27,7 @@
 namespace mirage::search::detail {
 
 /// Per axis, a bit set of input axes (bit input * kMaxLabelRank + axis).
-using AxisLabels = llvm::SmallVector<uint64_t, 4>;
+using AxisLabels = AxisSets;
 constexpr unsigned kMaxLabelRank = 8;
 
 /// The labels of every tensor of `graph`; nullopt for tensors that an

@@ -59,40 +59,27 @@ struct Flops {
   }
 };
 
-/// The work of one operator on operands of the given shapes: tensor-core
-/// matmuls (padded to the m16n8k16 instruction shape) and everything else.
-Flops getFlops(OpKind kind, ArrayRef<ArrayRef<int64_t>> in,
-               ArrayRef<int64_t> out) {
+/// An operator's work (its record's facet) as the GPU runs it: multiply-adds
+/// on tensor cores where the tiles fit `mma.sync` (padded to the m16n8k16
+/// instruction shape), everything else on CUDA cores.
+Flops getFlops(OpKind kind, const OpParams &params,
+               ArrayRef<ArrayRef<int64_t>> in, ArrayRef<int64_t> out,
+               unsigned elementBytes) {
+  OpWork work = getWork(kind, in, out, params);
   Flops flops;
-  switch (kind) {
-  case OpKind::Matmul: {
-    int64_t batch = 1;
-    for (size_t d = 0; d + 2 < out.size(); ++d)
-      batch *= out[d];
-    int64_t m = out[out.size() - 2], n = out.back(), k = in[0].back();
-    flops.tensor = 2.0 * batch * roundUp(m, 16) * roundUp(n, 8) *
-                   roundUp(k, 16);
-    break;
+  flops.simt = work.elementOps;
+  if (work.multiplyAdds == 0)
+    return flops;
+  if (!fitsTensorCoreTiles(in[0], in[1], elementBytes)) {
+    flops.simt += 2 * work.multiplyAdds;
+    return flops;
   }
-  case OpKind::ReduceSum:
-  case OpKind::ReduceMax:
-    flops.simt = getNumElements(in[0]);
-    break;
-  case OpKind::RmsNorm:
-    flops.simt = 4.0 * getNumElements(in[0]);
-    break;
-  case OpKind::Exp:
-  case OpKind::Sqrt:
-  case OpKind::Silu:
-  case OpKind::Sigmoid:
-  case OpKind::Gelu:
-    flops.simt = 4.0 * getNumElements(out);
-    break;
-  default:
-    if (getOpInfo(kind).elementwise)
-      flops.simt = getNumElements(out);
-    break;
-  }
+  auto padding = [](int64_t size, int64_t multiple) {
+    return static_cast<double>(roundUp(size, multiple)) /
+           static_cast<double>(size);
+  };
+  flops.tensor = 2 * work.multiplyAdds * padding(out[out.size() - 2], 16) *
+                 padding(out.back(), 8) * padding(in[0].back(), 16);
   return flops;
 }
 
@@ -118,31 +105,26 @@ double predefinedCost(const MuGraph &graph, const KernelOp &op,
     in.push_back(graph.tensors[operand].shape);
   const Shape &out = graph.tensors[op.results.front()].shape;
   double bytes = getOperandAndResultBytes(graph, op, elementBytes);
-  return device.launchUs + std::max(bytes / device.dramBytesPerUs,
-                                    getFlops(op.kind, in, out).time(device));
-}
-
-/// Whether the code generator runs a tile matmul on tensor cores
-/// (mma.sync m16n8k16: 16-bit operands, k a multiple of 16, n of 8).
-bool usesTensorCores(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
-                     unsigned elementBytes) {
-  return elementBytes == 2 && lhs.size() >= 2 && rhs.size() >= 2 &&
-         lhs.back() % 16 == 0 && rhs.back() % 8 == 0;
+  return device.launchUs +
+         std::max(bytes / device.dramBytesPerUs,
+                  getFlops(op.kind, op.params, in, out, elementBytes)
+                      .time(device));
 }
 
 /// Microseconds one block spends on a tile operator, as generated: tensor
 /// cores at the SM's share of the chip's rate; a SIMT matmul with a thread
 /// per result element looping over k; other operators a round of threads
 /// per `threads` elements.
-double getTileOpLatency(OpKind kind, ArrayRef<ArrayRef<int64_t>> in,
-                        ArrayRef<int64_t> out, int64_t threads,
-                        unsigned elementBytes, const DeviceModel &device) {
+double getTileOpLatency(OpKind kind, const OpParams &params,
+                        ArrayRef<ArrayRef<int64_t>> in, ArrayRef<int64_t> out,
+                        int64_t threads, unsigned elementBytes,
+                        const DeviceModel &device) {
   auto rounds = [&](int64_t elements) {
     return static_cast<double>((elements + threads - 1) / threads);
   };
   if (kind == OpKind::Matmul) {
-    if (usesTensorCores(in[0], in[1], elementBytes))
-      return getFlops(kind, in, out).tensor /
+    if (fitsTensorCoreTiles(in[0], in[1], elementBytes))
+      return getFlops(kind, params, in, out, elementBytes).tensor /
              (device.tensorFlopsPerUs / device.sms);
     return rounds(getNumElements(out)) * in[0].back() * device.simtMacUs;
   }
@@ -174,16 +156,14 @@ double customCost(const MuGraph &graph, const KernelOp &op,
     llvm::SmallVector<ArrayRef<int64_t>, 3> in;
     for (unsigned operand : node.operands)
       in.push_back(s.tiles[operand]);
-    Flops flops = getFlops(node.kind, in, s.tiles[index]);
-    if (node.kind == OpKind::Matmul &&
-        !usesTensorCores(in[0], in[1], elementBytes))
-      std::swap(flops.tensor, flops.simt);
+    Flops flops =
+        getFlops(node.kind, node.params, in, s.tiles[index], elementBytes);
     Flops &phase = node.phase == Phase::Body ? body : post;
     phase.tensor += flops.tensor;
     phase.simt += flops.simt;
     (node.phase == Phase::Body ? bodyLatency : postLatency) +=
-        getTileOpLatency(node.kind, in, s.tiles[index], s.threads,
-                         elementBytes, device);
+        getTileOpLatency(node.kind, node.params, in, s.tiles[index],
+                         s.threads, elementBytes, device);
   }
   for (unsigned output : skeleton.outputs)
     outputBytes += getBytes(s.tiles[output], elementBytes);

@@ -103,7 +103,7 @@ public:
   /// every complete graph reads it).
   std::vector<bool> inputRequired;
   /// Per program output, its axis labels (AxisLabels.h).
-  std::vector<std::optional<llvm::SmallVector<uint64_t, 4>>> targetLabels;
+  std::vector<std::optional<AxisSets>> targetLabels;
   std::vector<OpTemplate> kernelVocabulary, blockVocabulary;
   std::shared_ptr<SubexprCache> cache;
   llvm::ThreadPoolInterface *pool = nullptr;

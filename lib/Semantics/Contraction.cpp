@@ -263,3 +263,40 @@ ExprId detail::contractionExpr(OpKind kind, ArrayRef<ExprId> in,
         llvm::formatv("max[{0}]", shapes[0][params.dim]).str(), in);
   }
 }
+
+OpWork detail::contractionWork(OpKind kind, OperandShapes in,
+                               ArrayRef<int64_t> out, const OpParams &) {
+  OpWork work;
+  if (kind == OpKind::Matmul)
+    work.multiplyAdds = static_cast<double>(getNumElements(out)) *
+                        static_cast<double>(in[0].back());
+  else
+    work.elementOps = static_cast<double>(getNumElements(in[0]));
+  return work;
+}
+
+std::optional<AxisSets>
+detail::contractionAxes(OpKind kind, ArrayRef<const AxisSets *> in,
+                        OperandShapes shapes, ArrayRef<int64_t> out,
+                        const OpParams &params) {
+  if (kind == OpKind::Matmul) {
+    // Batch axes align like an elementwise operator's; rows come from the
+    // left operand, columns from the right, the contracted axis is dropped.
+    size_t rank = out.size();
+    AxisSets sets = *alignedAxes(kind, in,
+                                 {shapes[0].drop_back(2), shapes[1].drop_back(2)},
+                                 out.drop_back(2), params);
+    sets.resize(rank);
+    sets[rank - 2] = (*in[0])[in[0]->size() - 2];
+    sets[rank - 1] = in[1]->back();
+    return sets;
+  }
+  AxisSets sets = *in[0];
+  if (params.dim < 0 || params.dim >= static_cast<int64_t>(sets.size()))
+    return std::nullopt;
+  if (params.keepDim)
+    sets[params.dim] = 0;
+  else
+    sets.erase(sets.begin() + params.dim);
+  return sets;
+}

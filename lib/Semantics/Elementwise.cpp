@@ -340,3 +340,14 @@ ExprId detail::elementwiseExpr(OpKind kind, ArrayRef<ExprId> in,
     return context.opaque(getOpInfo(kind).name, in);
   }
 }
+
+OpWork detail::elementwiseWork(OpKind kind, OperandShapes, ArrayRef<int64_t> out,
+                               const OpParams &) {
+  bool transcendental = kind == OpKind::Exp || kind == OpKind::Sqrt ||
+                        kind == OpKind::Silu || kind == OpKind::Sigmoid ||
+                        kind == OpKind::Gelu;
+  OpWork work;
+  work.elementOps =
+      (transcendental ? 4.0 : 1.0) * static_cast<double>(getNumElements(out));
+  return work;
+}

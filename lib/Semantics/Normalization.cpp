@@ -127,3 +127,10 @@ ExprId detail::rmsNormExpr(OpKind, ArrayRef<ExprId> in, OperandShapes shapes,
   ExprId normalized = context.div(in[0], rms);
   return in.size() > 1 ? context.mul(normalized, in[1]) : normalized;
 }
+
+OpWork detail::rmsNormWork(OpKind, OperandShapes in, ArrayRef<int64_t>,
+                           const OpParams &) {
+  OpWork work;
+  work.elementOps = 4.0 * static_cast<double>(getNumElements(in[0]));
+  return work;
+}

@@ -24,75 +24,100 @@ constexpr std::optional<unsigned> kVariadic = std::nullopt;
 
 // Rows in OpKind order: facts {kind, name, min operands, max operands,
 // elementwise, fingerprint class}; facets: shape, float64, fingerprint,
-// degree, abstract expression. Iterators, savers and accumulators are evaluated by the graph
-// interpreter (Structure.cpp).
+// degree, abstract expression, work, axis sets. Iterators, savers and
+// accumulators are evaluated by the graph interpreter (Structure.cpp).
 const OpRecord kRecords[] = {
     {{OpKind::Exp, "exp", 1, 1, true, FC::Exponential},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
+     elementwiseWork, alignedAxes},
     {{OpKind::Sqrt, "sqrt", 1, 1, true, FC::SquareRoot},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
+     elementwiseWork, alignedAxes},
     {{OpKind::Square, "square", 1, 1, true, FC::Polynomial},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
+     elementwiseWork, alignedAxes},
     {{OpKind::Silu, "silu", 1, 1, true, FC::Exponential},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
+     elementwiseWork, alignedAxes},
     {{OpKind::Sigmoid, "sigmoid", 1, 1, true, FC::Exponential},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
+     elementwiseWork, alignedAxes},
     {{OpKind::Gelu, "gelu", 1, 1, true, FC::Outside},
-     unaryShape, elementwiseF64, nullptr, elementwiseDegree, elementwiseExpr},
+     unaryShape, elementwiseF64, nullptr, elementwiseDegree, elementwiseExpr,
+     elementwiseWork, alignedAxes},
     {{OpKind::Relu, "relu", 1, 1, true, FC::Outside},
-     unaryShape, elementwiseF64, nullptr, elementwiseDegree, elementwiseExpr},
+     unaryShape, elementwiseF64, nullptr, elementwiseDegree, elementwiseExpr,
+     elementwiseWork, alignedAxes},
     {{OpKind::Neg, "neg", 1, 1, true, FC::Polynomial},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
+     elementwiseWork, alignedAxes},
     {{OpKind::MulScalar, "mul_scalar", 1, 1, true, FC::Polynomial},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
+     elementwiseWork, alignedAxes},
     {{OpKind::AddScalar, "add_scalar", 1, 1, true, FC::Polynomial},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
+     elementwiseWork, alignedAxes},
     {{OpKind::Add, "add", 2, 2, true, FC::Polynomial},
-     binaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr},
+     binaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
+     elementwiseWork, alignedAxes},
     {{OpKind::Sub, "sub", 2, 2, true, FC::Polynomial},
-     binaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr},
+     binaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
+     elementwiseWork, alignedAxes},
     {{OpKind::Mul, "mul", 2, 2, true, FC::Polynomial},
-     binaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr},
+     binaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
+     elementwiseWork, alignedAxes},
     {{OpKind::Div, "div", 2, 2, true, FC::Division},
-     binaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr},
+     binaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
+     elementwiseWork, alignedAxes},
     {{OpKind::Pow, "pow", 2, 2, true, FC::Outside},
-     binaryShape, elementwiseF64, nullptr, elementwiseDegree, elementwiseExpr},
+     binaryShape, elementwiseF64, nullptr, elementwiseDegree, elementwiseExpr,
+     elementwiseWork, alignedAxes},
     {{OpKind::Matmul, "matmul", 2, 2, false, FC::Polynomial},
-     matmulShape, contractionF64, contractionFF, contractionDegree, contractionExpr},
+     matmulShape, contractionF64, contractionFF, contractionDegree, contractionExpr,
+     contractionWork, contractionAxes},
     {{OpKind::ReduceSum, "reduce_sum", 1, 1, false, FC::Polynomial},
-     reduceShape, contractionF64, contractionFF, contractionDegree, contractionExpr},
+     reduceShape, contractionF64, contractionFF, contractionDegree, contractionExpr,
+     contractionWork, contractionAxes},
     {{OpKind::ReduceMax, "reduce_max", 1, 1, false, FC::Outside},
-     reduceShape, contractionF64, nullptr, contractionDegree, contractionExpr},
+     reduceShape, contractionF64, nullptr, contractionDegree, contractionExpr,
+     contractionWork, contractionAxes},
     {{OpKind::RmsNorm, "rms_norm", 1, 2, false, FC::SquareRoot},
-     rmsNormShape, rmsNormF64, rmsNormFF, rmsNormDegree, rmsNormExpr},
+     rmsNormShape, rmsNormF64, rmsNormFF, rmsNormDegree, rmsNormExpr,
+     rmsNormWork, alignedAxes},
     {{OpKind::Concat, "concat", 1, kVariadic, false, FC::Polynomial},
      concatShape, dataMovementF64, dataMovementFF, keepDegree,
-     dataMovementExpr},
+     dataMovementExpr, noWork, dataMovementAxes},
     {{OpKind::Split, "split", 1, 1, false, FC::Polynomial},
      splitShape, dataMovementF64, dataMovementFF, keepDegree,
-     dataMovementExpr},
+     dataMovementExpr, noWork, dataMovementAxes},
     {{OpKind::Reshape, "reshape", 1, 1, false, FC::Polynomial},
      reshapeShape, dataMovementF64, dataMovementFF, keepDegree,
-     dataMovementExpr},
+     dataMovementExpr, noWork, dataMovementAxes},
     {{OpKind::Transpose, "transpose", 1, 1, false, FC::Polynomial},
      transposeShape, dataMovementF64, dataMovementFF, keepDegree,
-     dataMovementExpr},
+     dataMovementExpr, noWork, dataMovementAxes},
     {{OpKind::AllReduce, "all_reduce", 1, 1, false, FC::Polynomial},
      unaryShape, dataMovementF64, dataMovementFF, keepDegree,
-     dataMovementExpr},
+     dataMovementExpr, noWork, dataMovementAxes},
     {{OpKind::InputIterator, "input_iterator", 1, 1, false, FC::Polynomial},
-     inputIteratorShape, nullptr, nullptr, keepDegree, structureExpr},
+     inputIteratorShape, nullptr, nullptr, keepDegree, structureExpr,
+     noWork, alignedAxes},
     {{OpKind::OutputSaver, "output_saver", 1, 1, false, FC::Polynomial},
-     outputSaverShape, nullptr, nullptr, keepDegree, structureExpr},
+     outputSaverShape, nullptr, nullptr, keepDegree, structureExpr,
+     noWork, alignedAxes},
     {{OpKind::AccumSum, "accum_sum", 1, 1, false, FC::Polynomial},
-     unaryShape, nullptr, nullptr, keepDegree, structureExpr},
+     unaryShape, nullptr, nullptr, keepDegree, structureExpr,
+     noWork, alignedAxes},
     {{OpKind::AccumMax, "accum_max", 1, 1, false, FC::Outside},
-     unaryShape, nullptr, nullptr, keepDegree, structureExpr},
+     unaryShape, nullptr, nullptr, keepDegree, structureExpr,
+     noWork, alignedAxes},
     {{OpKind::AccumConcat, "accum_concat", 1, 1, false, FC::Polynomial},
-     accumConcatShape, nullptr, nullptr, keepDegree, structureExpr},
+     accumConcatShape, nullptr, nullptr, keepDegree, structureExpr,
+     noWork, alignedAxes},
     {{OpKind::AccumRescaledSum, "accum_rescaled_sum", 2, 2, false,
       FC::Outside},
-     accumRescaledSumShape, nullptr, nullptr, keepDegree, structureExpr},
+     accumRescaledSumShape, nullptr, nullptr, keepDegree, structureExpr,
+     noWork, alignedAxes},
 };
 
 const OpRecord &getRecord(OpKind kind) {
@@ -205,6 +230,47 @@ ExprId mirage::getAbstractExpr(OpKind kind, ArrayRef<ExprId> operands,
                                ArrayRef<ArrayRef<int64_t>> operandShapes,
                                const OpParams &params, ExprContext &context) {
   return getRecord(kind).expr(kind, operands, operandShapes, params, context);
+}
+
+OpWork mirage::getWork(OpKind kind, ArrayRef<ArrayRef<int64_t>> operandShapes,
+                       ArrayRef<int64_t> resultShape, const OpParams &params) {
+  return getRecord(kind).work(kind, operandShapes, resultShape, params);
+}
+
+std::optional<AxisSets>
+mirage::inferAxisSets(OpKind kind, ArrayRef<const AxisSets *> operands,
+                      ArrayRef<ArrayRef<int64_t>> operandShapes,
+                      ArrayRef<int64_t> resultShape, const OpParams &params) {
+  return getRecord(kind).axes(kind, operands, operandShapes, resultShape,
+                              params);
+}
+
+std::optional<AxisSets>
+detail::alignedAxes(OpKind, ArrayRef<const AxisSets *> operands,
+                    OperandShapes shapes, ArrayRef<int64_t> result,
+                    const OpParams &) {
+  AxisSets sets(result.size(), 0);
+  for (auto [operand, shape] : llvm::zip(operands, shapes)) {
+    size_t offset = result.size() - std::min(result.size(), shape.size());
+    for (size_t a = 0; a < shape.size() && offset + a < result.size(); ++a)
+      if (shape[a] == result[offset + a])
+        sets[offset + a] |= (*operand)[a];
+  }
+  return sets;
+}
+
+OpWork detail::noWork(OpKind, OperandShapes, ArrayRef<int64_t>,
+                      const OpParams &) {
+  return {};
+}
+
+bool mirage::fitsTensorCoreTiles(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
+                                 unsigned elementBytes) {
+  if (elementBytes != 2 || lhs.size() < 2 || rhs.size() < 2 ||
+      lhs.back() % 16 != 0 || rhs.back() % 8 != 0)
+    return false;
+  ArrayRef<int64_t> batchL = lhs.drop_back(2), batchR = rhs.drop_back(2);
+  return batchL.empty() || batchR.empty() || batchL == batchR;
 }
 
 Expected<Shape> mirage::broadcastShapes(ArrayRef<int64_t> lhs,

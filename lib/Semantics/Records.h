@@ -2,8 +2,9 @@
 //
 // Each operator family (Elementwise.cpp, Contraction.cpp, Normalization.cpp,
 // DataMovement.cpp, Structure.cpp) defines its operators' facets side by
-// side: shape rule, float64 evaluation, fingerprint, degree. OpSemantics.cpp
-// binds them into one record per operator.
+// side: shape rule, float64 evaluation, fingerprint, degree, abstract
+// expression, work, axis sets. OpSemantics.cpp binds them into one record per
+// operator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +37,11 @@ using DegreeRule = Degree (*)(OpKind, ArrayRef<Degree>, OperandShapes,
                               const OpParams &);
 using ExprRule = ExprId (*)(OpKind, ArrayRef<ExprId>, OperandShapes,
                             const OpParams &, ExprContext &);
+using WorkRule = OpWork (*)(OpKind, OperandShapes, ArrayRef<int64_t>,
+                            const OpParams &);
+using AxisRule = std::optional<AxisSets> (*)(OpKind, ArrayRef<const AxisSets *>,
+                                             OperandShapes, ArrayRef<int64_t>,
+                                             const OpParams &);
 
 /// One operator: its facts and its facets. `f64`, `ff` are null where the
 /// operator has no such evaluation (structural ops are driven by the graph
@@ -47,6 +53,8 @@ struct OpRecord {
   FFRule ff;
   DegreeRule degree;
   ExprRule expr;
+  WorkRule work;
+  AxisRule axes;
 };
 
 inline llvm::Error makeError(const llvm::Twine &message) {
@@ -91,6 +99,13 @@ inline Degree sumDegree(Degree term, int64_t count) {
 /// Degree of ops that move data: the largest operand's.
 Degree keepDegree(OpKind, ArrayRef<Degree>, OperandShapes, const OpParams &);
 
+/// Axis sets of operators that align their operands like numpy broadcasting.
+std::optional<AxisSets> alignedAxes(OpKind, ArrayRef<const AxisSets *>,
+                                    OperandShapes, ArrayRef<int64_t>,
+                                    const OpParams &);
+/// No arithmetic (data movement, structure).
+OpWork noWork(OpKind, OperandShapes, ArrayRef<int64_t>, const OpParams &);
+
 //===----------------------------------------------------------------------===//
 // Families
 //===----------------------------------------------------------------------===//
@@ -105,6 +120,8 @@ Degree elementwiseDegree(OpKind, ArrayRef<Degree>, OperandShapes,
                          const OpParams &);
 ExprId elementwiseExpr(OpKind, ArrayRef<ExprId>, OperandShapes,
                        const OpParams &, ExprContext &);
+OpWork elementwiseWork(OpKind, OperandShapes, ArrayRef<int64_t>,
+                       const OpParams &);
 
 // Contraction.cpp
 Expected<Shapes> matmulShape(OperandShapes, const OpParams &);
@@ -116,6 +133,11 @@ Degree contractionDegree(OpKind, ArrayRef<Degree>, OperandShapes,
                          const OpParams &);
 ExprId contractionExpr(OpKind, ArrayRef<ExprId>, OperandShapes,
                        const OpParams &, ExprContext &);
+OpWork contractionWork(OpKind, OperandShapes, ArrayRef<int64_t>,
+                       const OpParams &);
+std::optional<AxisSets> contractionAxes(OpKind, ArrayRef<const AxisSets *>,
+                                        OperandShapes, ArrayRef<int64_t>,
+                                        const OpParams &);
 
 // Normalization.cpp
 Expected<Shapes> rmsNormShape(OperandShapes, const OpParams &);
@@ -126,6 +148,7 @@ Degree rmsNormDegree(OpKind, ArrayRef<Degree>, OperandShapes,
                      const OpParams &);
 ExprId rmsNormExpr(OpKind, ArrayRef<ExprId>, OperandShapes, const OpParams &,
                    ExprContext &);
+OpWork rmsNormWork(OpKind, OperandShapes, ArrayRef<int64_t>, const OpParams &);
 
 // DataMovement.cpp
 Expected<Shapes> concatShape(OperandShapes, const OpParams &);
@@ -137,6 +160,9 @@ Expected<FFTensors> dataMovementFF(OpKind, FFOperands, const OpParams &,
                                    const Fingerprinter &);
 ExprId dataMovementExpr(OpKind, ArrayRef<ExprId>, OperandShapes,
                         const OpParams &, ExprContext &);
+std::optional<AxisSets> dataMovementAxes(OpKind, ArrayRef<const AxisSets *>,
+                                         OperandShapes, ArrayRef<int64_t>,
+                                         const OpParams &);
 
 // Structure.cpp
 Expected<Shapes> inputIteratorShape(OperandShapes, const OpParams &);

@@ -148,6 +148,35 @@ llvm::Expected<llvm::SmallVector<Shape, 1>>
 inferShapes(OpKind kind, llvm::ArrayRef<llvm::ArrayRef<int64_t>> operandShapes,
             const OpParams &params);
 
+/// The cost facet: the arithmetic of an operator on operands of the given
+/// shapes, as multiply-adds of a contraction (matmul) and other element
+/// operations (a transcendental counts four).
+struct OpWork {
+  double multiplyAdds = 0;
+  double elementOps = 0;
+};
+OpWork getWork(OpKind kind, llvm::ArrayRef<llvm::ArrayRef<int64_t>> operandShapes,
+               llvm::ArrayRef<int64_t> resultShape, const OpParams &params);
+
+/// Whether a tile matmul of these shapes fits `mma.sync m16n8k16`: 16-bit
+/// elements, k a multiple of 16, n of 8, batch dims equal or on one side.
+/// The code generator and the search's cost model both decide by it.
+bool fitsTensorCoreTiles(llvm::ArrayRef<int64_t> lhs,
+                         llvm::ArrayRef<int64_t> rhs, unsigned elementBytes);
+
+/// Axis sets: per axis of a tensor, a bit set of the input axes it is
+/// indexed together with (the search's axis labels). The facet says how an
+/// operator's result axes inherit its operands' sets: elementwise operators
+/// join the sets of the axes they align (a broadcast axis adds none), a
+/// matmul keeps its left operand's rows and right operand's columns and
+/// drops the contracted axis, a reduction empties its axis, data movement
+/// carries them along. Nullopt where an operator has no such rule (reshape).
+using AxisSets = llvm::SmallVector<uint64_t, 4>;
+std::optional<AxisSets>
+inferAxisSets(OpKind kind, llvm::ArrayRef<const AxisSets *> operands,
+              llvm::ArrayRef<llvm::ArrayRef<int64_t>> operandShapes,
+              llvm::ArrayRef<int64_t> resultShape, const OpParams &params);
+
 /// numpy-style broadcast of two shapes, right-aligned.
 llvm::Expected<Shape> broadcastShapes(llvm::ArrayRef<int64_t> lhs,
                                       llvm::ArrayRef<int64_t> rhs);

@@ -32,12 +32,7 @@ bool codegen::canUseTensorCores(const TileLayout &lhs, const TileLayout &rhs) {
   Type type = lhs.elementType;
   if (type != rhs.elementType || !(type.isF16() || type.isBF16()))
     return false;
-  ArrayRef<int64_t> a = lhs.shape, w = rhs.shape;
-  if (a.size() < 2 || w.size() < 2 || a.back() % 16 != 0 ||
-      w.back() % 8 != 0)
-    return false;
-  ArrayRef<int64_t> batchA = a.drop_back(2), batchW = w.drop_back(2);
-  return batchA.empty() || batchW.empty() || batchA == batchW;
+  return fitsTensorCoreTiles(lhs.shape, rhs.shape, /*elementBytes=*/2);
 }
 
 MmaMatmul::MmaMatmul(const TileLayout &lhs, const TileLayout &rhs) {
