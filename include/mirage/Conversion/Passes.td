@@ -78,6 +78,13 @@ def ConvertNVGPUToNVVMWithLayout
     the integer width of the gpu.module's data layout (32 bits in modules
     made by `convert-kn-to-gpu`) instead of always 64, so that memref
     descriptors agree with `convert-gpu-to-nvvm`, which follows the layout.
+
+    It also lowers `nvgpu.mma.sync` on bf16 multiplicands, which the
+    upstream pattern rejects ("failed to deduce operand PTX types"), to
+    `nvvm.mma.sync` with bf16 PTX types: each fragment row of two bf16
+    elements becomes one i32 register, the accumulators are f32. A bf16
+    `mma.sync` that PTX does not have (accumulators other than f32, shapes
+    other than m16n8k16 and m16n8k8) is an error naming the reason.
   }];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"
