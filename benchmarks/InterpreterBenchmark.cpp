@@ -74,6 +74,16 @@ bool time(func::FuncOp function) {
              ok = false;
            }
          }));
+  std::vector<BoundedTensor> bounded;
+  for (const F64Tensor &tensor : reals)
+    bounded.emplace_back(tensor);
+  report("float64 with error bounds", medianSeconds([&] {
+           auto out = program->run(bounded);
+           if (!out) {
+             llvm::errs() << llvm::toString(out.takeError()) << "\n";
+             ok = false;
+           }
+         }));
   for (FingerprintMode mode :
        {FingerprintMode::Uninterpreted, FingerprintMode::Homomorphic}) {
     Fingerprinter fingerprinter(mode, 1);

@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <atomic>
 #include <cmath>
@@ -236,6 +237,42 @@ struct F64Domain {
   }
 };
 
+/// Float64 values with bounds on their rounding errors (running error
+/// analysis); the values are those of F64Domain.
+struct BoundedDomain {
+  using Tensor = BoundedTensor;
+  StabilityMonitor *monitor;
+
+  llvm::Expected<SmallVector<Tensor, 1>>
+  evaluate(const Step &step, ArrayRef<const Tensor *> in) const {
+    SmallVector<const F64Tensor *> values, errors;
+    for (const Tensor *operand : in) {
+      values.push_back(&operand->value);
+      errors.push_back(&operand->error);
+    }
+    auto results = mirage::evaluate(step.kind, values, step.params);
+    if (!results)
+      return results.takeError();
+    auto bounds =
+        mirage::boundErrors(step.kind, values, errors, *results, step.params);
+    if (!bounds)
+      return bounds.takeError();
+    SmallVector<Tensor, 1> out;
+    for (auto [value, error] : llvm::zip(*results, *bounds))
+      out.emplace_back(std::move(value), std::move(error));
+    return out;
+  }
+  llvm::Expected<std::unique_ptr<Accumulator<Tensor>>>
+  accumulator(const Step &step) const {
+    return makeBoundedAccumulator(step.kind, step.params, step.resultShapes[0]);
+  }
+  Tensor allocate(ArrayRef<int64_t> shape) const { return Tensor(shape); }
+  void observe(const Step &step, const Tensor &value) const {
+    if (monitor)
+      monitor->observe(step.op, value.value, step.rangeLimit);
+  }
+};
+
 struct FFDomain {
   using Tensor = FFTensor;
   const Fingerprinter &fingerprinter;
@@ -388,7 +425,7 @@ private:
       case Step::Role::Iterator: {
         const Tensor &input = *frame.view[step.operands[0]];
         Shape offsets = getInputTileOffsets(step.params.tiling, worker,
-                                            iteration, input.shape);
+                                            iteration, shapeOf(input));
         frame.set(step.results[0],
                   extractTile(input, offsets, step.resultShapes[0]));
         return llvm::Error::success();
@@ -407,7 +444,7 @@ private:
       case Step::Role::Saver: {
         const Tensor &tile = *frame.view[step.operands[0]];
         Shape offsets =
-            getOutputTileOffsets(step.params.tiling, worker, tile.shape);
+            getOutputTileOffsets(step.params.tiling, worker, shapeOf(tile));
         if constexpr (std::is_same_v<Tensor, FFTensor>)
           if (!tile.hasQ())
             withoutQ[step.index] = true;
@@ -497,7 +534,56 @@ Program::Program(Program &&) = default;
 Program &Program::operator=(Program &&) = default;
 Program::~Program() = default;
 
-llvm::Expected<Program> Program::compile(func::FuncOp function) {
+namespace {
+std::string describeValue(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return llvm::formatv("argument #{0}", arg.getArgNumber()).str();
+  return "the result of " + describeOp(value.getDefiningOp());
+}
+
+/// Refuses programs whose tensors the interpreter cannot hold, before any
+/// allocation: sizes in overflow-safe arithmetic, against `maxElements`.
+llvm::Error checkSize(func::FuncOp function, int64_t maxElements) {
+  SmallVector<Value> values(function.getArguments());
+  for (Operation &op : function.getBody().front())
+    llvm::append_range(values, op.getResults());
+  int64_t total = 0, largest = 0;
+  Value largestValue;
+  for (Value value : values) {
+    auto shaped = dyn_cast<ShapedType>(value.getType());
+    if (!shaped)
+      continue;
+    std::optional<int64_t> count = getCheckedNumElements(shaped.getShape());
+    if (!count || llvm::AddOverflow(total, *count, total))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("{0} has type {1}, whose element count {2}; the "
+                        "interpreter cannot evaluate it",
+                        describeValue(value), shaped,
+                        count ? "overflows the program's total"
+                              : "is not positive or exceeds 2^63 - 1"));
+    if (*count > largest) {
+      largest = *count;
+      largestValue = value;
+    }
+  }
+  if (total <= maxElements)
+    return llvm::Error::success();
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      llvm::formatv("the program is too large to evaluate: its tensors hold "
+                    "{0} elements (the largest, {1} of type {2}, {3}), more "
+                    "than the limit of {4}; raise it with the option "
+                    "max-elements",
+                    total, describeValue(largestValue),
+                    largestValue.getType(), largest, maxElements));
+}
+} // namespace
+
+llvm::Expected<Program> Program::compile(func::FuncOp function,
+                                         int64_t maxElements) {
+  if (auto err = checkSize(function, maxElements))
+    return std::move(err);
   Compiler compiler;
   auto plan = compiler.compileFunction(function);
   if (!plan)
@@ -514,6 +600,12 @@ llvm::Expected<std::vector<F64Tensor>>
 Program::run(ArrayRef<F64Tensor> inputs, StabilityMonitor *monitor) const {
   F64Domain domain{monitor};
   return Executor<F64Domain>(domain).run(*plan, pointers(inputs));
+}
+
+llvm::Expected<std::vector<BoundedTensor>>
+Program::run(ArrayRef<BoundedTensor> inputs, StabilityMonitor *monitor) const {
+  BoundedDomain domain{monitor};
+  return Executor<BoundedDomain>(domain).run(*plan, pointers(inputs));
 }
 
 llvm::Expected<std::vector<FFTensor>>

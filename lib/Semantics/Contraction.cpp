@@ -83,6 +83,25 @@ MatmulPlan planMatmul(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
 /// Columns per parallel work item of a matmul.
 constexpr int64_t kColumnBlock = 512;
 
+/// The float64 matmul loop, in parallel over rows and column blocks:
+/// `step(lhs, rhs, j0, j1, cRow)` adds the product of lhs element `lhs` and
+/// the rhs row starting at offset `rhs` to columns [j0, j1) of `cRow`.
+template <typename Step>
+void matmulF64(const MatmulPlan &plan, F64Tensor &out, Step step) {
+  int64_t batches = plan.lhsBlock.size();
+  int64_t columnBlocks = (plan.n + kColumnBlock - 1) / kColumnBlock;
+  parallelFor(batches * plan.m * columnBlocks, [&](int64_t item) {
+    int64_t block = item % columnBlocks, row = item / columnBlocks;
+    int64_t batch = row / plan.m, i = row % plan.m;
+    int64_t j0 = block * kColumnBlock, j1 = std::min(plan.n, j0 + kColumnBlock);
+    int64_t aRow = (plan.lhsBlock[batch] * plan.m + i) * plan.k;
+    int64_t bBlock = plan.rhsBlock[batch] * plan.k * plan.n;
+    double *cRow = out.data.data() + (batch * plan.m + i) * plan.n;
+    for (int64_t kk = 0; kk < plan.k; ++kk)
+      step(aRow + kk, bBlock + kk * plan.n, j0, j1, cRow);
+  });
+}
+
 /// Reductions over `dim` as outer x size x inner.
 struct ReducePlan {
   int64_t outer = 1, size, inner = 1;
@@ -110,24 +129,14 @@ Expected<F64Tensors> detail::contractionF64(OpKind kind, F64Operands in,
     const F64Tensor &a = *in[0], &b = *in[1];
     MatmulPlan plan = planMatmul(a.shape, b.shape);
     F64Tensor out(plan.result);
-    int64_t batches = plan.lhsBlock.size();
-    int64_t columnBlocks = (plan.n + kColumnBlock - 1) / kColumnBlock;
-    parallelFor(batches * plan.m * columnBlocks, [&](int64_t item) {
-      int64_t block = item % columnBlocks, row = item / columnBlocks;
-      int64_t batch = row / plan.m, i = row % plan.m;
-      int64_t j0 = block * kColumnBlock,
-              j1 = std::min(plan.n, j0 + kColumnBlock);
-      const double *aRow =
-          a.data.data() + (plan.lhsBlock[batch] * plan.m + i) * plan.k;
-      const double *bBlock = b.data.data() + plan.rhsBlock[batch] * plan.k * plan.n;
-      double *cRow = out.data.data() + (batch * plan.m + i) * plan.n;
-      for (int64_t kk = 0; kk < plan.k; ++kk) {
-        double scale = aRow[kk];
-        const double *bRow = bBlock + kk * plan.n;
-        for (int64_t j = j0; j < j1; ++j)
-          cRow[j] += scale * bRow[j];
-      }
-    });
+    matmulF64(plan, out,
+              [&](int64_t lhs, int64_t rhs, int64_t j0, int64_t j1,
+                  double *cRow) {
+                double scale = a.data[lhs];
+                const double *bRow = b.data.data() + rhs;
+                for (int64_t j = j0; j < j1; ++j)
+                  cRow[j] += scale * bRow[j];
+              });
     return F64Tensors{std::move(out)};
   }
 
@@ -144,6 +153,67 @@ Expected<F64Tensors> detail::contractionF64(OpKind kind, F64Operands in,
       }
       out.data[o * plan.inner + i] = acc;
     }
+  return F64Tensors{std::move(out)};
+}
+
+//===----------------------------------------------------------------------===//
+// Error bounds
+//===----------------------------------------------------------------------===//
+
+namespace {
+bool allZero(const F64Tensor &x) {
+  return llvm::all_of(x.data, [](double v) { return v == 0.0; });
+}
+} // namespace
+
+/// A dot product or sum of n terms, in any order, is within gamma_n of the
+/// exact sum of |terms| (Higham, Accuracy and Stability, section 3.1); the
+/// operands' errors propagate multilinearly. A maximum moves by at most its
+/// operands' largest error and rounds nothing.
+Expected<F64Tensors> detail::contractionErrors(OpKind kind, F64Operands values,
+                                               F64Operands errors,
+                                               ArrayRef<F64Tensor>,
+                                               const OpParams &params) {
+  if (kind == OpKind::ReduceMax)
+    return contractionF64(kind, {errors[0]}, params);
+  if (kind == OpKind::ReduceSum) {
+    const F64Tensor &x = *values[0], &ex = *errors[0];
+    double g = gamma(x.shape[params.dim] - 1);
+    F64Tensor terms(x.shape);
+    for (int64_t i = 0; i < x.size(); ++i)
+      terms.data[i] = ex.data[i] + g * std::fabs(x.data[i]);
+    return contractionF64(kind, {&terms}, params);
+  }
+  // |AB - A'B'| <= |A| E_B + E_A |B| + E_A E_B, plus gamma_K |A||B|:
+  // bounded by (E_A + gamma_K |A|)(|B| + E_B) + |A| E_B, sums of
+  // non-negative products that cancel nothing.
+  const F64Tensor &a = *values[0], &b = *values[1];
+  const F64Tensor &ea = *errors[0], &eb = *errors[1];
+  double g = gamma(a.shape.back());
+  MatmulPlan plan = planMatmul(a.shape, b.shape);
+  F64Tensor out(plan.result);
+  if (allZero(eb)) {
+    matmulF64(plan, out,
+              [&](int64_t lhs, int64_t rhs, int64_t j0, int64_t j1,
+                  double *cRow) {
+                double left = ea.data[lhs] + g * std::fabs(a.data[lhs]);
+                const double *bRow = b.data.data() + rhs;
+                for (int64_t j = j0; j < j1; ++j)
+                  cRow[j] += left * std::fabs(bRow[j]);
+              });
+    return F64Tensors{std::move(out)};
+  }
+  matmulF64(plan, out,
+            [&](int64_t lhs, int64_t rhs, int64_t j0, int64_t j1,
+                double *cRow) {
+              double magnitude = std::fabs(a.data[lhs]);
+              double left = ea.data[lhs] + g * magnitude;
+              const double *bRow = b.data.data() + rhs;
+              const double *ebRow = eb.data.data() + rhs;
+              for (int64_t j = j0; j < j1; ++j)
+                cRow[j] += left * (std::fabs(bRow[j]) + ebRow[j]) +
+                           magnitude * ebRow[j];
+            });
   return F64Tensors{std::move(out)};
 }
 

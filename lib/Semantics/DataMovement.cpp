@@ -168,6 +168,14 @@ Expected<FFTensors> detail::dataMovementFF(OpKind kind, FFOperands in,
   return moveData<FFTensor>(kind, in, params);
 }
 
+/// Moving elements moves their errors and rounds nothing.
+Expected<F64Tensors> detail::dataMovementErrors(OpKind kind, F64Operands,
+                                                F64Operands errors,
+                                                ArrayRef<F64Tensor>,
+                                                const OpParams &params) {
+  return moveData<F64Tensor>(kind, errors, params);
+}
+
 Degree detail::keepDegree(OpKind, ArrayRef<Degree> in, OperandShapes,
                           const OpParams &) {
   Degree result;

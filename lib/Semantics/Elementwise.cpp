@@ -47,8 +47,13 @@ double unaryF64(OpKind kind, double x, double s) {
     return x / (1.0 + std::exp(-x));
   case OpKind::Sigmoid:
     return 1.0 / (1.0 + std::exp(-x));
-  case OpKind::Gelu:
-    return 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2));
+  case OpKind::Gelu: {
+    // x * Phi(x) through erfc, in long double: erfc keeps its relative
+    // accuracy in the tail where 1 + erf(x) cancels, and the wider argument
+    // keeps erfc's sensitivity to it (2 z^2 ulps) below the result's ulp.
+    long double z = -static_cast<long double>(x) * 0.70710678118654752440L;
+    return static_cast<double>(0.5L * x * std::erfc(z));
+  }
   case OpKind::Relu:
     return x > 0.0 ? x : 0.0;
   case OpKind::Neg:
@@ -81,6 +86,74 @@ double binaryF64(OpKind kind, double a, double b) {
 
 bool isBinary(OpKind kind) { return getOpInfo(kind).minOperands == 2; }
 
+/// |f'(x)| of a unary operator: how much an error in x can move the result.
+double unarySlope(OpKind kind, double x, double s) {
+  switch (kind) {
+  case OpKind::Exp:
+    return std::exp(x);
+  case OpKind::Sqrt:
+    return 0.5 / std::sqrt(x); // NaN below 0: no finite bound.
+  case OpKind::Square:
+    return 2.0 * std::fabs(x);
+  case OpKind::Silu: {
+    double sigma = 1.0 / (1.0 + std::exp(-x));
+    return std::fabs(sigma * (1.0 + x * (1.0 - sigma)));
+  }
+  case OpKind::Sigmoid: {
+    double sigma = 1.0 / (1.0 + std::exp(-x));
+    return sigma * (1.0 - sigma);
+  }
+  case OpKind::Gelu: {
+    // Phi(x) + x phi(x).
+    double density = std::exp(-0.5 * x * x) * 0.5 * M_2_SQRTPI * M_SQRT1_2;
+    return std::fabs(0.5 * std::erfc(-x * M_SQRT1_2) + x * density);
+  }
+  case OpKind::Relu:
+  case OpKind::Neg:
+  case OpKind::AddScalar:
+    return 1.0;
+  case OpKind::MulScalar:
+    return std::fabs(s);
+  default:
+    llvm_unreachable("not a unary elementwise operator");
+  }
+}
+
+/// A bound on |f(a', b') - f(a, b)| over |a' - a| <= ea, |b' - b| <= eb.
+double binaryPropagated(OpKind kind, double a, double ea, double b,
+                        double eb) {
+  switch (kind) {
+  case OpKind::Add:
+  case OpKind::Sub:
+    return ea + eb;
+  case OpKind::Mul:
+    return ea * (std::fabs(b) + eb) + std::fabs(a) * eb;
+  case OpKind::Div: {
+    double low = std::fabs(b) - eb;
+    if (!(low > 0.0))
+      return std::numeric_limits<double>::infinity();
+    return ea / low + eb * (std::fabs(a) + ea) / (low * low);
+  }
+  case OpKind::Pow: {
+    // The partial derivatives b a^(b-1) and a^b ln a, largest over the box.
+    double da = 0.0, db = 0.0;
+    for (double x : {a - ea, a, a + ea})
+      for (double y : {b - eb, b, b + eb}) {
+        da = std::max(da, std::fabs(y * std::pow(x, y - 1.0)));
+        db = std::max(db, std::fabs(std::pow(x, y) * std::log(x)));
+      }
+    return ea * da + eb * db;
+  }
+  default:
+    llvm_unreachable("not a binary elementwise operator");
+  }
+}
+
+/// NaN (no bound) becomes +inf.
+inline double orInfinity(double bound) {
+  return std::isnan(bound) ? std::numeric_limits<double>::infinity() : bound;
+}
+
 /// The offsets each operand of a broadcasting op reads for every element of
 /// `result`; empty when the operand already has the result's shape.
 std::vector<int64_t> operandMap(ArrayRef<int64_t> operand,
@@ -112,6 +185,42 @@ Expected<F64Tensors> detail::elementwiseF64(OpKind kind, F64Operands in,
   F64Tensor out(shape);
   for (int64_t i = 0; i < out.size(); ++i)
     out.data[i] = binaryF64(kind, x.data[at(xMap, i)], y.data[at(yMap, i)]);
+  return F64Tensors{std::move(out)};
+}
+
+/// Propagated errors by the operator's slope over each operand's error
+/// interval, plus its own rounding of `roundingUlps` units of 2^-53.
+Expected<F64Tensors> detail::elementwiseErrors(OpKind kind, F64Operands values,
+                                               F64Operands errors,
+                                               ArrayRef<F64Tensor> results,
+                                               const OpParams &params) {
+  const F64Tensor &x = *values[0], &ex = *errors[0];
+  const F64Tensor &result = results[0];
+  double rounding = getOpInfo(kind).roundingUlps * kUnitRoundoff;
+  F64Tensor out(result.shape);
+  if (!isBinary(kind)) {
+    for (int64_t i = 0; i < x.size(); ++i) {
+      double e = ex.data[i], propagated = 0.0;
+      if (e > 0.0)
+        for (double at : {x.data[i] - e, x.data[i], x.data[i] + e})
+          propagated =
+              std::max(propagated, orInfinity(unarySlope(kind, at, params.scalar)) * e);
+      out.data[i] = orInfinity(propagated) + rounding * std::fabs(result.data[i]);
+    }
+    return F64Tensors{std::move(out)};
+  }
+  const F64Tensor &y = *values[1], &ey = *errors[1];
+  std::vector<int64_t> xMap = operandMap(x.shape, result.shape);
+  std::vector<int64_t> yMap = operandMap(y.shape, result.shape);
+  for (int64_t i = 0; i < result.size(); ++i) {
+    int64_t xi = at(xMap, i), yi = at(yMap, i);
+    double ea = ex.data[xi], eb = ey.data[yi];
+    double propagated =
+        ea > 0.0 || eb > 0.0
+            ? orInfinity(binaryPropagated(kind, x.data[xi], ea, y.data[yi], eb))
+            : 0.0;
+    out.data[i] = propagated + rounding * std::fabs(result.data[i]);
+  }
   return F64Tensors{std::move(out)};
 }
 

@@ -7,6 +7,7 @@
 #include "Records.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mirage;
 using namespace mirage::detail;
@@ -36,6 +37,51 @@ Expected<F64Tensors> detail::rmsNormF64(OpKind, F64Operands in,
     double scale = 1.0 / std::sqrt(sumOfSquares / width + params.scalar);
     for (int64_t j = 0; j < width; ++j)
       out.data[r * width + j] = row[j] * scale * (w ? w->data[j] : 1.0);
+  }
+  return F64Tensors{std::move(out)};
+}
+
+/// Per row, with m = mean(x^2) and t = m + eps: the sum of squares rounds
+/// within gamma_(n+1) and moves by at most sum(2|x|e + e^2) / n; 1/sqrt(t)
+/// then moves by a relative dt / (2 (t - dt)) and rounds 3u; each output
+/// x * s * w takes two more roundings.
+Expected<F64Tensors> detail::rmsNormErrors(OpKind, F64Operands values,
+                                           F64Operands errors,
+                                           ArrayRef<F64Tensor> results,
+                                           const OpParams &params) {
+  const F64Tensor &x = *values[0], &ex = *errors[0];
+  const F64Tensor *w = values.size() == 2 ? values[1] : nullptr;
+  const F64Tensor *ew = values.size() == 2 ? errors[1] : nullptr;
+  int64_t width = x.shape.back(), rows = x.size() / width;
+  const double u = kUnitRoundoff;
+  F64Tensor out(x.shape);
+  for (int64_t r = 0; r < rows; ++r) {
+    const double *row = x.data.data() + r * width;
+    const double *rowError = ex.data.data() + r * width;
+    double squares = 0.0, moved = 0.0;
+    for (int64_t j = 0; j < width; ++j) {
+      squares += row[j] * row[j];
+      moved += (2.0 * std::fabs(row[j]) + rowError[j]) * rowError[j];
+    }
+    double t = squares / width + params.scalar;
+    double dt = moved / width + gamma(width + 1) * squares / width + u * t;
+    double scale = 1.0 / std::sqrt(t);
+    double relative = t - dt > 0.0
+                          ? dt / (2.0 * (t - dt)) + 3.0 * u
+                          : std::numeric_limits<double>::infinity();
+    double scaleError = scale * relative;
+    for (int64_t j = 0; j < width; ++j) {
+      int64_t i = r * width + j;
+      double weight = w ? std::fabs(w->data[j]) : 1.0;
+      double weightError = ew ? ew->data[j] : 0.0;
+      double propagated =
+          rowError[j] * (scale + scaleError) * (weight + weightError) +
+          std::fabs(row[j]) * scaleError * (weight + weightError) +
+          std::fabs(row[j]) * scale * weightError;
+      if (std::isnan(propagated)) // 0 * inf: no bound on the scale.
+        propagated = std::numeric_limits<double>::infinity();
+      out.data[i] = propagated + 2.0 * u * std::fabs(results[0].data[i]);
+    }
   }
   return F64Tensors{std::move(out)};
 }

@@ -10,8 +10,10 @@
 
 #include "mirage/Semantics/Parallel.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <string>
 
 using namespace mirage;
@@ -23,101 +25,103 @@ using FC = FingerprintClass;
 constexpr std::optional<unsigned> kVariadic = std::nullopt;
 
 // Rows in OpKind order: facts {kind, name, min operands, max operands,
-// elementwise, fingerprint class}; facets: shape, float64, fingerprint,
-// degree, abstract expression, work, axis sets. Iterators, savers and
+// elementwise, fingerprint class, float64 rounding in units of 2^-53};
+// facets: shape, float64, fingerprint, error bound, degree, abstract
+// expression, work, axis sets. Iterators, savers and
 // accumulators are evaluated by the graph interpreter (Structure.cpp).
 const OpRecord kRecords[] = {
-    {{OpKind::Exp, "exp", 1, 1, true, FC::Exponential},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
-     elementwiseWork, alignedAxes},
-    {{OpKind::Sqrt, "sqrt", 1, 1, true, FC::SquareRoot},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
-     elementwiseWork, alignedAxes},
-    {{OpKind::Square, "square", 1, 1, true, FC::Polynomial},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
-     elementwiseWork, alignedAxes},
-    {{OpKind::Silu, "silu", 1, 1, true, FC::Exponential},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
-     elementwiseWork, alignedAxes},
-    {{OpKind::Sigmoid, "sigmoid", 1, 1, true, FC::Exponential},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
-     elementwiseWork, alignedAxes},
-    {{OpKind::Gelu, "gelu", 1, 1, true, FC::Outside},
-     unaryShape, elementwiseF64, nullptr, elementwiseDegree, elementwiseExpr,
-     elementwiseWork, alignedAxes},
-    {{OpKind::Relu, "relu", 1, 1, true, FC::Outside},
-     unaryShape, elementwiseF64, nullptr, elementwiseDegree, elementwiseExpr,
-     elementwiseWork, alignedAxes},
-    {{OpKind::Neg, "neg", 1, 1, true, FC::Polynomial},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
-     elementwiseWork, alignedAxes},
-    {{OpKind::MulScalar, "mul_scalar", 1, 1, true, FC::Polynomial},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
-     elementwiseWork, alignedAxes},
-    {{OpKind::AddScalar, "add_scalar", 1, 1, true, FC::Polynomial},
-     unaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
-     elementwiseWork, alignedAxes},
-    {{OpKind::Add, "add", 2, 2, true, FC::Polynomial},
-     binaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
-     elementwiseWork, alignedAxes},
-    {{OpKind::Sub, "sub", 2, 2, true, FC::Polynomial},
-     binaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
-     elementwiseWork, alignedAxes},
-    {{OpKind::Mul, "mul", 2, 2, true, FC::Polynomial},
-     binaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
-     elementwiseWork, alignedAxes},
-    {{OpKind::Div, "div", 2, 2, true, FC::Division},
-     binaryShape, elementwiseF64, elementwiseFF, elementwiseDegree, elementwiseExpr,
-     elementwiseWork, alignedAxes},
-    {{OpKind::Pow, "pow", 2, 2, true, FC::Outside},
-     binaryShape, elementwiseF64, nullptr, elementwiseDegree, elementwiseExpr,
-     elementwiseWork, alignedAxes},
-    {{OpKind::Matmul, "matmul", 2, 2, false, FC::Polynomial},
-     matmulShape, contractionF64, contractionFF, contractionDegree, contractionExpr,
-     contractionWork, contractionAxes},
-    {{OpKind::ReduceSum, "reduce_sum", 1, 1, false, FC::Polynomial},
-     reduceShape, contractionF64, contractionFF, contractionDegree, contractionExpr,
-     contractionWork, contractionAxes},
-    {{OpKind::ReduceMax, "reduce_max", 1, 1, false, FC::Outside},
-     reduceShape, contractionF64, nullptr, contractionDegree, contractionExpr,
-     contractionWork, contractionAxes},
-    {{OpKind::RmsNorm, "rms_norm", 1, 2, false, FC::SquareRoot},
-     rmsNormShape, rmsNormF64, rmsNormFF, rmsNormDegree, rmsNormExpr,
-     rmsNormWork, alignedAxes},
-    {{OpKind::Concat, "concat", 1, kVariadic, false, FC::Polynomial},
-     concatShape, dataMovementF64, dataMovementFF, keepDegree,
-     dataMovementExpr, noWork, dataMovementAxes},
-    {{OpKind::Split, "split", 1, 1, false, FC::Polynomial},
-     splitShape, dataMovementF64, dataMovementFF, keepDegree,
-     dataMovementExpr, noWork, dataMovementAxes},
-    {{OpKind::Reshape, "reshape", 1, 1, false, FC::Polynomial},
-     reshapeShape, dataMovementF64, dataMovementFF, keepDegree,
-     dataMovementExpr, noWork, dataMovementAxes},
-    {{OpKind::Transpose, "transpose", 1, 1, false, FC::Polynomial},
-     transposeShape, dataMovementF64, dataMovementFF, keepDegree,
-     dataMovementExpr, noWork, dataMovementAxes},
-    {{OpKind::AllReduce, "all_reduce", 1, 1, false, FC::Polynomial},
-     unaryShape, dataMovementF64, dataMovementFF, keepDegree,
-     dataMovementExpr, noWork, dataMovementAxes},
-    {{OpKind::InputIterator, "input_iterator", 1, 1, false, FC::Polynomial},
-     inputIteratorShape, nullptr, nullptr, keepDegree, structureExpr,
+    {{OpKind::Exp, "exp", 1, 1, true, FC::Exponential, 2},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseErrors,
+     elementwiseDegree, elementwiseExpr, elementwiseWork, alignedAxes},
+    {{OpKind::Sqrt, "sqrt", 1, 1, true, FC::SquareRoot, 1},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseErrors,
+     elementwiseDegree, elementwiseExpr, elementwiseWork, alignedAxes},
+    {{OpKind::Square, "square", 1, 1, true, FC::Polynomial, 1},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseErrors,
+     elementwiseDegree, elementwiseExpr, elementwiseWork, alignedAxes},
+    {{OpKind::Silu, "silu", 1, 1, true, FC::Exponential, 5},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseErrors,
+     elementwiseDegree, elementwiseExpr, elementwiseWork, alignedAxes},
+    {{OpKind::Sigmoid, "sigmoid", 1, 1, true, FC::Exponential, 5},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseErrors,
+     elementwiseDegree, elementwiseExpr, elementwiseWork, alignedAxes},
+    {{OpKind::Gelu, "gelu", 1, 1, true, FC::Outside, 4},
+     unaryShape, elementwiseF64, nullptr, elementwiseErrors, elementwiseDegree,
+     elementwiseExpr, elementwiseWork, alignedAxes},
+    {{OpKind::Relu, "relu", 1, 1, true, FC::Outside, 0},
+     unaryShape, elementwiseF64, nullptr, elementwiseErrors, elementwiseDegree,
+     elementwiseExpr, elementwiseWork, alignedAxes},
+    {{OpKind::Neg, "neg", 1, 1, true, FC::Polynomial, 0},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseErrors,
+     elementwiseDegree, elementwiseExpr, elementwiseWork, alignedAxes},
+    {{OpKind::MulScalar, "mul_scalar", 1, 1, true, FC::Polynomial, 1},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseErrors,
+     elementwiseDegree, elementwiseExpr, elementwiseWork, alignedAxes},
+    {{OpKind::AddScalar, "add_scalar", 1, 1, true, FC::Polynomial, 1},
+     unaryShape, elementwiseF64, elementwiseFF, elementwiseErrors,
+     elementwiseDegree, elementwiseExpr, elementwiseWork, alignedAxes},
+    {{OpKind::Add, "add", 2, 2, true, FC::Polynomial, 1},
+     binaryShape, elementwiseF64, elementwiseFF, elementwiseErrors,
+     elementwiseDegree, elementwiseExpr, elementwiseWork, alignedAxes},
+    {{OpKind::Sub, "sub", 2, 2, true, FC::Polynomial, 1},
+     binaryShape, elementwiseF64, elementwiseFF, elementwiseErrors,
+     elementwiseDegree, elementwiseExpr, elementwiseWork, alignedAxes},
+    {{OpKind::Mul, "mul", 2, 2, true, FC::Polynomial, 1},
+     binaryShape, elementwiseF64, elementwiseFF, elementwiseErrors,
+     elementwiseDegree, elementwiseExpr, elementwiseWork, alignedAxes},
+    {{OpKind::Div, "div", 2, 2, true, FC::Division, 1},
+     binaryShape, elementwiseF64, elementwiseFF, elementwiseErrors,
+     elementwiseDegree, elementwiseExpr, elementwiseWork, alignedAxes},
+    {{OpKind::Pow, "pow", 2, 2, true, FC::Outside, 2},
+     binaryShape, elementwiseF64, nullptr, elementwiseErrors, elementwiseDegree,
+     elementwiseExpr, elementwiseWork, alignedAxes},
+    {{OpKind::Matmul, "matmul", 2, 2, false, FC::Polynomial, 0},
+     matmulShape, contractionF64, contractionFF, contractionErrors,
+     contractionDegree, contractionExpr, contractionWork, contractionAxes},
+    {{OpKind::ReduceSum, "reduce_sum", 1, 1, false, FC::Polynomial, 0},
+     reduceShape, contractionF64, contractionFF, contractionErrors,
+     contractionDegree, contractionExpr, contractionWork, contractionAxes},
+    {{OpKind::ReduceMax, "reduce_max", 1, 1, false, FC::Outside, 0},
+     reduceShape, contractionF64, nullptr, contractionErrors, contractionDegree,
+     contractionExpr, contractionWork, contractionAxes},
+    {{OpKind::RmsNorm, "rms_norm", 1, 2, false, FC::SquareRoot, 0},
+     rmsNormShape, rmsNormF64, rmsNormFF, rmsNormErrors, rmsNormDegree,
+     rmsNormExpr, rmsNormWork, alignedAxes},
+    {{OpKind::Concat, "concat", 1, kVariadic, false, FC::Polynomial, 0},
+     concatShape, dataMovementF64, dataMovementFF, dataMovementErrors,
+     keepDegree, dataMovementExpr, noWork, dataMovementAxes},
+    {{OpKind::Split, "split", 1, 1, false, FC::Polynomial, 0},
+     splitShape, dataMovementF64, dataMovementFF, dataMovementErrors,
+     keepDegree, dataMovementExpr, noWork, dataMovementAxes},
+    {{OpKind::Reshape, "reshape", 1, 1, false, FC::Polynomial, 0},
+     reshapeShape, dataMovementF64, dataMovementFF, dataMovementErrors,
+     keepDegree, dataMovementExpr, noWork, dataMovementAxes},
+    {{OpKind::Transpose, "transpose", 1, 1, false, FC::Polynomial, 0},
+     transposeShape, dataMovementF64, dataMovementFF, dataMovementErrors,
+     keepDegree, dataMovementExpr, noWork, dataMovementAxes},
+    {{OpKind::AllReduce, "all_reduce", 1, 1, false, FC::Polynomial, 0},
+     unaryShape, dataMovementF64, dataMovementFF, dataMovementErrors,
+     keepDegree, dataMovementExpr, noWork, dataMovementAxes},
+    {{OpKind::InputIterator, "input_iterator", 1, 1, false, FC::Polynomial,
+      0},
+     inputIteratorShape, nullptr, nullptr, nullptr, keepDegree, structureExpr,
      noWork, alignedAxes},
-    {{OpKind::OutputSaver, "output_saver", 1, 1, false, FC::Polynomial},
-     outputSaverShape, nullptr, nullptr, keepDegree, structureExpr,
+    {{OpKind::OutputSaver, "output_saver", 1, 1, false, FC::Polynomial, 0},
+     outputSaverShape, nullptr, nullptr, nullptr, keepDegree, structureExpr,
      noWork, alignedAxes},
-    {{OpKind::AccumSum, "accum_sum", 1, 1, false, FC::Polynomial},
-     unaryShape, nullptr, nullptr, keepDegree, structureExpr,
-     noWork, alignedAxes},
-    {{OpKind::AccumMax, "accum_max", 1, 1, false, FC::Outside},
-     unaryShape, nullptr, nullptr, keepDegree, structureExpr,
-     noWork, alignedAxes},
-    {{OpKind::AccumConcat, "accum_concat", 1, 1, false, FC::Polynomial},
-     accumConcatShape, nullptr, nullptr, keepDegree, structureExpr,
+    {{OpKind::AccumSum, "accum_sum", 1, 1, false, FC::Polynomial, 0},
+     unaryShape, nullptr, nullptr, nullptr, keepDegree, structureExpr, noWork,
+     alignedAxes},
+    {{OpKind::AccumMax, "accum_max", 1, 1, false, FC::Outside, 0},
+     unaryShape, nullptr, nullptr, nullptr, keepDegree, structureExpr, noWork,
+     alignedAxes},
+    {{OpKind::AccumConcat, "accum_concat", 1, 1, false, FC::Polynomial, 0},
+     accumConcatShape, nullptr, nullptr, nullptr, keepDegree, structureExpr,
      noWork, alignedAxes},
     {{OpKind::AccumRescaledSum, "accum_rescaled_sum", 2, 2, false,
-      FC::Outside},
-     accumRescaledSumShape, nullptr, nullptr, keepDegree, structureExpr,
-     noWork, alignedAxes},
+      FC::Outside, 0},
+     accumRescaledSumShape, nullptr, nullptr, nullptr, keepDegree,
+     structureExpr, noWork, alignedAxes},
 };
 
 const OpRecord &getRecord(OpKind kind) {
@@ -163,13 +167,27 @@ mirage::inferShapes(OpKind kind, ArrayRef<ArrayRef<int64_t>> operandShapes,
     return makeError(llvm::formatv("{0} takes {1} operand(s), got {2}",
                                    info.name, expected, operandShapes.size()));
   }
-  for (auto [index, shape] : llvm::enumerate(operandShapes))
+  for (auto [index, shape] : llvm::enumerate(operandShapes)) {
     for (int64_t size : shape)
       if (size <= 0)
         return makeError(llvm::formatv(
             "operand #{0} has shape {1}; sizes must be static and positive",
             index, formatShape(shape)));
-  return record.shape(operandShapes, params);
+    if (!getCheckedNumElements(shape))
+      return makeError(llvm::formatv(
+          "operand #{0} has shape {1}, whose element count exceeds 2^63 - 1",
+          index, formatShape(shape)));
+  }
+  auto results = record.shape(operandShapes, params);
+  if (!results)
+    return results.takeError();
+  for (const Shape &shape : *results)
+    if (!getCheckedNumElements(shape))
+      return makeError(llvm::formatv(
+          "the result shape {0} has a size that is not positive or an "
+          "element count beyond 2^63 - 1",
+          formatShape(shape)));
+  return results;
 }
 
 Expected<F64Tensors> mirage::evaluate(OpKind kind,
@@ -195,15 +213,45 @@ Expected<FFTensors> mirage::evaluate(OpKind kind,
 }
 
 std::vector<F64Tensor> mirage::drawReals(ArrayRef<Shape> shapes,
-                                         uint64_t seed) {
+                                         uint64_t seed,
+                                         std::optional<int> maxExponent) {
+  // A uniform double in [0, 1).
+  auto uniform = [&] {
+    return static_cast<double>(splitMix64(seed) >> 11) * 0x1.0p-53;
+  };
   std::vector<F64Tensor> tensors;
   for (const Shape &shape : shapes) {
     F64Tensor tensor(shape);
-    for (double &v : tensor.data)
-      v = static_cast<double>(splitMix64(seed) >> 11) * 0x1.0p-52 - 1.0;
+    for (double &v : tensor.data) {
+      if (!maxExponent) {
+        v = 2.0 * uniform() - 1.0;
+        continue;
+      }
+      double magnitude = std::exp2(-10.0 + (*maxExponent + 10.0) * uniform());
+      v = uniform() < 0.5 ? -magnitude : magnitude;
+    }
     tensors.push_back(std::move(tensor));
   }
   return tensors;
+}
+
+Expected<F64Tensors> mirage::boundErrors(OpKind kind,
+                                         ArrayRef<const F64Tensor *> values,
+                                         ArrayRef<const F64Tensor *> errors,
+                                         ArrayRef<F64Tensor> results,
+                                         const OpParams &params) {
+  const OpRecord &record = getRecord(kind);
+  if (!record.errors)
+    return makeError(record.info.name +
+                     " is evaluated by the graph interpreter");
+  return record.errors(kind, values, errors, results, params);
+}
+
+F64Tensor detail::absolute(const F64Tensor &x) {
+  F64Tensor out(x.shape);
+  for (int64_t i = 0; i < x.size(); ++i)
+    out.data[i] = std::fabs(x.data[i]);
+  return out;
 }
 
 std::vector<FFTensor> mirage::drawResidues(ArrayRef<Shape> shapes,
@@ -301,6 +349,14 @@ int64_t mirage::getNumElements(ArrayRef<int64_t> shape) {
   int64_t count = 1;
   for (int64_t size : shape)
     count *= size;
+  return count;
+}
+
+std::optional<int64_t> mirage::getCheckedNumElements(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t size : shape)
+    if (size <= 0 || llvm::MulOverflow(count, size, count))
+      return std::nullopt;
   return count;
 }
 

@@ -39,6 +39,10 @@ using ExprRule = ExprId (*)(OpKind, ArrayRef<ExprId>, OperandShapes,
                             const OpParams &, ExprContext &);
 using WorkRule = OpWork (*)(OpKind, OperandShapes, ArrayRef<int64_t>,
                             const OpParams &);
+using ErrorRule = Expected<F64Tensors> (*)(OpKind, F64Operands values,
+                                           F64Operands errors,
+                                           ArrayRef<F64Tensor> results,
+                                           const OpParams &);
 using AxisRule = std::optional<AxisSets> (*)(OpKind, ArrayRef<const AxisSets *>,
                                              OperandShapes, ArrayRef<int64_t>,
                                              const OpParams &);
@@ -51,6 +55,7 @@ struct OpRecord {
   ShapeRule shape;
   F64Rule f64;
   FFRule ff;
+  ErrorRule errors;
   DegreeRule degree;
   ExprRule expr;
   WorkRule work;
@@ -96,6 +101,16 @@ inline Degree sumDegree(Degree term, int64_t count) {
   uint64_t n = static_cast<uint64_t>(count);
   return {satAdd(term.num, satMul(n - 1, term.den)), satMul(n, term.den)};
 }
+/// gamma_n = n u / (1 - n u): the relative rounding bound of a sum of n
+/// terms or a dot product of length n in float64, in any order.
+inline double gamma(int64_t n) {
+  double nu = static_cast<double>(n) * kUnitRoundoff;
+  return nu < 1.0 ? nu / (1.0 - nu) : std::numeric_limits<double>::infinity();
+}
+
+/// |x| elementwise (the magnitudes error bounds are built from).
+F64Tensor absolute(const F64Tensor &x);
+
 /// Degree of ops that move data: the largest operand's.
 Degree keepDegree(OpKind, ArrayRef<Degree>, OperandShapes, const OpParams &);
 
@@ -118,6 +133,8 @@ Expected<FFTensors> elementwiseFF(OpKind, FFOperands, const OpParams &,
                                   const Fingerprinter &);
 Degree elementwiseDegree(OpKind, ArrayRef<Degree>, OperandShapes,
                          const OpParams &);
+Expected<F64Tensors> elementwiseErrors(OpKind, F64Operands, F64Operands,
+                                       ArrayRef<F64Tensor>, const OpParams &);
 ExprId elementwiseExpr(OpKind, ArrayRef<ExprId>, OperandShapes,
                        const OpParams &, ExprContext &);
 OpWork elementwiseWork(OpKind, OperandShapes, ArrayRef<int64_t>,
@@ -131,6 +148,8 @@ Expected<FFTensors> contractionFF(OpKind, FFOperands, const OpParams &,
                                   const Fingerprinter &);
 Degree contractionDegree(OpKind, ArrayRef<Degree>, OperandShapes,
                          const OpParams &);
+Expected<F64Tensors> contractionErrors(OpKind, F64Operands, F64Operands,
+                                       ArrayRef<F64Tensor>, const OpParams &);
 ExprId contractionExpr(OpKind, ArrayRef<ExprId>, OperandShapes,
                        const OpParams &, ExprContext &);
 OpWork contractionWork(OpKind, OperandShapes, ArrayRef<int64_t>,
@@ -146,6 +165,8 @@ Expected<FFTensors> rmsNormFF(OpKind, FFOperands, const OpParams &,
                               const Fingerprinter &);
 Degree rmsNormDegree(OpKind, ArrayRef<Degree>, OperandShapes,
                      const OpParams &);
+Expected<F64Tensors> rmsNormErrors(OpKind, F64Operands, F64Operands,
+                                   ArrayRef<F64Tensor>, const OpParams &);
 ExprId rmsNormExpr(OpKind, ArrayRef<ExprId>, OperandShapes, const OpParams &,
                    ExprContext &);
 OpWork rmsNormWork(OpKind, OperandShapes, ArrayRef<int64_t>, const OpParams &);
@@ -158,6 +179,8 @@ Expected<Shapes> transposeShape(OperandShapes, const OpParams &);
 Expected<F64Tensors> dataMovementF64(OpKind, F64Operands, const OpParams &);
 Expected<FFTensors> dataMovementFF(OpKind, FFOperands, const OpParams &,
                                    const Fingerprinter &);
+Expected<F64Tensors> dataMovementErrors(OpKind, F64Operands, F64Operands,
+                                        ArrayRef<F64Tensor>, const OpParams &);
 ExprId dataMovementExpr(OpKind, ArrayRef<ExprId>, OperandShapes,
                         const OpParams &, ExprContext &);
 std::optional<AxisSets> dataMovementAxes(OpKind, ArrayRef<const AxisSets *>,

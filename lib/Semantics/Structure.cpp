@@ -258,6 +258,129 @@ private:
   F64Tensor runningMax;
 };
 
+/// Bounded accumulators: the float64 one's values and bounds on their
+/// errors.
+
+/// Each iteration adds its operand's error and one rounding of the sum.
+class BoundedSum : public Accumulator<BoundedTensor> {
+public:
+  explicit BoundedSum(ArrayRef<int64_t> shape) : total(shape) {}
+  llvm::Error fold(ArrayRef<const BoundedTensor *> in, int64_t) override {
+    for (int64_t i = 0; i < total.size(); ++i) {
+      total.value.data[i] += in[0]->value.data[i];
+      total.error.data[i] += in[0]->error.data[i] +
+                             kUnitRoundoff * std::fabs(total.value.data[i]);
+    }
+    return llvm::Error::success();
+  }
+  BoundedTensor result() override { return total; }
+
+private:
+  BoundedTensor total;
+};
+
+/// A maximum moves by at most the largest error among its candidates.
+class BoundedMax : public Accumulator<BoundedTensor> {
+public:
+  explicit BoundedMax(ArrayRef<int64_t> shape) : best(shape), error(shape) {}
+  llvm::Error fold(ArrayRef<const BoundedTensor *> in, int64_t it) override {
+    for (int64_t i = 0; i < error.size(); ++i)
+      error.data[i] = std::max(error.data[i], in[0]->error.data[i]);
+    return best.fold({&in[0]->value}, it);
+  }
+  BoundedTensor result() override { return {best.result(), error}; }
+
+private:
+  F64Max best;
+  F64Tensor error;
+};
+
+/// Errors land where their values do.
+class BoundedConcat : public Accumulator<BoundedTensor> {
+public:
+  BoundedConcat(ArrayRef<int64_t> shape, int64_t dim)
+      : values(F64Tensor(shape), dim), errors(F64Tensor(shape), dim) {}
+  llvm::Error fold(ArrayRef<const BoundedTensor *> in, int64_t it) override {
+    if (auto err = values.fold({&in[0]->value}, it))
+      return err;
+    return errors.fold({&in[0]->error}, it);
+  }
+  BoundedTensor result() override {
+    return {values.result(), errors.result()};
+  }
+
+private:
+  Concat<F64Tensor> values, errors;
+};
+
+/// sum_it x_it w_it with w_it = exp(m_it - M). With E = the largest error of
+/// any m, each weight moves by a factor within exp(+-2E) (its own m and the
+/// maximum M both move), so the result moves by at most
+/// exp(2E) sum e_x w + expm1(2E) sum |x| w. Rounding: each term's weight
+/// is exp of a rounded difference ((|m - M| + 3) u), each rescaling of the
+/// sum so far likewise, each addition u. The sums of e_x w and |x| w are
+/// kept with the same running rescaling as the value.
+class BoundedRescaledSum : public Accumulator<BoundedTensor> {
+public:
+  explicit BoundedRescaledSum(ArrayRef<int64_t> shape)
+      : sum(shape), errorSum(shape), magnitude(shape), rounding(shape) {}
+  llvm::Error fold(ArrayRef<const BoundedTensor *> in, int64_t) override {
+    const F64Tensor &x = in[0]->value, &ex = in[0]->error;
+    const F64Tensor &m = in[1]->value, &em = in[1]->error;
+    if (runningMax.data.empty()) {
+      runningMax = F64Tensor(m.shape, -std::numeric_limits<double>::infinity());
+      maxError = F64Tensor(m.shape);
+    }
+    std::vector<int64_t> maxOf = broadcastGather(m.shape, sum.shape);
+    F64Tensor updated = runningMax;
+    for (int64_t i = 0; i < m.size(); ++i) {
+      updated.data[i] = std::max(runningMax.data[i], m.data[i]);
+      maxError.data[i] = std::max(maxError.data[i], em.data[i]);
+    }
+    const double u = kUnitRoundoff;
+    for (int64_t i = 0; i < sum.size(); ++i) {
+      int64_t j = maxOf[i];
+      double previous = runningMax.data[j], now = updated.data[j];
+      // Nothing kept before the first finite maximum; a weight of 0 (an m
+      // of -inf) rounds nothing.
+      double keep = 0.0, keptRounding = 0.0;
+      if (!std::isinf(previous)) {
+        keep = std::exp(previous - now);
+        keptRounding = (std::fabs(previous - now) + 3.0) * u *
+                       magnitude.data[i] * keep;
+      }
+      double weight = std::exp(m.data[j] - now);
+      double term = std::fabs(x.data[i]) * weight;
+      double termRounding =
+          term > 0.0 ? (std::fabs(m.data[j] - now) + 3.0) * u * term : 0.0;
+      rounding.data[i] =
+          rounding.data[i] * keep + keptRounding + termRounding;
+      sum.data[i] = sum.data[i] * keep + x.data[i] * weight;
+      rounding.data[i] += u * std::fabs(sum.data[i]);
+      magnitude.data[i] = magnitude.data[i] * keep + term;
+      errorSum.data[i] = errorSum.data[i] * keep + ex.data[i] * weight;
+    }
+    runningMax = std::move(updated);
+    return llvm::Error::success();
+  }
+  BoundedTensor result() override {
+    BoundedTensor out(sum.shape);
+    out.value = sum;
+    std::vector<int64_t> maxOf = broadcastGather(maxError.shape, sum.shape);
+    for (int64_t i = 0; i < sum.size(); ++i) {
+      double spread = 2.0 * maxError.data[maxOf[i]];
+      out.error.data[i] = std::exp(spread) * errorSum.data[i] +
+                          std::expm1(spread) * magnitude.data[i] +
+                          rounding.data[i];
+    }
+    return out;
+  }
+
+private:
+  F64Tensor sum, errorSum, magnitude, rounding;
+  F64Tensor runningMax, maxError;
+};
+
 class FFSum : public Accumulator<FFTensor> {
 public:
   FFSum(ArrayRef<int64_t> shape, const Fingerprinter &fp)
@@ -318,6 +441,23 @@ mirage::makeAccumulator(OpKind kind, const OpParams &params,
   case OpKind::AccumMax:
   case OpKind::AccumRescaledSum:
     return noSemantics(kind, "finite-field");
+  default:
+    return makeError(getOpInfo(kind).name + " is not an accumulator");
+  }
+}
+
+Expected<std::unique_ptr<Accumulator<BoundedTensor>>>
+mirage::makeBoundedAccumulator(OpKind kind, const OpParams &params,
+                               ArrayRef<int64_t> resultShape) {
+  switch (kind) {
+  case OpKind::AccumSum:
+    return std::make_unique<BoundedSum>(resultShape);
+  case OpKind::AccumMax:
+    return std::make_unique<BoundedMax>(resultShape);
+  case OpKind::AccumConcat:
+    return std::make_unique<BoundedConcat>(resultShape, params.dim);
+  case OpKind::AccumRescaledSum:
+    return std::make_unique<BoundedRescaledSum>(resultShape);
   default:
     return makeError(getOpInfo(kind).name + " is not an accumulator");
   }

@@ -113,6 +113,15 @@ FFTensor mirage::gatherTensor(const FFTensor &in,
   return out;
 }
 
+BoundedTensor mirage::gatherTensor(const BoundedTensor &in,
+                                   const std::vector<int64_t> &map,
+                                   ArrayRef<int64_t> shape) {
+  BoundedTensor out;
+  out.value = gatherTensor(in.value, map, shape);
+  out.error = gatherTensor(in.error, map, shape);
+  return out;
+}
+
 void mirage::scatterTile(F64Tensor &into, ArrayRef<int64_t> offsets,
                          const F64Tensor &tile) {
   std::vector<int64_t> map = boxOffsets(into.shape, offsets, tile.shape);
@@ -128,4 +137,10 @@ void mirage::scatterTile(FFTensor &into, ArrayRef<int64_t> offsets,
   if (into.hasQ() && tile.hasQ())
     for (size_t i = 0; i < map.size(); ++i)
       into.q[map[i]] = tile.q[i];
+}
+
+void mirage::scatterTile(BoundedTensor &into, ArrayRef<int64_t> offsets,
+                         const BoundedTensor &tile) {
+  scatterTile(into.value, offsets, tile.value);
+  scatterTile(into.error, offsets, tile.error);
 }

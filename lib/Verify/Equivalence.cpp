@@ -11,6 +11,7 @@
 #include "mirage/IR/GraphUtils.h"
 #include "mirage/Interpreter/Interpreter.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <chrono>
@@ -193,36 +194,103 @@ std::optional<Mismatch> compareFingerprints(ArrayRef<FFTensor> candidate,
   return std::nullopt;
 }
 
-/// The float64 comparison: the first element outside the tolerance and the
-/// largest error relative to each output's scale.
-std::optional<Mismatch> compareReals(ArrayRef<F64Tensor> candidate,
-                                     ArrayRef<F64Tensor> reference,
-                                     double tolerance, double &worstError) {
-  std::optional<Mismatch> first;
-  worstError = 0.0;
+/// Two float64 results agree when they differ by at most this many times
+/// the sum of their error bounds: the bounds are first-order (products of
+/// two errors are dropped where they are negligible) and rounded
+/// themselves, which a factor of 2 covers with a wide margin.
+constexpr double kBoundSlack = 2.0;
+
+/// The float64 check of one input regime against the rounding bounds.
+struct FloatComparison {
+  std::optional<Mismatch> mismatch;
+  /// Largest |c - r| / allowed over the compared elements.
+  double worstRatio = 0.0;
+  /// Largest allowed difference relative to its output's scale.
+  double widestBound = 0.0;
+  int64_t compared = 0;
+  /// Elements without a finite reference value or bound.
+  int64_t uncompared = 0;
+};
+
+FloatComparison compareBounded(ArrayRef<BoundedTensor> candidate,
+                               ArrayRef<BoundedTensor> reference,
+                               llvm::StringRef regime) {
+  FloatComparison result;
   for (size_t o = 0; o < candidate.size(); ++o) {
-    const F64Tensor &c = candidate[o], &r = reference[o];
-    double scale = 0.0;
-    for (double v : r.data)
-      scale = std::max(scale, std::fabs(v));
-    scale = std::max(scale, std::numeric_limits<double>::min());
+    const BoundedTensor &c = candidate[o], &r = reference[o];
+    double scale = std::numeric_limits<double>::min();
+    for (double v : r.value.data)
+      if (std::isfinite(v))
+        scale = std::max(scale, std::fabs(v));
     for (int64_t i = 0; i < c.size(); ++i) {
-      double difference = std::fabs(c.data[i] - r.data[i]);
-      bool bad = !(difference <= tolerance * (std::fabs(r.data[i]) + scale));
-      worstError = std::isfinite(difference)
-                       ? std::max(worstError, difference / scale)
-                       : std::numeric_limits<double>::infinity();
-      if (bad && !first) {
-        first = Mismatch();
-        first->output = o;
-        first->index = unflattenIndex(i, c.shape);
-        first->candidate = llvm::formatv("{0:e}", c.data[i]).str();
-        first->reference = llvm::formatv("{0:e}", r.data[i]).str();
-        first->check = "float64";
+      double cv = c.value.data[i], rv = r.value.data[i];
+      double allowed =
+          kBoundSlack * (c.error.data[i] + r.error.data[i]) +
+          std::numeric_limits<double>::min();
+      bool usable = std::isfinite(rv) && std::isfinite(r.error.data[i]);
+      bool bad = usable && !std::isfinite(cv);
+      if (usable && !bad) {
+        if (!std::isfinite(allowed)) {
+          ++result.uncompared;
+          continue;
+        }
+        double difference = std::fabs(cv - rv);
+        ++result.compared;
+        result.worstRatio = std::max(result.worstRatio, difference / allowed);
+        result.widestBound = std::max(result.widestBound, allowed / scale);
+        bad = difference > allowed;
+      } else if (!usable) {
+        ++result.uncompared;
+      }
+      if (bad && !result.mismatch) {
+        Mismatch &m = result.mismatch.emplace();
+        m.output = o;
+        m.index = unflattenIndex(i, c.value.shape);
+        m.candidate = llvm::formatv("{0:e}", cv).str();
+        m.reference = llvm::formatv("{0:e} (+-{1:e})", rv, allowed).str();
+        m.check = ("float64, " + regime + " inputs").str();
       }
     }
   }
-  return first;
+  return result;
+}
+
+/// The input regimes of the float64 check, each with its own seed: the
+/// unit regime ([-1, 1)), where element types' ranges are watched, and the
+/// wide one (magnitudes 2^-10 to 2^10 of both signs), whose largest
+/// magnitude is reduced (2^10, 2^5, 2^2) until the reference has a finite
+/// value and bound in at least half of its output elements: a softmax over
+/// scores of 10^7 overflows float64 and compares nothing.
+struct Regime {
+  std::optional<int> maxExponent;
+  std::string name;
+};
+Regime unitRegime() { return {std::nullopt, "[-1, 1)"}; }
+constexpr int kWideExponents[] = {10, 5, 2};
+Regime wideRegime(int maxExponent) {
+  return {maxExponent,
+          llvm::formatv("+-2^[-10, {0}]", maxExponent).str()};
+}
+
+std::vector<BoundedTensor> drawBounded(ArrayRef<Shape> shapes, uint64_t seed,
+                                       std::optional<int> maxExponent) {
+  std::vector<BoundedTensor> inputs;
+  for (F64Tensor &tensor : drawReals(shapes, seed, maxExponent))
+    inputs.emplace_back(std::move(tensor));
+  return inputs;
+}
+
+/// Output elements with a finite value and bound.
+int64_t countComparable(ArrayRef<BoundedTensor> outputs, int64_t &total) {
+  int64_t comparable = 0;
+  total = 0;
+  for (const BoundedTensor &t : outputs)
+    for (int64_t i = 0; i < t.size(); ++i) {
+      ++total;
+      comparable += std::isfinite(t.value.data[i]) &&
+                    std::isfinite(t.error.data[i]);
+    }
+  return comparable;
 }
 
 /// The outcome of the fingerprint trials in one semantics.
@@ -287,8 +355,12 @@ llvm::Expected<TrialsOutcome> runTrials(const Program &candidate,
   return outcome;
 }
 
-uint64_t getFloatSeed(const EquivalenceOptions &options) {
-  return options.seed ^ 0xF10A7F10A7ULL;
+uint64_t getFloatSeed(const EquivalenceOptions &options,
+                      const Regime &regime) {
+  return (options.seed ^ 0xF10A7F10A7ULL) +
+         0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(regime.maxExponent
+                                                           ? 1 + *regime.maxExponent
+                                                           : 0);
 }
 
 /// Largest per-trial false-accept bound for which agreement counts as proof.
@@ -304,10 +376,10 @@ mirage::checkEquivalence(func::FuncOp candidate, func::FuncOp reference,
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "the candidate and the reference have "
                                    "different function types");
-  auto candidateProgram = Program::compile(candidate);
+  auto candidateProgram = Program::compile(candidate, options.maxElements);
   if (!candidateProgram)
     return candidateProgram.takeError();
-  auto referenceProgram = Program::compile(reference);
+  auto referenceProgram = Program::compile(reference, options.maxElements);
   if (!referenceProgram)
     return referenceProgram.takeError();
 
@@ -332,19 +404,45 @@ mirage::checkEquivalence(func::FuncOp candidate, func::FuncOp reference,
   else
     result.fragment = "in the Lax fragment";
 
-  // The float64 check: always, for stability and for programs outside Lax.
-  std::vector<F64Tensor> reals =
-      drawReals(referenceProgram->getInputShapes(), getFloatSeed(options));
+  // The float64 check, in both input regimes: always, for stability and
+  // for programs outside Lax.
   StabilityMonitor monitor;
-  auto candidateReals = candidateProgram->run(reals, &monitor);
-  if (!candidateReals)
-    return candidateReals.takeError();
-  auto referenceReals = referenceProgram->run(reals);
-  if (!referenceReals)
-    return referenceReals.takeError();
-  std::optional<Mismatch> floatMismatch =
-      compareReals(*candidateReals, *referenceReals, options.floatTolerance,
-                   result.floatError);
+  std::optional<Mismatch> floatMismatch;
+  auto checkRegime = [&](const Regime &regime,
+                         bool wide) -> llvm::Expected<bool> {
+    std::vector<BoundedTensor> inputs =
+        drawBounded(referenceProgram->getInputShapes(),
+                    getFloatSeed(options, regime), regime.maxExponent);
+    auto referenceReals = referenceProgram->run(inputs);
+    if (!referenceReals)
+      return referenceReals.takeError();
+    int64_t total = 0;
+    if (wide && 2 * countComparable(*referenceReals, total) < total)
+      return false;
+    auto candidateReals =
+        candidateProgram->run(inputs, wide ? nullptr : &monitor);
+    if (!candidateReals)
+      return candidateReals.takeError();
+    FloatComparison comparison =
+        compareBounded(*candidateReals, *referenceReals, regime.name);
+    result.floatRatio = std::max(result.floatRatio, comparison.worstRatio);
+    result.floatBound = std::max(result.floatBound, comparison.widestBound);
+    result.floatCompared += comparison.compared;
+    result.floatUncompared += comparison.uncompared;
+    result.floatRegimes.push_back(regime.name);
+    if (comparison.mismatch && !floatMismatch)
+      floatMismatch = comparison.mismatch;
+    return true;
+  };
+  if (auto checked = checkRegime(unitRegime(), /*wide=*/false); !checked)
+    return checked.takeError();
+  for (int exponent : kWideExponents) {
+    auto checked = checkRegime(wideRegime(exponent), /*wide=*/true);
+    if (!checked)
+      return checked.takeError();
+    if (*checked)
+      break;
+  }
 
   auto finish = [&](Verdict verdict, std::string explanation) {
     result.verdict = verdict;
@@ -359,14 +457,29 @@ mirage::checkEquivalence(func::FuncOp candidate, func::FuncOp reference,
     return finish(Verdict::NotEquivalent, std::move(why));
   };
 
-  if (!lax) {
-    if (floatMismatch)
-      return floatFailure("the float64 check differs beyond the tolerance");
+  // Where the float64 check is what accepts, it must have compared
+  // something and stayed in range.
+  auto acceptByFloat = [&](std::string why) {
+    if (result.floatCompared == 0)
+      return finish(Verdict::Inconclusive,
+                    "no output element has a finite float64 value and "
+                    "rounding bound in any input regime");
     if (!monitor.isStable())
       return finish(Verdict::Unstable, monitor.describe());
-    return finish(Verdict::Tested,
-                  "the float64 check agrees on seeded inputs; no finite-field "
-                  "proof covers these programs");
+    return finish(Verdict::Tested, std::move(why));
+  };
+
+  if (result.outputElements == 0)
+    return finish(Verdict::Inconclusive,
+                  "the programs have no output elements; agreeing on none "
+                  "proves nothing");
+
+  if (!lax) {
+    if (floatMismatch)
+      return floatFailure("the float64 check differs beyond the rounding "
+                          "bounds");
+    return acceptByFloat("the float64 check agrees on seeded inputs; no "
+                         "finite-field proof covers these programs");
   }
 
   // Uninterpreted fingerprints: agreement is a proof.
@@ -402,7 +515,7 @@ mirage::checkEquivalence(func::FuncOp candidate, func::FuncOp reference,
       return finish(Verdict::Unstable,
                     floatMismatch
                         ? "the functions are equal but the float64 check "
-                          "differs beyond the tolerance"
+                          "differs beyond the rounding bounds"
                         : monitor.describe());
     }
     if (result.boundPerTrial > kProofThreshold)
@@ -423,12 +536,9 @@ mirage::checkEquivalence(func::FuncOp candidate, func::FuncOp reference,
     if (floatMismatch)
       return floatFailure("the fingerprints (exp and sqrt uninterpreted) and "
                           "the float64 check both differ");
-    if (!monitor.isStable())
-      return finish(Verdict::Unstable, monitor.describe());
-    return finish(Verdict::Tested,
-                  "the fingerprints differ with sqrt uninterpreted but the "
-                  "float64 check agrees: the candidate relies on an identity "
-                  "of exp or sqrt, which is not proven");
+    return acceptByFloat("the fingerprints differ with sqrt uninterpreted but "
+                         "the float64 check agrees: the candidate relies on "
+                         "an identity of exp or sqrt, which is not proven");
   }
 
   // Homomorphic fingerprints (exp(x) = w^x): equivalent Lax programs always
@@ -446,29 +556,28 @@ mirage::checkEquivalence(func::FuncOp candidate, func::FuncOp reference,
                   "Lax programs never do");
   }
   if (floatMismatch)
-    return floatFailure("the float64 check differs beyond the tolerance");
+    return floatFailure("the float64 check differs beyond the rounding "
+                        "bounds");
   if (homomorphic->inconclusive)
     return finish(Verdict::Inconclusive,
                   "every draw of inputs hit a zero divisor");
-  if (!monitor.isStable())
-    return finish(Verdict::Unstable, monitor.describe());
-  return finish(Verdict::Tested,
-                "the fingerprints agree only with exp(a) exp(b) = exp(a + b), "
-                "for which no useful bound is computed; the float64 check "
-                "agrees");
+  return acceptByFloat("the fingerprints agree only with exp(a) exp(b) = "
+                       "exp(a + b), for which no useful bound is computed; "
+                       "the float64 check agrees");
 }
 
 llvm::Expected<FloatScreen>
 FloatScreen::create(func::FuncOp reference,
                     const EquivalenceOptions &options) {
-  auto program = Program::compile(reference);
+  auto program = Program::compile(reference, options.maxElements);
   if (!program)
     return program.takeError();
   FloatScreen screen;
-  screen.tolerance = options.floatTolerance;
+  screen.maxElements = options.maxElements;
   screen.type = reference.getFunctionType();
-  screen.inputs =
-      drawReals(program->getInputShapes(), getFloatSeed(options));
+  Regime unit = unitRegime();
+  screen.inputs = drawBounded(program->getInputShapes(),
+                              getFloatSeed(options, unit), unit.maxExponent);
   auto outputs = program->run(screen.inputs);
   if (!outputs)
     return outputs.takeError();
@@ -482,14 +591,13 @@ FloatScreen::check(func::FuncOp candidate) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "the candidate and the reference have "
                                    "different function types");
-  auto program = Program::compile(candidate);
+  auto program = Program::compile(candidate, maxElements);
   if (!program)
     return program.takeError();
   auto outputs = program->run(inputs);
   if (!outputs)
     return outputs.takeError();
-  double worstError = 0;
-  return compareReals(*outputs, this->outputs, tolerance, worstError);
+  return compareBounded(*outputs, this->outputs, unitRegime().name).mismatch;
 }
 
 std::string mirage::describe(const EquivalenceResult &result,
@@ -526,7 +634,15 @@ std::string mirage::describe(const EquivalenceResult &result,
     os << "] (" << m.check << "): candidate " << m.candidate
        << ", reference " << m.reference;
   }
-  os << llvm::formatv("; float64 max relative error {0:e}", result.floatError);
+  if (result.floatCompared)
+    os << llvm::formatv("; float64 on inputs in {0}: differences at most "
+                        "{1:e1} of the rounding bound (widest bound {2:e} of "
+                        "the output scale)",
+                        llvm::join(result.floatRegimes, " and "),
+                        result.floatRatio, result.floatBound);
+  if (result.floatUncompared)
+    os << "; " << result.floatUncompared
+       << " float64 elements without a finite value or bound not compared";
   if (result.resamples)
     os << "; " << result.resamples << " input draws redone";
   os << llvm::formatv("; {0:F2} s", result.seconds);

@@ -33,7 +33,7 @@ struct VerifyEquivalence
     EquivalenceOptions options;
     options.trials = trials;
     options.seed = seed;
-    options.floatTolerance = floatTolerance;
+    options.maxElements = maxElements;
     if (options.trials == 0) {
       module.emitError() << "mirage-verify-equivalence needs at least one "
                             "trial";

@@ -77,7 +77,7 @@ func.func @wrong_operand(%x: tensor<8x4096xf16>, %w1: tensor<4096x4096xf16>, %w2
 }
 
 // The wrong accumulator kind for the second projection.
-// CHECK: warning: not equivalent: differs from @gated_mlp_bs1: the float64 check differs beyond the tolerance
+// CHECK: warning: not equivalent: differs from @gated_mlp_bs1: the float64 check differs beyond the rounding bounds
 func.func @wrong_accumulator_kind(%x: tensor<8x4096xf16>, %w1: tensor<4096x4096xf16>, %w2: tensor<4096x4096xf16>) -> tensor<8x4096xf16> attributes {kn.reference = @gated_mlp_bs1} {
   %out = kn.kernel(%x, %w1, %w2) {
     tb.graph grid [64] threads 128 forloop 64 {

@@ -61,7 +61,7 @@ func.func @dropped_scale(%q: tensor<2x256x64xf16>, %k: tensor<2x64x4096xf16>, %v
 }
 
 // The wrong accumulator kind: the largest row sum instead of their sum.
-// CHECK: warning: not equivalent: differs from @gqa_bs1: the float64 check differs beyond the tolerance; first mismatch at output #0 element [0, 0, 0] (float64)
+// CHECK: warning: not equivalent: differs from @gqa_bs1: the float64 check differs beyond the rounding bounds; first mismatch at output #0 element [0, 0, 0] (float64, [-1, 1) inputs)
 func.func @wrong_accumulator_kind(%q: tensor<2x256x64xf16>, %k: tensor<2x64x4096xf16>, %v: tensor<2x4096x64xf16>) -> tensor<2x256x64xf16> attributes {kn.reference = @gqa_bs1} {
   %o = kn.kernel(%q, %k, %v) {
     tb.graph grid [2, 16] threads 128 forloop 64 {

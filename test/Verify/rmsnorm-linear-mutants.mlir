@@ -9,7 +9,7 @@ func.func @rmsnorm_linear_bs1(%x: tensor<2x4096xf16>, %g: tensor<4096xf16>, %w: 
 }
 
 // The wrong accumulator kind: the maximum, not the sum, of the squares.
-// CHECK: warning: not equivalent: differs from @rmsnorm_linear_bs1: the float64 check differs beyond the tolerance; first mismatch at output #0 element [0, 0] (float64)
+// CHECK: warning: not equivalent: differs from @rmsnorm_linear_bs1: the float64 check differs beyond the rounding bounds; first mismatch at output #0 element [0, 0] (float64, [-1, 1) inputs)
 func.func @wrong_accumulator_kind(%x: tensor<2x4096xf16>, %g: tensor<4096xf16>, %w: tensor<4096x6144xf16>) -> tensor<2x6144xf16> attributes {kn.reference = @rmsnorm_linear_bs1} {
   %z = kn.kernel(%x, %g, %w) {
     tb.graph grid [96] threads 128 forloop 64 {
@@ -44,7 +44,7 @@ func.func @wrong_accumulator_kind(%x: tensor<2x4096xf16>, %g: tensor<4096xf16>, 
 }
 
 // Swapped division operands in the thread-graph epilogue.
-// CHECK: warning: not equivalent: differs from @rmsnorm_linear_bs1: the fingerprints (exp and sqrt uninterpreted) and the float64 check both differ; first mismatch at output #0 element [{{[0-9]+, [0-9]+}}] (float64): candidate
+// CHECK: warning: not equivalent: differs from @rmsnorm_linear_bs1: the fingerprints (exp and sqrt uninterpreted) and the float64 check both differ; first mismatch at output #0 element [{{[0-9]+, [0-9]+}}] (float64, [-1, 1) inputs): candidate
 func.func @swapped_division(%x: tensor<2x4096xf16>, %g: tensor<4096xf16>, %w: tensor<4096x6144xf16>) -> tensor<2x6144xf16> attributes {kn.reference = @rmsnorm_linear_bs1} {
   %z = kn.kernel(%x, %g, %w) {
     tb.graph grid [96] threads 128 forloop 64 {
@@ -79,7 +79,7 @@ func.func @swapped_division(%x: tensor<2x4096xf16>, %g: tensor<4096xf16>, %w: te
 }
 
 // A dropped op: the square root.
-// CHECK: warning: not equivalent: differs from @rmsnorm_linear_bs1: the fingerprints (exp and sqrt uninterpreted) and the float64 check both differ; first mismatch at output #0 element [{{[0-9]+, [0-9]+}}] (float64): candidate
+// CHECK: warning: not equivalent: differs from @rmsnorm_linear_bs1: the fingerprints (exp and sqrt uninterpreted) and the float64 check both differ; first mismatch at output #0 element [{{[0-9]+, [0-9]+}}] (float64, [-1, 1) inputs): candidate
 func.func @dropped_sqrt(%x: tensor<2x4096xf16>, %g: tensor<4096xf16>, %w: tensor<4096x6144xf16>) -> tensor<2x6144xf16> attributes {kn.reference = @rmsnorm_linear_bs1} {
   %z = kn.kernel(%x, %g, %w) {
     tb.graph grid [96] threads 128 forloop 64 {
@@ -114,7 +114,7 @@ func.func @dropped_sqrt(%x: tensor<2x4096xf16>, %g: tensor<4096xf16>, %w: tensor
 }
 
 // A dropped op: the RMSNorm gain is never applied.
-// CHECK: warning: not equivalent: differs from @rmsnorm_linear_bs1: the fingerprints (exp and sqrt uninterpreted) and the float64 check both differ; first mismatch at output #0 element [{{[0-9]+, [0-9]+}}] (float64): candidate
+// CHECK: warning: not equivalent: differs from @rmsnorm_linear_bs1: the fingerprints (exp and sqrt uninterpreted) and the float64 check both differ; first mismatch at output #0 element [{{[0-9]+, [0-9]+}}] (float64, [-1, 1) inputs): candidate
 func.func @dropped_gain(%x: tensor<2x4096xf16>, %g: tensor<4096xf16>, %w: tensor<4096x6144xf16>) -> tensor<2x6144xf16> attributes {kn.reference = @rmsnorm_linear_bs1} {
   %z = kn.kernel(%x, %g, %w) {
     tb.graph grid [96] threads 128 forloop 64 {
@@ -149,7 +149,7 @@ func.func @dropped_gain(%x: tensor<2x4096xf16>, %g: tensor<4096xf16>, %w: tensor
 }
 
 // A transposed operand: each 64x64 tile of W is used transposed.
-// CHECK: warning: not equivalent: differs from @rmsnorm_linear_bs1: the fingerprints (exp and sqrt uninterpreted) and the float64 check both differ; first mismatch at output #0 element [{{[0-9]+, [0-9]+}}] (float64): candidate
+// CHECK: warning: not equivalent: differs from @rmsnorm_linear_bs1: the fingerprints (exp and sqrt uninterpreted) and the float64 check both differ; first mismatch at output #0 element [{{[0-9]+, [0-9]+}}] (float64, [-1, 1) inputs): candidate
 func.func @transposed_operand(%x: tensor<2x4096xf16>, %g: tensor<4096xf16>, %w: tensor<4096x6144xf16>) -> tensor<2x6144xf16> attributes {kn.reference = @rmsnorm_linear_bs1} {
   %z = kn.kernel(%x, %g, %w) {
     tb.graph grid [96] threads 128 forloop 64 {

@@ -94,6 +94,54 @@ TEST_F(InterpreterTest, BlockGraphIteratesAndAccumulates) {
   EXPECT_EQ(prints[0].q, (std::vector<uint64_t>{10, 26, 42, 58}));
 }
 
+TEST_F(InterpreterTest, BoundedRunKeepsTheValuesAndBoundsTheirErrors) {
+  Program program = compile(kRowSum);
+  F64Tensor x = tensor({4, 4}, {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9,
+                                1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6});
+  auto plain = cantFail(program.run({x}));
+  auto bounded = cantFail(program.run({BoundedTensor(x)}));
+  EXPECT_EQ(bounded[0].value.data, plain[0].data);
+  for (int64_t row = 0; row < 4; ++row) {
+    long double exact = 0;
+    for (int64_t col = 0; col < 4; ++col)
+      exact += static_cast<long double>(x.data[row * 4 + col]);
+    double error = bounded[0].error.data[row];
+    // Four additions at most: a few units of roundoff, never zero here.
+    EXPECT_GT(error, 0.0);
+    EXPECT_LE(error, 8 * kUnitRoundoff * 6.0);
+    EXPECT_LE(std::fabs(static_cast<double>(plain[0].data[row] - exact)),
+              error);
+  }
+}
+
+TEST_F(InterpreterTest, ProgramsTooLargeAreRefusedBeforeAllocating) {
+  module = parseSourceString<ModuleOp>(R"mlir(
+    func.func @f(%x: tensor<16x4294967296xf16>) -> tensor<16x4294967296xf16> {
+      return %x : tensor<16x4294967296xf16>
+    }
+    func.func @g(%x: tensor<4294967296x4294967296x16xf16>) -> tensor<4294967296x4294967296x16xf16> {
+      return %x : tensor<4294967296x4294967296x16xf16>
+    })mlir",
+                                      &context);
+  ASSERT_TRUE(module);
+  auto large = Program::compile(module->lookupSymbol<func::FuncOp>("f"));
+  ASSERT_FALSE(bool(large));
+  EXPECT_EQ(llvm::toString(large.takeError()),
+            "the program is too large to evaluate: its tensors hold "
+            "68719476736 elements (the largest, argument #0 of type "
+            "tensor<16x4294967296xf16>, 68719476736), more than the limit of "
+            "536870912; raise it with the option max-elements");
+  // The limit is the caller's.
+  EXPECT_TRUE(bool(Program::compile(module->lookupSymbol<func::FuncOp>("f"),
+                                    int64_t(1) << 40)));
+  // Dims whose product wraps past 2^64 never become a small tensor.
+  auto wrapped = Program::compile(module->lookupSymbol<func::FuncOp>("g"));
+  ASSERT_FALSE(bool(wrapped));
+  EXPECT_NE(llvm::toString(wrapped.takeError())
+                .find("whose element count is not positive or exceeds 2^63 - 1"),
+            std::string::npos);
+}
+
 TEST_F(InterpreterTest, ConcatAccumulatorAndThreadGraph) {
   // Each block holds one row; the loop concatenates its two halves after
   // doubling them in a thread graph, one element per thread.

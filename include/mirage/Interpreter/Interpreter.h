@@ -44,12 +44,20 @@ private:
   double violatedLimit = 0.0;
 };
 
+/// The default limit on the elements of a program's tensors (arguments and
+/// results of its top-level ops together): 2^29, 4 GiB in float64.
+constexpr int64_t kDefaultMaxElements = int64_t(1) << 29;
+
 /// A kernel-graph function compiled for evaluation.
 class Program {
 public:
   /// Compiles `function`; fails with a message naming the first op the
-  /// interpreter cannot run.
-  static llvm::Expected<Program> compile(mlir::func::FuncOp function);
+  /// interpreter cannot run, or, when its tensors hold more than
+  /// `maxElements` elements, one naming the size, the largest tensor and
+  /// the limit.
+  static llvm::Expected<Program>
+  compile(mlir::func::FuncOp function,
+          int64_t maxElements = kDefaultMaxElements);
 
   Program(Program &&);
   Program &operator=(Program &&);
@@ -62,6 +70,13 @@ public:
   /// value against its element type's range.
   llvm::Expected<std::vector<F64Tensor>>
   run(llvm::ArrayRef<F64Tensor> inputs,
+      StabilityMonitor *monitor = nullptr) const;
+
+  /// Runs the program in float64 with running error analysis: every output
+  /// element comes with a bound on its distance from the exact real result
+  /// (the inputs are taken as exact).
+  llvm::Expected<std::vector<BoundedTensor>>
+  run(llvm::ArrayRef<BoundedTensor> inputs,
       StabilityMonitor *monitor = nullptr) const;
 
   /// Fingerprints the program. Fails with a ResampleError when the inputs hit

@@ -20,9 +20,14 @@ namespace mirage {
 using F64Tensors = llvm::SmallVector<F64Tensor, 1>;
 using FFTensors = llvm::SmallVector<FFTensor, 1>;
 
-/// Seeded inputs: reals uniform in [-1, 1), and fingerprints uniform in
-/// Z_p x Z_q, one tensor per shape, drawn from `seed`.
-std::vector<F64Tensor> drawReals(llvm::ArrayRef<Shape> shapes, uint64_t seed);
+/// Seeded inputs, one tensor per shape, drawn from `seed`. Reals: uniform
+/// in [-1, 1), or with `maxExponent` a random sign and a magnitude 2^t, t
+/// uniform in [-10, maxExponent]: large values reach the regions where
+/// operators differ (thresholds, clamps, the tails of exp and gelu), small
+/// ones make epsilons matter; every element type (f16 included) holds
+/// magnitudes from 2^-10 to 2^10. Fingerprints: uniform in Z_p x Z_q.
+std::vector<F64Tensor> drawReals(llvm::ArrayRef<Shape> shapes, uint64_t seed,
+                                 std::optional<int> maxExponent = std::nullopt);
 std::vector<FFTensor> drawResidues(llvm::ArrayRef<Shape> shapes,
                                    uint64_t seed);
 
@@ -38,6 +43,20 @@ llvm::Expected<FFTensors> evaluate(OpKind kind,
                                    llvm::ArrayRef<const FFTensor *> operands,
                                    const OpParams &params,
                                    const Fingerprinter &fingerprinter);
+
+/// Running error analysis of a compute operator: from its operands' float64
+/// values, bounds on their distance from the exact reals (`errors`) and the
+/// operator's float64 `results` on those values, bounds on the results'
+/// distance from the exact reals: the operands' errors propagated through
+/// the operator plus its own rounding. +inf where no finite bound follows
+/// (a divisor whose bound includes 0, a square root near 0).
+llvm::Expected<F64Tensors>
+boundErrors(OpKind kind, llvm::ArrayRef<const F64Tensor *> values,
+            llvm::ArrayRef<const F64Tensor *> errors,
+            llvm::ArrayRef<F64Tensor> results, const OpParams &params);
+
+/// The unit roundoff of float64, 2^-53.
+constexpr double kUnitRoundoff = 0x1.0p-53;
 
 /// Upper bounds on the degrees of the numerator and denominator of a
 /// rational function of the inputs, with exp and sqrt outputs counted as new
@@ -86,6 +105,12 @@ llvm::Expected<std::unique_ptr<Accumulator<FFTensor>>>
 makeAccumulator(OpKind kind, const OpParams &params,
                 llvm::ArrayRef<int64_t> resultShape,
                 const Fingerprinter &fingerprinter);
+
+/// An accumulator over bounded tensors: the float64 accumulator's values
+/// and bounds on their errors.
+llvm::Expected<std::unique_ptr<Accumulator<BoundedTensor>>>
+makeBoundedAccumulator(OpKind kind, const OpParams &params,
+                       llvm::ArrayRef<int64_t> resultShape);
 
 /// The degree of an accumulator's result from its operand's.
 Degree getAccumulatorDegree(OpKind kind, Degree operand,

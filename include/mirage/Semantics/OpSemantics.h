@@ -136,6 +136,10 @@ struct OpInfo {
   /// Elementwise ops may be fused into thread graphs.
   bool elementwise;
   FingerprintClass fingerprint;
+  /// The float64 evaluation's own rounding, in units of the unit roundoff
+  /// u = 2^-53, relative to the result (0: exact). Contractions and rms_norm
+  /// add theirs per summed term instead (gamma_n, docs/Verification.md).
+  unsigned roundingUlps;
 };
 
 /// Returns the static facts of `kind`.
@@ -187,8 +191,13 @@ llvm::StringRef gridDimName(unsigned index);
 /// Formats a shape as `2x4096` ("scalar" for rank 0), for messages.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
 
-/// Number of elements of a shape.
+/// Number of elements of a shape whose element count is known to fit in
+/// int64 (a verified op's; see getCheckedNumElements otherwise).
 int64_t getNumElements(llvm::ArrayRef<int64_t> shape);
+
+/// Number of elements of any shape: nullopt when a size is not positive or
+/// the product exceeds INT64_MAX.
+std::optional<int64_t> getCheckedNumElements(llvm::ArrayRef<int64_t> shape);
 
 } // namespace mirage
 

@@ -44,6 +44,31 @@ struct FFTensor {
   bool hasQ() const { return !q.empty(); }
 };
 
+/// A float64 tensor with, per element, a bound on its distance from the
+/// exact real value of the computation that produced it (running error
+/// analysis: every operator adds its own rounding and propagates its
+/// operands' bounds; docs/Verification.md).
+struct BoundedTensor {
+  F64Tensor value;
+  F64Tensor error;
+
+  BoundedTensor() = default;
+  explicit BoundedTensor(llvm::ArrayRef<int64_t> shape)
+      : value(shape), error(shape) {}
+  /// Exact inputs: zero error.
+  explicit BoundedTensor(F64Tensor exact)
+      : value(std::move(exact)), error(value.shape) {}
+  BoundedTensor(F64Tensor value, F64Tensor error)
+      : value(std::move(value)), error(std::move(error)) {}
+  int64_t size() const { return value.size(); }
+};
+
+inline llvm::ArrayRef<int64_t> shapeOf(const F64Tensor &t) { return t.shape; }
+inline llvm::ArrayRef<int64_t> shapeOf(const FFTensor &t) { return t.shape; }
+inline llvm::ArrayRef<int64_t> shapeOf(const BoundedTensor &t) {
+  return t.value.shape;
+}
+
 /// Row-major strides of a shape.
 Shape getStrides(llvm::ArrayRef<int64_t> shape);
 
@@ -78,6 +103,9 @@ F64Tensor gatherTensor(const F64Tensor &in, const std::vector<int64_t> &map,
                        llvm::ArrayRef<int64_t> shape);
 FFTensor gatherTensor(const FFTensor &in, const std::vector<int64_t> &map,
                       llvm::ArrayRef<int64_t> shape);
+BoundedTensor gatherTensor(const BoundedTensor &in,
+                           const std::vector<int64_t> &map,
+                           llvm::ArrayRef<int64_t> shape);
 
 /// Writes `tile` into the box of `into` at `offsets` (the exponent-field
 /// component only where both have one).
@@ -85,12 +113,14 @@ void scatterTile(F64Tensor &into, llvm::ArrayRef<int64_t> offsets,
                  const F64Tensor &tile);
 void scatterTile(FFTensor &into, llvm::ArrayRef<int64_t> offsets,
                  const FFTensor &tile);
+void scatterTile(BoundedTensor &into, llvm::ArrayRef<int64_t> offsets,
+                 const BoundedTensor &tile);
 
 /// Reads the box of shape `box` of `from` at `offsets`.
 template <typename TensorT>
 TensorT extractTile(const TensorT &from, llvm::ArrayRef<int64_t> offsets,
                     llvm::ArrayRef<int64_t> box) {
-  return gatherTensor(from, boxOffsets(from.shape, offsets, box), box);
+  return gatherTensor(from, boxOffsets(shapeOf(from), offsets, box), box);
 }
 
 /// The multi-dimensional index of row-major offset `offset` in `shape`.

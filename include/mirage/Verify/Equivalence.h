@@ -16,16 +16,21 @@
 //     (Programs with square roots skip this check: field roots exist only
 //     for residues, and programs taking many roots almost never draw
 //     residues for all of them; the float64 check decides.)
-//  3. Float64 on seeded inputs: the candidate against the reference within a
-//     tolerance relative to the reference's scale, every candidate value
-//     inside its element type's range. Programs outside the Lax fragment
-//     rest on this check alone and are reported as tested, not proven.
+//  3. Float64 on seeded inputs in two regimes ([-1, 1) and magnitudes
+//     2^-10 to 2^10 of both signs, narrowed where the reference overflows
+//     float64), with running error analysis: the
+//     candidate and the reference must agree within twice the sum of their
+//     rounding bounds, element by element, and every candidate value on the
+//     [-1, 1) inputs must stay inside its element type's range. Programs
+//     outside the Lax fragment rest on this check alone and are reported as
+//     tested, not proven.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MIRAGE_VERIFY_EQUIVALENCE_H
 #define MIRAGE_VERIFY_EQUIVALENCE_H
 
+#include "mirage/Interpreter/Interpreter.h"
 #include "mirage/Semantics/OpSemantics.h"
 #include "mirage/Semantics/Tensor.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,8 +44,8 @@ struct EquivalenceOptions {
   /// Independent fingerprint trials.
   unsigned trials = 3;
   uint64_t seed = 1;
-  /// Elements differ when |c - r| > tolerance * (|r| + max |r|).
-  double floatTolerance = 1e-6;
+  /// The interpreter's limit on the elements of a program's tensors.
+  int64_t maxElements = kDefaultMaxElements;
   /// New inputs to draw when a trial hits a zero divisor or non-residue.
   unsigned maxResamples = 8;
 };
@@ -83,8 +88,14 @@ struct EquivalenceResult {
   double bound = 1.0, boundPerTrial = 1.0;
   /// The degree bound d behind it.
   uint64_t degree = 0;
-  /// Largest |c - r| / max |r| over the outputs in the float64 check.
-  double floatError = 0.0;
+  /// The float64 check: the largest |c - r| relative to the allowed
+  /// difference (2 (error bound of c + error bound of r)), the widest
+  /// allowed difference relative to its output's scale, and the elements
+  /// compared and left out (no finite reference value or bound).
+  double floatRatio = 0.0, floatBound = 0.0;
+  int64_t floatCompared = 0, floatUncompared = 0;
+  /// The input regimes compared ("[-1, 1)", "+-2^[-10, 10]").
+  llvm::SmallVector<std::string, 2> floatRegimes;
   int64_t outputElements = 0;
   double seconds = 0.0;
 };
@@ -95,9 +106,9 @@ checkEquivalence(mlir::func::FuncOp candidate, mlir::func::FuncOp reference,
                  const EquivalenceOptions &options);
 
 /// A quick necessary condition for equivalence, for screening many
-/// candidates against one reference: the float64 check alone (the same
-/// seeded inputs and tolerance as checkEquivalence), with the reference's
-/// outputs computed once. Passing it proves nothing; failing it refutes.
+/// candidates against one reference: the float64 check of checkEquivalence
+/// in its [-1, 1) regime alone, with the reference's outputs computed once.
+/// Passing it proves nothing; failing it refutes.
 class FloatScreen {
 public:
   static llvm::Expected<FloatScreen> create(mlir::func::FuncOp reference,
@@ -107,9 +118,9 @@ public:
 
 private:
   FloatScreen() = default;
-  double tolerance = 0;
+  int64_t maxElements = 0;
   mlir::FunctionType type;
-  std::vector<F64Tensor> inputs, outputs;
+  std::vector<BoundedTensor> inputs, outputs;
 };
 
 /// The result as one line: verdict, trials, bound, float error, mismatch.

@@ -24,9 +24,12 @@ def MirageVerifyEquivalence
       path) up to the reported false-accept probability; with the paper's
       homomorphic exp (w^x for a random q-th root of unity w), a
       disagreement refutes it;
-    - a float64 run on seeded inputs, compared within `float-tolerance` of
-      the reference's scale, with every candidate value inside the range of
-      its element type (f16: 65504).
+    - float64 runs on seeded inputs in two regimes (uniform in [-1, 1), and
+      magnitudes 2^-10 to 2^10 of both signs) with running error analysis:
+      each element of the candidate must lie within twice the sum of both
+      programs' rounding bounds of the reference's, and on the [-1, 1)
+      inputs every candidate value inside the range of its element type
+      (f16: 65504).
 
     Programs outside the Lax fragment (relu, max, gelu, pow, online-softmax
     rescaling, ...) are only tested, never reported as proven. Zero divisors
@@ -52,8 +55,10 @@ def MirageVerifyEquivalence
            "Independent finite-field trials">,
     Option<"seed", "seed", "uint64_t", /*default=*/"1",
            "Seed of the inputs and fingerprint randomness">,
-    Option<"floatTolerance", "float-tolerance", "double", /*default=*/"1e-6",
-           "Largest float64 difference, relative to the reference's scale">,
+    Option<"maxElements", "max-elements", "int64_t",
+           /*default=*/"int64_t(1) << 29",
+           "Refuse programs whose tensors hold more elements than this (the "
+           "interpreter's memory: 8 to 16 bytes per element)">,
     Option<"errorOnFailure", "error-on-failure", "bool", /*default=*/"false",
            "Report a failed check as an error and fail the pass">,
     Option<"threads", "threads", "unsigned", /*default=*/"0",

@@ -9,6 +9,14 @@ func.func @zero_size(%x: tensor<0x4xf16>) {
 
 // -----
 
+func.func @element_count_overflow(%x: tensor<4294967296x4294967296x16xf16>) {
+  // expected-error @below {{'kn.exp' op operand #0 has shape 4294967296x4294967296x16, whose element count exceeds 2^63 - 1}}
+  %0 = kn.exp %x : tensor<4294967296x4294967296x16xf16>
+  return
+}
+
+// -----
+
 func.func @element_type_mismatch(%a: tensor<2x4xf16>, %b: tensor<2x4xf32>) {
   // expected-error @below {{'kn.add' op operand #1 has element type 'f32' but operand #0 has 'f16'}}
   %0 = kn.add %a, %b : tensor<2x4xf16>, tensor<2x4xf32>
