@@ -11,6 +11,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -198,8 +199,15 @@ bool mirage::isSupportedElementType(Type type) {
 }
 
 int64_t mirage::getByteSize(ShapedType type) {
-  return type.getNumElements() *
-         static_cast<int64_t>(type.getElementTypeBitWidth() / 8);
+  // Saturates, so that memory limits reject shapes whose size overflows.
+  std::optional<int64_t> count = getCheckedNumElements(type.getShape());
+  int64_t bytes;
+  if (!count || llvm::MulOverflow(*count,
+                                  static_cast<int64_t>(
+                                      type.getElementTypeBitWidth() / 8),
+                                  bytes))
+    return std::numeric_limits<int64_t>::max();
+  return bytes;
 }
 
 void mirage::printShapedType(AsmPrinter &printer, ShapedType type) {

@@ -64,3 +64,34 @@ func.func @huge(%a: tensor<65536x65536xf16>) -> tensor<65536x65536xf16> {
   } : (tensor<65536x65536xf16>) -> tensor<65536x65536xf16>
   return %b : tensor<65536x65536xf16>
 }
+
+// -----
+
+// An argument the kernels do not even read.
+// expected-error @+1 {{a tensor of type 'tensor<4294967296x4294967296x16xf16>' has an element count beyond 2^63 - 1}}
+func.func @wrapping(%a: tensor<16x16xf16>, %big: tensor<4294967296x4294967296x16xf16>) -> tensor<16x16xf16> {
+  %b = kn.kernel(%a) {
+    tb.graph grid [1] threads 32 forloop 1 {
+    ^bb0(%ad: tensor<16x16xf16>):
+      %at = tb.input_iterator %ad imap <x -> 0> fmap <i -> replica> : tensor<16x16xf16> -> !tb.tile<16x16xf16>
+      %o = tb.output_saver %at omap <x -> 0> : !tb.tile<16x16xf16> -> tensor<16x16xf16>
+      tb.yield %o : tensor<16x16xf16>
+    }
+  } : (tensor<16x16xf16>) -> tensor<16x16xf16>
+  return %b : tensor<16x16xf16>
+}
+
+// -----
+
+func.func @grid_y_beyond_cuda(%a: tensor<2x70000xf16>) -> tensor<2x70000xf16> {
+  // expected-error @+1 {{'kn.kernel' op grid dim y has 70000 blocks, more than CUDA launches (65535)}}
+  %b = kn.kernel(%a) {
+    tb.graph grid [2, 70000] threads 32 forloop 1 {
+    ^bb0(%ad: tensor<2x70000xf16>):
+      %at = tb.input_iterator %ad imap <x -> 0, y -> 1> fmap <i -> replica> : tensor<2x70000xf16> -> !tb.tile<1x1xf16>
+      %o = tb.output_saver %at omap <x -> 0, y -> 1> : !tb.tile<1x1xf16> -> tensor<2x70000xf16>
+      tb.yield %o : tensor<2x70000xf16>
+    }
+  } : (tensor<2x70000xf16>) -> tensor<2x70000xf16>
+  return %b : tensor<2x70000xf16>
+}

@@ -105,8 +105,14 @@ LogicalResult FunctionLowering::checkOps() {
   // Device code indexes with 32-bit integers.
   auto checkSize = [&](Type type, Location loc) -> LogicalResult {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    if (tensor && tensor.getNumElements() > std::numeric_limits<int32_t>::max())
-      return emitError(loc) << "a tensor of " << tensor.getNumElements()
+    if (!tensor)
+      return success();
+    std::optional<int64_t> count = getCheckedNumElements(tensor.getShape());
+    if (!count)
+      return emitError(loc) << "a tensor of type " << tensor
+                            << " has an element count beyond 2^63 - 1";
+    if (*count > std::numeric_limits<int32_t>::max())
+      return emitError(loc) << "a tensor of " << *count
                             << " elements is too large for the GPU lowering, "
                                "which indexes with 32-bit integers";
     return success();
@@ -139,6 +145,15 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
     buffers[result] = buffer;
     argTypes.push_back(type);
     args.push_back(buffer);
+  }
+
+  // CUDA's launch limits: 2^31 - 1 blocks along x, 65535 along y and z.
+  for (auto [g, size] : llvm::enumerate(graph.getGrid())) {
+    int64_t limit = g == 0 ? std::numeric_limits<int32_t>::max() : 65535;
+    if (size > limit)
+      return kernel.emitOpError()
+             << "grid dim " << gridDimName(g) << " has " << size
+             << " blocks, more than CUDA launches (" << limit << ")";
   }
 
   OpBuilder kernelBuilder = OpBuilder::atBlockEnd(kernels.getBody());

@@ -81,6 +81,25 @@ func.func @too_many_threads(%x: tensor<8x4xf16>) -> tensor<8x4xf16> {
 
 // -----
 
+func.func @thread_count_overflow(%x: tensor<8x4xf16>) -> tensor<8x4xf16> {
+  %z = kn.kernel(%x) {
+    tb.graph grid [2] threads 32 forloop 1 {
+    ^bb0(%xd: tensor<8x4xf16>):
+      %t = tb.input_iterator %xd imap <x -> 0> fmap <i -> replica> : tensor<8x4xf16> -> !tb.tile<4x4xf16>
+      // expected-error @below {{'th.graph' op thread layout has more than 2^63 - 1 threads}}
+      %r = th.graph(%t) threads [4294967296, 4294967296] forloop 1 {
+      ^bb0(%a: !tb.tile<4x4xf16>):
+        th.yield
+      } : (!tb.tile<4x4xf16>) -> !tb.tile<4x4xf16>
+      %o = tb.output_saver %r omap <x -> 0> : !tb.tile<4x4xf16> -> tensor<8x4xf16>
+      tb.yield %o : tensor<8x4xf16>
+    }
+  } : (tensor<8x4xf16>) -> tensor<8x4xf16>
+  return %z : tensor<8x4xf16>
+}
+
+// -----
+
 func.func @forloop(%x: tensor<8x4xf16>) -> tensor<8x4xf16> {
   %z = kn.kernel(%x) {
     tb.graph grid [2] threads 32 forloop 1 {

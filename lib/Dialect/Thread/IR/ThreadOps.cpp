@@ -9,6 +9,7 @@
 #include "mirage/IR/GraphUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mirage;
@@ -40,7 +41,8 @@ LogicalResult GraphOp::verify() {
     if (size <= 0)
       return emitOpError() << "thread dim " << gridDimName(index)
                            << " must be positive, got " << size;
-    total *= size;
+    if (llvm::MulOverflow(total, size, total))
+      return emitOpError() << "thread layout has more than 2^63 - 1 threads";
   }
   auto block = cast<tb::GraphOp>(getOperation()->getParentOp());
   int64_t available = static_cast<int64_t>(block.getThreads());
