@@ -38,24 +38,32 @@ protected:
 TEST_P(DefaultBlockGraphsTest, EquivalentToTheOriginal) {
   OwningOpRef<ModuleOp> original = parseSourceString<ModuleOp>(GetParam(), &context);
   ASSERT_TRUE(original);
-  OwningOpRef<ModuleOp> wrapped = original->clone();
-  PassManager pm(&context);
-  pm.addPass(kn::createKnDefaultBlockGraphs());
-  ASSERT_TRUE(succeeded(pm.run(*wrapped)));
+  // The fixed tiling, and the partitions chosen for persistent kernels of a
+  // few and of many workers.
+  for (int64_t workers : {0, 4, 132}) {
+    SCOPED_TRACE("workers " + std::to_string(workers));
+    OwningOpRef<ModuleOp> wrapped = original->clone();
+    PassManager pm(&context);
+    kn::KnDefaultBlockGraphsOptions options;
+    options.workers = workers;
+    pm.addPass(kn::createKnDefaultBlockGraphs(options));
+    ASSERT_TRUE(succeeded(pm.run(*wrapped)));
 
-  auto candidate = wrapped->lookupSymbol<func::FuncOp>("f");
-  auto reference = original->lookupSymbol<func::FuncOp>("f");
-  // Every op was wrapped, apart from views.
-  candidate.walk([](Operation *op) {
-    if (op->getParentOp() == op->getParentOfType<func::FuncOp>())
-      EXPECT_TRUE((isa<kn::KernelOp, kn::ReshapeOp, func::ReturnOp>(op)))
-          << op->getName().getStringRef().str();
-  });
-  auto result = checkEquivalence(candidate, reference, EquivalenceOptions());
-  ASSERT_TRUE(static_cast<bool>(result)) << llvm::toString(result.takeError());
-  EXPECT_TRUE(result->verdict == Verdict::Proven ||
-              result->verdict == Verdict::Tested)
-      << describe(*result, "f");
+    auto candidate = wrapped->lookupSymbol<func::FuncOp>("f");
+    auto reference = original->lookupSymbol<func::FuncOp>("f");
+    // Every op was wrapped, apart from views.
+    candidate.walk([](Operation *op) {
+      if (op->getParentOp() == op->getParentOfType<func::FuncOp>())
+        EXPECT_TRUE((isa<kn::KernelOp, kn::ReshapeOp, func::ReturnOp>(op)))
+            << op->getName().getStringRef().str();
+    });
+    auto result = checkEquivalence(candidate, reference, EquivalenceOptions());
+    ASSERT_TRUE(static_cast<bool>(result))
+        << llvm::toString(result.takeError());
+    EXPECT_TRUE(result->verdict == Verdict::Proven ||
+                result->verdict == Verdict::Tested)
+        << describe(*result, "f");
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -32,18 +32,18 @@ func.func private @negative_loop_map() attributes {map = #tb.loop_map<i -> -3>}
 
 // -----
 
-// expected-error @below {{unknown target limit 'sram'; expected smem, regs or threads}}
+// expected-error @below {{unknown target limit 'sram'; expected smem, regs, threads or sms}}
 func.func private @target_key() attributes {tb.target = #tb.target<"sm_90a", sram = 1>}
 
 // -----
 
-// expected-error @below {{unknown chip "sm_42": give smem, regs and threads explicitly}}
+// expected-error @below {{unknown chip "sm_42": give smem, regs, threads and sms explicitly}}
 func.func private @target_chip() attributes {tb.target = #tb.target<"sm_42", smem = 1024>}
 
 // -----
 
 // expected-error @below {{target chip name is empty}}
-func.func private @target_empty() attributes {tb.target = #tb.target<"", smem = 1, regs = 1, threads = 1>}
+func.func private @target_empty() attributes {tb.target = #tb.target<"", smem = 1, regs = 1, threads = 1, sms = 1>}
 
 // -----
 

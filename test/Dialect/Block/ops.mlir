@@ -142,7 +142,7 @@ func.func @three_dim_grid(%q: tensor<2x256x64xf16>) -> tensor<2x256x64xf16> attr
 
 // Target attributes on a module, with a chip the table does not know.
 // CHECK-LABEL: func.func @custom_chip
-// CHECK-SAME: #tb.target<"sm_999", smem = 1024, regs = 128, threads = 256>
-func.func @custom_chip() attributes {tb.target = #tb.target<"sm_999", smem = 1024, regs = 128, threads = 256>} {
+// CHECK-SAME: #tb.target<"sm_999", smem = 1024, regs = 128, threads = 256, sms = 16>
+func.func @custom_chip() attributes {tb.target = #tb.target<"sm_999", smem = 1024, regs = 128, threads = 256, sms = 16>} {
   return
 }

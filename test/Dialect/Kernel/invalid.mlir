@@ -281,7 +281,7 @@ func.func @unsupported_element_type(%x: tensor<2x4xi32>) {
 
 // -----
 
-// expected-error @below {{unknown kn dialect attribute 'kn.refrence'; the only one is 'kn.reference'}}
+// expected-error @below {{unknown kn dialect attribute 'kn.refrence'; expected 'kn.reference' or 'kn.partition'}}
 func.func private @misspelled() attributes {kn.refrence = @f}
 
 // -----
@@ -304,3 +304,19 @@ func.func private @self() attributes {kn.reference = @self}
 func.func private @reference(tensor<2xf16>) -> tensor<2xf16>
 // expected-error @below {{has type '(tensor<2xf16>) -> tensor<4xf16>' but its reference @reference has type '(tensor<2xf16>) -> tensor<2xf16>'}}
 func.func private @candidate(tensor<2xf16>) -> tensor<4xf16> attributes {kn.reference = @reference}
+
+// -----
+
+func.func @partition_not_array(%x: tensor<4x4xf16>) -> tensor<4x4xf16> {
+  // expected-error @below {{'kn.partition' must be an array<i64> on a predefined kn op}}
+  %y = kn.exp %x {kn.partition = 4 : i64} : tensor<4x4xf16>
+  return %y : tensor<4x4xf16>
+}
+
+// -----
+
+func.func @partition_zero(%x: tensor<4x4xf16>) -> tensor<4x4xf16> {
+  // expected-error @below {{'kn.partition' must count at least one block per dim}}
+  %y = kn.exp %x {kn.partition = array<i64: 0, 4>} : tensor<4x4xf16>
+  return %y : tensor<4x4xf16>
+}

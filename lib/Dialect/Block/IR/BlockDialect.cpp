@@ -177,13 +177,17 @@ struct ChipLimits {
   int64_t smemPerBlock;
   int64_t regsPerThread;
   int64_t maxThreadsPerBlock;
+  int64_t sms;
 };
 // Maximum dynamic shared memory per block (opt-in) from the CUDA programming
-// guide's compute-capability table.
+// guide's compute-capability table; SMs of the flagship part of each chip.
 constexpr ChipLimits kKnownChips[] = {
-    {"sm_80", 163 * 1024, 255, 1024},  {"sm_86", 99 * 1024, 255, 1024},
-    {"sm_89", 99 * 1024, 255, 1024},   {"sm_90", 227 * 1024, 255, 1024},
-    {"sm_90a", 227 * 1024, 255, 1024}, {"sm_100a", 227 * 1024, 255, 1024},
+    {"sm_80", 163 * 1024, 255, 1024, 108},
+    {"sm_86", 99 * 1024, 255, 1024, 84},
+    {"sm_89", 99 * 1024, 255, 1024, 128},
+    {"sm_90", 227 * 1024, 255, 1024, 132},
+    {"sm_90a", 227 * 1024, 255, 1024, 132},
+    {"sm_100a", 227 * 1024, 255, 1024, 148},
 };
 } // namespace
 
@@ -191,7 +195,7 @@ TargetAttr TargetAttr::getKnown(MLIRContext *context, StringRef chip) {
   for (const ChipLimits &limits : kKnownChips)
     if (limits.chip == chip)
       return get(context, chip, limits.smemPerBlock, limits.regsPerThread,
-                 limits.maxThreadsPerBlock);
+                 limits.maxThreadsPerBlock, limits.sms);
   return {};
 }
 
@@ -216,7 +220,8 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
   int64_t smem = known ? known.getSmemPerBlock() : 0;
   int64_t regs = known ? known.getRegsPerThread() : 0;
   int64_t threads = known ? known.getMaxThreadsPerBlock() : 0;
-  bool hasSmem = false, hasRegs = false, hasThreads = false;
+  int64_t sms = known ? known.getSms() : 0;
+  bool hasSmem = false, hasRegs = false, hasThreads = false, hasSms = false;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef key;
     SMLoc keyLoc = parser.getCurrentLocation();
@@ -232,9 +237,12 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
     } else if (key == "threads") {
       field = &threads;
       hasThreads = true;
+    } else if (key == "sms") {
+      field = &sms;
+      hasSms = true;
     } else {
       parser.emitError(keyLoc) << "unknown target limit '" << key
-                               << "'; expected smem, regs or threads";
+                               << "'; expected smem, regs, threads or sms";
       return {};
     }
     if (parser.parseInteger(*field))
@@ -242,13 +250,13 @@ Attribute TargetAttr::parse(AsmParser &parser, Type) {
   }
   if (parser.parseGreater())
     return {};
-  if (!known && !(hasSmem && hasRegs && hasThreads)) {
+  if (!known && !(hasSmem && hasRegs && hasThreads && hasSms)) {
     parser.emitError(loc) << "unknown chip \"" << chip
-                          << "\": give smem, regs and threads explicitly";
+                          << "\": give smem, regs, threads and sms explicitly";
     return {};
   }
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
-                    chip, smem, regs, threads);
+                    chip, smem, regs, threads, sms);
 }
 
 void TargetAttr::print(AsmPrinter &printer) const {
@@ -260,16 +268,19 @@ void TargetAttr::print(AsmPrinter &printer) const {
     printer << ", regs = " << getRegsPerThread();
   if (!known || known.getMaxThreadsPerBlock() != getMaxThreadsPerBlock())
     printer << ", threads = " << getMaxThreadsPerBlock();
+  if (!known || known.getSms() != getSms())
+    printer << ", sms = " << getSms();
   printer << '>';
 }
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef chip, int64_t smemPerBlock,
                                  int64_t regsPerThread,
-                                 int64_t maxThreadsPerBlock) {
+                                 int64_t maxThreadsPerBlock, int64_t sms) {
   if (chip.empty())
     return emitError() << "target chip name is empty";
-  if (smemPerBlock <= 0 || regsPerThread <= 0 || maxThreadsPerBlock <= 0)
+  if (smemPerBlock <= 0 || regsPerThread <= 0 || maxThreadsPerBlock <= 0 ||
+      sms <= 0)
     return emitError() << "target limits must be positive";
   return success();
 }

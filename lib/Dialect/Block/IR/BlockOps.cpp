@@ -33,6 +33,22 @@ PeakMemory GraphOp::getSharedMemoryUse() {
                            });
 }
 
+int64_t GraphOp::getDeviceBytesPerBlock() {
+  int64_t bytes = 0;
+  int64_t iterations = static_cast<int64_t>(getForloopRange());
+  for (Operation &op : getBodyBlock()) {
+    if (auto iterator = dyn_cast<InputIteratorOp>(op)) {
+      int64_t tile =
+          getByteSize(cast<ShapedType>(iterator.getResult().getType()));
+      bytes +=
+          iterator.getFmap().getDim() == kReplica ? tile : tile * iterations;
+    } else if (auto saver = dyn_cast<OutputSaverOp>(op)) {
+      bytes += getByteSize(cast<ShapedType>(saver.getInput().getType()));
+    }
+  }
+  return bytes;
+}
+
 LogicalResult GraphOp::verify() {
   ArrayRef<int64_t> grid = getGrid();
   if (grid.empty() || grid.size() > 3)

@@ -26,10 +26,22 @@ void KernelDialect::initialize() {
 
 LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
+  if (attr.getName() == getPartitionAttrName()) {
+    auto parts = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!parts || !isa<SemanticsOpInterface>(op) || isa<KernelOp>(op))
+      return op->emitError() << "'" << getPartitionAttrName()
+                             << "' must be an array<i64> on a predefined kn "
+                                "op";
+    if (llvm::any_of(parts.asArrayRef(), [](int64_t p) { return p < 1; }))
+      return op->emitError() << "'" << getPartitionAttrName()
+                             << "' must count at least one block per dim";
+    return success();
+  }
   if (attr.getName() != getReferenceAttrName())
     return op->emitError() << "unknown kn dialect attribute '"
-                           << attr.getName().getValue() << "'; the only one is '"
-                           << getReferenceAttrName() << "'";
+                           << attr.getName().getValue() << "'; expected '"
+                           << getReferenceAttrName() << "' or '"
+                           << getPartitionAttrName() << "'";
   auto function = dyn_cast<FunctionOpInterface>(op);
   auto reference = dyn_cast<FlatSymbolRefAttr>(attr.getValue());
   if (!function || !reference)

@@ -12,6 +12,10 @@
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+#include <map>
 
 namespace mirage::kn {
 #define GEN_PASS_DEF_KNDEFAULTBLOCKGRAPHS
@@ -49,11 +53,89 @@ int64_t largestDivisorAtMost(int64_t n, int64_t cap) {
   return 1;
 }
 
-/// How a block graph cuts its output: grid sizes (x, y, z) and, for each
-/// grid dim, the output dim it partitions.
+/// How a block graph cuts its iteration space (the output's dims, or the
+/// input's for split and reductions): grid sizes (x, y, z) and, for each
+/// grid dim, the dim it partitions.
 struct Partition {
   SmallVector<int64_t> grid, dims;
+
+  /// The tile of a space of `extents` one block covers.
+  Shape getTile(ArrayRef<int64_t> extents) const {
+    Shape tile(extents);
+    for (auto [size, dim] : llvm::zip(grid, dims))
+      tile[dim] /= size;
+    return tile;
+  }
 };
+
+/// The dims an op's block graph cuts and those it must keep whole (a
+/// split's or reduction's dim, a concatenated dim, rms_norm's rows).
+struct CutSpace {
+  Shape extents;
+  SmallVector<bool> whole;
+};
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
+}
+
+CutSpace getCutSpace(Operation *op, OpKind kind, const OpParams &params) {
+  CutSpace space;
+  bool overInput = kind == OpKind::Split || kind == OpKind::ReduceSum ||
+                   kind == OpKind::ReduceMax;
+  space.extents =
+      Shape(shapeOf(overInput ? op->getOperand(0) : op->getResult(0)));
+  space.whole.assign(space.extents.size(), false);
+  if (overInput || kind == OpKind::Concat)
+    space.whole[params.dim] = true;
+  if (kind == OpKind::RmsNorm)
+    space.whole.back() = true;
+  return space;
+}
+
+/// The partition cutting each dim of `space` into `parts[d]` pieces, grid
+/// dims from the innermost cut dim outwards; an error message when the
+/// parts do not fit.
+FailureOr<Partition> partitionFromParts(const CutSpace &space,
+                                        ArrayRef<int64_t> parts,
+                                        std::string &error) {
+  llvm::raw_string_ostream os(error);
+  int64_t rank = space.extents.size();
+  if (static_cast<int64_t>(parts.size()) != rank) {
+    os << "has " << parts.size() << " parts for " << rank << " dims";
+    return failure();
+  }
+  Partition partition;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    if (parts[d] < 1 || space.extents[d] % parts[d] != 0) {
+      os << "cannot cut dim " << d << " of size " << space.extents[d]
+         << " into " << parts[d] << " parts";
+      return failure();
+    }
+    if (parts[d] == 1)
+      continue;
+    if (space.whole[d]) {
+      os << "must keep dim " << d << " whole";
+      return failure();
+    }
+    partition.grid.push_back(parts[d]);
+    partition.dims.push_back(d);
+  }
+  if (partition.grid.size() > 3) {
+    os << "cuts " << partition.grid.size() << " dims; a grid has at most 3";
+    return failure();
+  }
+  if (partition.grid.empty()) {
+    // One block. Its grid dim still maps to a data dim: the innermost one
+    // that is not whole.
+    int64_t dim = rank - 1;
+    while (dim > 0 && space.whole[dim])
+      --dim;
+    partition.grid.push_back(1);
+    partition.dims.push_back(dim);
+  }
+  return partition;
+}
 
 /// Cuts `shape` over up to three grid dims, from the innermost dim
 /// outwards, leaving `whole` dims undivided: the innermost cut dim gets at
@@ -252,23 +334,14 @@ SmallVector<int64_t> broadcastMap(const Partition &partition,
   return map;
 }
 
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<ShapedType>(value.getType()).getShape();
-}
-
-/// Elementwise ops, transpose, concat: output tiles of kTileElements at most
-/// (the concatenated dim whole); operands follow (broadcast dims replicated,
-/// a transpose reads the input tile its output tile comes from).
+/// Elementwise ops, transpose, concat: operands follow the output tile
+/// (broadcast dims replicated, a transpose reads the input tile its output
+/// tile comes from).
 LogicalResult buildElementwise(OpBuilder &b, Operation *op, OpKind kind,
                                const OpParams &params,
+                               const Partition &partition,
                                std::optional<GraphBuilder> &graph) {
-  ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
-  int64_t rank = outShape.size();
-  SmallVector<bool> whole(rank, false);
-  if (kind == OpKind::Concat)
-    whole[params.dim] = true;
-  Partition partition =
-      partitionOutput(outShape, whole, kInnerTile, kTileElements);
+  int64_t rank = shapeOf(op->getResult(0)).size();
   graph.emplace(b, op, partition.grid, 1);
   SmallVector<Value> tiles;
   for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
@@ -294,12 +367,8 @@ LogicalResult buildElementwise(OpBuilder &b, Operation *op, OpKind kind,
 
 /// split: input tiles with the split dim whole, one saver per piece.
 LogicalResult buildSplit(OpBuilder &b, Operation *op, const OpParams &params,
+                         const Partition &partition,
                          std::optional<GraphBuilder> &graph) {
-  ArrayRef<int64_t> inShape = shapeOf(op->getOperand(0));
-  SmallVector<bool> whole(inShape.size(), false);
-  whole[params.dim] = true;
-  Partition partition =
-      partitionOutput(inShape, whole, kInnerTile, kTileElements);
   graph.emplace(b, op, partition.grid, 1);
   FailureOr<Value> tile =
       graph->iterate(graph->getInput(0), partition.dims, kReplica);
@@ -314,20 +383,13 @@ LogicalResult buildSplit(OpBuilder &b, Operation *op, const OpParams &params,
 }
 
 /// Reductions: the for-loop walks the reduced dim kReduceChunk at a time
-/// into an accumulator; the other dims are cut as for elementwise ops.
+/// into an accumulator; the partition cuts the other input dims.
 LogicalResult buildReduction(OpBuilder &b, Operation *op, OpKind kind,
-                             const OpParams &params,
+                             const OpParams &params, const Partition &partition,
                              std::optional<GraphBuilder> &graph) {
   ArrayRef<int64_t> inShape = shapeOf(op->getOperand(0));
   int64_t dim = params.dim;
   int64_t chunk = largestDivisorAtMost(inShape[dim], kReduceChunk);
-  // Cut the other dims as if the chunk were the whole reduced dim.
-  Shape chunkShape(inShape);
-  chunkShape[dim] = chunk;
-  SmallVector<bool> whole(inShape.size(), false);
-  whole[dim] = true;
-  Partition partition =
-      partitionOutput(chunkShape, whole, kInnerTile, kTileElements);
   int64_t iterations = inShape[dim] / chunk;
   graph.emplace(b, op, partition.grid, iterations);
   FailureOr<Value> tile = graph->iterate(
@@ -364,13 +426,8 @@ LogicalResult buildReduction(OpBuilder &b, Operation *op, OpKind kind,
 
 /// rms_norm: whole rows; the weight replicated.
 LogicalResult buildRmsNorm(OpBuilder &b, Operation *op, const OpParams &params,
+                           const Partition &partition,
                            std::optional<GraphBuilder> &graph) {
-  ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
-  int64_t rank = outShape.size();
-  SmallVector<bool> whole(rank, false);
-  whole.back() = true;
-  Partition partition =
-      partitionOutput(outShape, whole, kNormTileElements, kNormTileElements);
   graph.emplace(b, op, partition.grid, 1);
   SmallVector<Value> tiles;
   FailureOr<Value> x =
@@ -393,10 +450,10 @@ LogicalResult buildRmsNorm(OpBuilder &b, Operation *op, const OpParams &params,
   return success();
 }
 
-/// matmul: output tiles from chooseMatmulTile, k by the for-loop into
-/// accum_sum, the batch dim over grid dim z.
+/// matmul: k by the for-loop into accum_sum; the partition cuts n (grid
+/// x), m (y) and the batch dim (z).
 LogicalResult buildMatmul(OpBuilder &b, Operation *op, const OpParams &params,
-                          int64_t targetBlocks,
+                          const Partition &partition,
                           std::optional<GraphBuilder> &graph) {
   ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
   int64_t rank = outShape.size();
@@ -405,32 +462,18 @@ LogicalResult buildMatmul(OpBuilder &b, Operation *op, const OpParams &params,
   if (rank > 3)
     return op->emitOpError()
            << "has no default block graph: more than one batch dim";
-  int64_t m = outShape[rank - 2], n = outShape[rank - 1], k = a.back();
-  auto [tileM, tileN] =
-      chooseMatmulTile(m, n, rank == 3 ? outShape[0] : 1, targetBlocks);
+  int64_t k = a.back();
+  Shape tile = partition.getTile(outShape);
   // Small output tiles read more of k per iteration, so that each
   // iteration still moves a few KiB.
   int64_t tileK = largestDivisorAtMost(
-      k, tileM * tileN <= kSmallOutputTile ? 2 * kMatmulTile : kMatmulTile);
+      k, tile[rank - 2] * tile[rank - 1] <= kSmallOutputTile ? 2 * kMatmulTile
+                                                             : kMatmulTile);
   int64_t iterations = k / tileK;
-  // Grid x over n, y over m, z over the batch dim; sizes of 1 dropped.
-  SmallVector<std::tuple<int64_t, int64_t, int64_t>> cuts = {
-      {n / tileN, rank - 1, 0}, {m / tileM, rank - 2, 1}};
-  if (rank == 3)
-    cuts.push_back({outShape[0], 0, 2});
-  Partition partition;
+  // Each grid dim's role: 0 cuts n (B only), 1 m (A only), 2 the batch.
   SmallVector<int64_t> roles;
-  for (auto [parts, dim, role] : cuts)
-    if (parts > 1) {
-      partition.grid.push_back(parts);
-      partition.dims.push_back(dim);
-      roles.push_back(role);
-    }
-  if (partition.grid.empty()) {
-    partition.grid.push_back(1);
-    partition.dims.push_back(rank - 1);
-    roles.push_back(0);
-  }
+  for (int64_t dim : partition.dims)
+    roles.push_back(dim == rank - 1 ? 0 : dim == rank - 2 ? 1 : 2);
   // Operand maps: n cuts only B, m only A, the batch both (where batched).
   auto operandMap = [&](ArrayRef<int64_t> shape, int64_t cutRole,
                         int64_t cutDim) {
@@ -464,9 +507,10 @@ LogicalResult buildMatmul(OpBuilder &b, Operation *op, const OpParams &params,
   return success();
 }
 
-/// Builds the kernel computing `op` into `graph`; fails (with a
-/// diagnostic) when its shapes fit no scheme.
-LogicalResult buildGraph(OpBuilder &b, Operation *op, int64_t targetBlocks,
+/// Builds the kernel computing `op` with `partition` into `graph`; fails
+/// (with a diagnostic) when its shapes fit no scheme.
+LogicalResult buildGraph(OpBuilder &b, Operation *op,
+                         const Partition &partition,
                          std::optional<GraphBuilder> &graph) {
   auto semantics = cast<SemanticsOpInterface>(op);
   OpKind kind = semantics.getOpKind();
@@ -474,15 +518,15 @@ LogicalResult buildGraph(OpBuilder &b, Operation *op, int64_t targetBlocks,
   LogicalResult built = failure();
   if (getOpInfo(kind).elementwise || kind == OpKind::Transpose ||
       kind == OpKind::Concat)
-    built = buildElementwise(b, op, kind, params, graph);
+    built = buildElementwise(b, op, kind, params, partition, graph);
   else if (kind == OpKind::Split)
-    built = buildSplit(b, op, params, graph);
+    built = buildSplit(b, op, params, partition, graph);
   else if (kind == OpKind::ReduceSum || kind == OpKind::ReduceMax)
-    built = buildReduction(b, op, kind, params, graph);
+    built = buildReduction(b, op, kind, params, partition, graph);
   else if (kind == OpKind::RmsNorm)
-    built = buildRmsNorm(b, op, params, graph);
+    built = buildRmsNorm(b, op, params, partition, graph);
   else if (kind == OpKind::Matmul)
-    built = buildMatmul(b, op, params, targetBlocks, graph);
+    built = buildMatmul(b, op, params, partition, graph);
   else
     return op->emitOpError() << "has no default block graph";
   if (failed(built))
@@ -495,16 +539,194 @@ LogicalResult buildGraph(OpBuilder &b, Operation *op, int64_t targetBlocks,
   return success();
 }
 
-/// Replaces `op` by a kn.kernel computing it.
-LogicalResult wrapOp(Operation *op, int64_t targetBlocks) {
+/// The fixed tiling of the pass description: small tiles for elementwise
+/// ops, reductions and rows; matmul tiles shrunk until `targetBlocks`.
+Partition getDefaultPartition(Operation *op, OpKind kind,
+                              const OpParams &params, const CutSpace &space,
+                              int64_t targetBlocks) {
+  if (kind == OpKind::Matmul && space.extents.size() <= 3) {
+    ArrayRef<int64_t> out = space.extents;
+    int64_t rank = out.size();
+    int64_t m = out[rank - 2], n = out[rank - 1];
+    int64_t batch = rank == 3 ? out[0] : 1;
+    auto [tileM, tileN] = chooseMatmulTile(m, n, batch, targetBlocks);
+    Shape parts(rank, 1);
+    parts[rank - 1] = n / tileN;
+    parts[rank - 2] = m / tileM;
+    if (rank == 3)
+      parts[0] = batch;
+    std::string error;
+    return *partitionFromParts(space, parts, error);
+  }
+  if (kind == OpKind::ReduceSum || kind == OpKind::ReduceMax) {
+    // Cut the other dims as if one chunk were the whole reduced dim.
+    Shape chunkShape(space.extents);
+    chunkShape[params.dim] =
+        largestDivisorAtMost(chunkShape[params.dim], kReduceChunk);
+    return partitionOutput(chunkShape, space.whole, kInnerTile, kTileElements);
+  }
+  if (kind == OpKind::RmsNorm)
+    return partitionOutput(space.extents, space.whole, kNormTileElements,
+                           kNormTileElements);
+  return partitionOutput(space.extents, space.whole, kInnerTile, kTileElements);
+}
+
+/// Builds the kernel of `op` with `partition` before `op`; null (with a
+/// diagnostic) when no graph fits.
+kn::KernelOp buildKernel(Operation *op, const Partition &partition) {
   OpBuilder b(op);
   std::optional<GraphBuilder> graph;
-  if (failed(buildGraph(b, op, targetBlocks, graph))) {
+  if (failed(buildGraph(b, op, partition, graph))) {
     if (graph)
       graph->getKernel()->erase();
-    return failure();
+    return {};
   }
-  op->replaceAllUsesWith(graph->getKernel());
+  return graph->getKernel();
+}
+
+/// Chooses partitions for a persistent kernel of `workers` workers (MPK
+/// section 4.2): among the cuts of the iteration space into at most
+/// 4 * workers tasks whose block graphs verify, the one that moves the
+/// fewest bytes on its busiest worker plus on all workers spread over them,
+/// counting each task as its bytes plus a fixed per-task cost. Decisions
+/// are kept per op signature (ops of the same kind, attributes and types
+/// get the same partition).
+class WorkerPartitioner {
+public:
+  explicit WorkerPartitioner(int64_t workers) : workers(workers) {}
+
+  FailureOr<Partition> choose(Operation *op, OpKind kind,
+                              const CutSpace &space) {
+    std::string key = getSignature(op);
+    auto known = chosen.find(key);
+    if (known != chosen.end()) {
+      std::string error;
+      return partitionFromParts(space, known->second, error);
+    }
+    SmallVector<SmallVector<int64_t>> candidates;
+    SmallVector<int64_t> parts(space.extents.size(), 1);
+    enumerate(op, kind, space, 0, 1, 0, parts, candidates);
+
+    std::optional<std::tuple<double, double, int64_t>> best;
+    SmallVector<int64_t> bestParts;
+    for (ArrayRef<int64_t> candidate : candidates) {
+      std::string error;
+      FailureOr<Partition> partition =
+          partitionFromParts(space, candidate, error);
+      if (failed(partition))
+        continue;
+      std::optional<int64_t> bytes = measure(op, *partition);
+      if (!bytes)
+        continue;
+      int64_t tasks = getNumElements(partition->grid);
+      double waves = static_cast<double>((tasks + workers - 1) / workers);
+      double perTask = static_cast<double>(*bytes + kTaskOverheadBytes);
+      // The busiest worker's load, plus the load on all workers spread
+      // over them: workers a cut leaves idle can run other operators.
+      auto score = std::make_tuple(
+          waves * perTask + static_cast<double>(tasks) * perTask / workers,
+          static_cast<double>(tasks) * static_cast<double>(*bytes), tasks);
+      if (!best || score < *best) {
+        best = score;
+        bestParts.assign(candidate.begin(), candidate.end());
+      }
+    }
+    if (!best)
+      return op->emitOpError() << "has no default block graph for " << workers
+                               << " workers: no partition of its dims verifies";
+    chosen[key] = bestParts;
+    std::string error;
+    return partitionFromParts(space, bestParts, error);
+  }
+
+private:
+  /// Every `parts` vector cutting at most 3 dims into divisors of their
+  /// sizes with at most 4 * workers tasks in all; matmul n tiles stay
+  /// multiples of 8 where n is (tensor-core fragments).
+  void enumerate(Operation *op, OpKind kind, const CutSpace &space, size_t dim,
+                 int64_t tasks, unsigned cutDims, SmallVector<int64_t> &parts,
+                 SmallVector<SmallVector<int64_t>> &out) {
+    if (dim == space.extents.size()) {
+      out.push_back(parts);
+      return;
+    }
+    int64_t extent = space.extents[dim];
+    bool matmulN = kind == OpKind::Matmul && dim + 1 == space.extents.size();
+    for (int64_t p = 1; p <= extent && tasks * p <= 4 * workers; ++p) {
+      if (extent % p != 0 || (p > 1 && (space.whole[dim] || cutDims == 3)))
+        continue;
+      if (matmulN && extent % 8 == 0 && (extent / p) % 8 != 0)
+        continue;
+      parts[dim] = p;
+      enumerate(op, kind, space, dim + 1, tasks * p, cutDims + (p > 1), parts,
+                out);
+    }
+    parts[dim] = 1;
+  }
+
+  /// Bytes one block of the partition's graph moves, when it verifies.
+  std::optional<int64_t> measure(Operation *op, const Partition &partition) {
+    ScopedDiagnosticHandler quiet(op->getContext(),
+                                  [](Diagnostic &) { return success(); });
+    kn::KernelOp kernel = buildKernel(op, partition);
+    if (!kernel)
+      return std::nullopt;
+    std::optional<int64_t> bytes;
+    if (succeeded(mlir::verify(kernel)))
+      bytes = kernel.getBlockGraph().getDeviceBytesPerBlock();
+    kernel->erase();
+    return bytes;
+  }
+
+  static std::string getSignature(Operation *op) {
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    os << op->getName() << op->getAttrDictionary();
+    for (Type type : op->getOperandTypes())
+      os << type;
+    for (Type type : op->getResultTypes())
+      os << type;
+    return key;
+  }
+
+  /// What a task costs besides its bytes (waiting on and signalling
+  /// events, reading its description), as bytes: about 0.6 us of an SM's
+  /// share of H100 DRAM bandwidth.
+  static constexpr int64_t kTaskOverheadBytes = 16 * 1024;
+
+  int64_t workers;
+  std::map<std::string, SmallVector<int64_t>> chosen;
+};
+
+/// Replaces `op` by a kn.kernel computing it, with the partition its
+/// `kn.partition` attribute gives, else `partitioner`'s choice, else the
+/// fixed tiling.
+LogicalResult wrapOp(Operation *op, int64_t targetBlocks,
+                     WorkerPartitioner *partitioner) {
+  auto semantics = cast<SemanticsOpInterface>(op);
+  OpKind kind = semantics.getOpKind();
+  OpParams params = semantics.getOpParams();
+  CutSpace space = getCutSpace(op, kind, params);
+  FailureOr<Partition> partition;
+  if (auto parts = op->getAttrOfType<DenseI64ArrayAttr>(
+          kn::KernelDialect::getPartitionAttrName())) {
+    std::string error;
+    partition = partitionFromParts(space, parts.asArrayRef(), error);
+    if (failed(partition))
+      return op->emitOpError()
+             << "has a '" << kn::KernelDialect::getPartitionAttrName()
+             << "' that " << error;
+  } else if (partitioner) {
+    partition = partitioner->choose(op, kind, space);
+  } else {
+    partition = getDefaultPartition(op, kind, params, space, targetBlocks);
+  }
+  if (failed(partition))
+    return failure();
+  kn::KernelOp kernel = buildKernel(op, *partition);
+  if (!kernel)
+    return failure();
+  op->replaceAllUsesWith(kernel);
   op->erase();
   return success();
 }
@@ -514,6 +736,15 @@ struct KnDefaultBlockGraphs
   using Base::Base;
 
   void runOnOperation() override {
+    if (workers < 0) {
+      getOperation().emitError()
+          << "kn-default-block-graphs: workers must be 0 or positive, got "
+          << workers;
+      return signalPassFailure();
+    }
+    std::optional<WorkerPartitioner> partitioner;
+    if (workers > 0)
+      partitioner.emplace(workers);
     SmallVector<Operation *> ops;
     getOperation().walk([&](func::FuncOp function) {
       for (Operation &op : function.getBody().getOps())
@@ -522,7 +753,8 @@ struct KnDefaultBlockGraphs
           ops.push_back(&op);
     });
     for (Operation *op : ops)
-      if (failed(wrapOp(op, targetBlocks)))
+      if (failed(
+              wrapOp(op, targetBlocks, partitioner ? &*partitioner : nullptr)))
         return signalPassFailure();
   }
 };

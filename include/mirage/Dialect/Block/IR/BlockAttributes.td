@@ -52,25 +52,28 @@ def Block_LoopMapAttr : Block_Attr<"LoopMap", "loop_map"> {
 def Block_TargetAttr : Block_Attr<"Target", "target"> {
   let summary = "the GPU whose limits block and thread graphs must respect";
   let description = [{
-    Names a chip and its per-block limits: shared memory per block (bytes),
-    registers per thread and threads per block. Known chips fill in their
-    limits; any limit can be overridden. Attach it to a module or function as
-    the discardable attribute `tb.target`; graphs without one are checked
+    Names a chip, its per-block limits (shared memory per block in bytes,
+    registers per thread, threads per block) and its number of SMs (the
+    workers of a persistent kernel). Known chips fill in their limits; any
+    limit can be overridden. Attach it to a module or function as the
+    discardable attribute `tb.target`; graphs without one are checked
     against sm_90a (232448 bytes = 227 KiB of shared memory per block, 255
-    registers per thread, 1024 threads per block).
+    registers per thread, 1024 threads per block, 132 SMs).
 
     ```mlir
     module attributes {tb.target = #tb.target<"sm_80">} { ... }
-    #tb.target<"sm_90a", smem = 65536>
+    #tb.target<"sm_90a", smem = 65536, sms = 114>
     ```
 
-    Known chips: sm_80 (163 KiB), sm_86 and sm_89 (99 KiB), sm_90 and
-    sm_90a (227 KiB), sm_100a (227 KiB).
+    Known chips: sm_80 (163 KiB, 108 SMs: A100), sm_86 (99 KiB, 84 SMs:
+    A10-class), sm_89 (99 KiB, 128 SMs: L40-class), sm_90 and sm_90a
+    (227 KiB, 132 SMs: H100 and H200 SXM), sm_100a (227 KiB, 148 SMs: B200).
   }];
   let parameters = (ins StringRefParameter<"chip name">:$chip,
                         "int64_t":$smemPerBlock,
                         "int64_t":$regsPerThread,
-                        "int64_t":$maxThreadsPerBlock);
+                        "int64_t":$maxThreadsPerBlock,
+                        "int64_t":$sms);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

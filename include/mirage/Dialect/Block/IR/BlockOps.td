@@ -69,6 +69,10 @@ def Block_GraphOp : Block_Op<"graph", [IsolatedFromAbove]> {
     /// The peak shared memory of the body's tiles in execution order (loop
     /// body, then post-loop ops; accumulators live for the whole loop).
     ::mirage::PeakMemory getSharedMemoryUse();
+    /// Bytes one block moves between device memory and shared memory: each
+    /// input iterator's tile once per iteration (once in all where its fmap
+    /// replicates), and each saved tile once.
+    int64_t getDeviceBytesPerBlock();
   }];
 }
 

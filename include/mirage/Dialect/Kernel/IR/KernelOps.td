@@ -39,12 +39,21 @@ def Kernel_Dialect : Dialect {
     A function may name the program it implements with the discardable
     attribute `kn.reference = @other`; the equivalence verifier checks the
     pair. The named function must exist and have the same type.
+
+    A predefined op may carry `kn.partition = array<i64: ...>`, the number
+    of blocks (tasks) along each dim of its iteration space (its result's
+    dims; its operand's for split and reductions), which
+    `kn-default-block-graphs` then uses instead of choosing one.
   }];
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// On a function: the function it claims to compute the same result as.
     static constexpr ::llvm::StringLiteral getReferenceAttrName() {
       return ::llvm::StringLiteral("kn.reference");
+    }
+    /// On a predefined op: the blocks along each dim of its iteration space.
+    static constexpr ::llvm::StringLiteral getPartitionAttrName() {
+      return ::llvm::StringLiteral("kn.partition");
     }
   }];
 }

@@ -36,6 +36,17 @@ def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::ModuleOp"> {
       most 1024 elements) by the for-loop into `accum_sum`; batch dims over
       grid dim z (one batch dim at most).
 
+    With `workers=N` (a persistent kernel of N workers, MPK section 4.2)
+    each op's iteration space is instead cut into the partition, among
+    those of at most 4N blocks cutting at most 3 dims into divisors of
+    their sizes whose graphs verify, that minimizes (ceil(B / N) + B / N) *
+    (bytes per block + 16 KiB for a task's fixed cost) for B blocks: the
+    busiest worker's bytes plus all workers' bytes spread over them, so
+    that tiny ops are not spread over workers other ops could use; ties
+    broken by total bytes, then fewer blocks. Ops with equal
+    kinds, attributes and types get the same partition. An op's
+    `kn.partition` attribute (blocks per dim) overrides both schemes.
+
     The result is checked by the tb verifiers like hand-written graphs.
   }];
   let dependentDialects = ["::mirage::tb::BlockDialect"];
@@ -43,6 +54,9 @@ def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::ModuleOp"> {
     Option<"targetBlocks", "target-blocks", "int64_t", /*default=*/"264",
            "Blocks a matmul grid should reach before its tiles stop "
            "shrinking (two per SM of an H100 or H200)">,
+    Option<"workers", "workers", "int64_t", /*default=*/"0",
+           "When positive, choose every op's partition for a persistent "
+           "kernel of this many workers instead of the fixed tiling">,
   ];
 }
 
