@@ -9,8 +9,10 @@
 
 #include "mirage/Conversion/Passes.h"
 #include "mirage/Conversion/Pipelines.h"
+#include "mirage/Conversion/TaskGraphPipeline.h"
 #include "mirage/Dialect/Block/Transforms/Passes.h"
 #include "mirage/Dialect/Kernel/Transforms/Passes.h"
+#include "mirage/Dialect/Task/Transforms/Passes.h"
 #include "mirage/Search/Passes.h"
 #include "mirage/Verify/Passes.h"
 
@@ -20,10 +22,12 @@ namespace mirage {
 inline void registerAllPasses() {
   kn::registerMirageKernelPasses();
   tb::registerMirageBlockPasses();
+  tg::registerMirageTaskPasses();
   registerMirageVerifyPasses();
   registerMirageSearchPasses();
   registerMirageConversionPasses();
   registerMirageToPTXPipeline();
+  registerMirageToTaskGraphPipeline();
 }
 
 } // namespace mirage

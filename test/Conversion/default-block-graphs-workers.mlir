@@ -1,8 +1,8 @@
 // Partitions for a persistent kernel of N workers (MPK section 4.2): the
 // cut whose busiest worker moves the fewest bytes, and the kn.partition
 // override.
-// RUN: mirage-opt %s --kn-default-block-graphs=workers=132 --split-input-file --verify-diagnostics | FileCheck %s
-// RUN: mirage-opt %s --kn-default-block-graphs=workers=16 --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FEW
+// RUN: mirage-opt %s --kn-default-block-graphs="persistent=true" --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: mirage-opt %s --kn-default-block-graphs="persistent=true workers=16" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FEW
 
 // A decode matmul: 128 tasks of 48 columns (6144 / 128, a multiple of 8)
 // load less per worker than 96 of 64 or two waves of 192 x 32.

@@ -45,6 +45,7 @@ TEST_P(DefaultBlockGraphsTest, EquivalentToTheOriginal) {
     OwningOpRef<ModuleOp> wrapped = original->clone();
     PassManager pm(&context);
     kn::KnDefaultBlockGraphsOptions options;
+    options.persistent = workers > 0;
     options.workers = workers;
     pm.addPass(kn::createKnDefaultBlockGraphs(options));
     ASSERT_TRUE(succeeded(pm.run(*wrapped)));

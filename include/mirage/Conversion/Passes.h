@@ -7,6 +7,7 @@
 #ifndef MIRAGE_CONVERSION_PASSES_H
 #define MIRAGE_CONVERSION_PASSES_H
 
+#include "mirage/Dialect/Task/IR/Task.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -91,4 +91,43 @@ def ConvertNVGPUToNVVMWithLayout
   ];
 }
 
+def BuildTaskGraph : Pass<"mirage-build-task-graph", "::mlir::ModuleOp"> {
+  let summary = "Cut kernel graphs into the SM-level tasks of a task graph";
+  let description = [{
+    Builds, for every function of `kn.kernel` and `kn.reshape` ops, a
+    `tg.graph @<function>_tasks from @<function>` (MPK section 4.2-4.3):
+
+    - buffers: one `input` per argument, one `output` per result, a `temp`
+      per other kernel result; a `kn.reshape` becomes a `tg.view` of the
+      buffer it reshapes (a returned reshape owns the storage and the
+      buffer it reshapes becomes a view of it);
+    - kernels: one `tg.kernel` per `kn.kernel`, its block graph bound to
+      the buffers of its operands and results, named after its position
+      and first operator (`k3_matmul`); `kn.data_dependent` kernels are
+      marked `data_dependent`;
+    - tasks: one per block of each kernel's grid, recording the box each
+      output saver writes and, per input, the box the block's iterators
+      read over all loop iterations (an input no iterator reads counts as
+      read whole);
+    - events: dependency analysis over those regions, with an interval
+      index per buffer: a task waits for every task that writes an element
+      it reads; inputs need no events. With `pairwise-events` each
+      producer/consumer pair gets its own event (MPK's stage b); otherwise
+      each consumer gets one event triggered by all its producers, which is
+      what successor-set fusion makes of them. Two tasks writing one element
+      are an error naming both.
+
+    Every op must be a `kn.kernel` or a `kn.reshape`: run
+    `kn-default-block-graphs` first (`mirage-to-task-graph` does, with
+    partitions for a persistent kernel). A function that returns an
+    argument, or one buffer twice, is refused: every output is written by
+    tasks.
+  }];
+  let dependentDialects = ["::mirage::tg::TaskDialect"];
+  let options = [
+    Option<"pairwiseEvents", "pairwise-events", "bool", /*default=*/"false",
+           "One event per producer/consumer pair instead of one per consumer">,
+  ];
+}
+
 #endif // MIRAGE_CONVERSION_PASSES_TD

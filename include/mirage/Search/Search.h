@@ -26,6 +26,7 @@
 #ifndef MIRAGE_SEARCH_SEARCH_H
 #define MIRAGE_SEARCH_SEARCH_H
 
+#include "mirage/CostModel/CostModel.h"
 #include "mirage/Search/MuGraph.h"
 #include "mirage/Search/Subexpr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -34,35 +35,6 @@
 #include <vector>
 
 namespace mirage::search {
-
-/// What the cost model knows about a GPU. Rates are per microsecond.
-struct DeviceModel {
-  std::string name;
-  int64_t sms = 132;
-  double dramBytesPerUs = 3.35e6;
-  double l2BytesPerUs = 1.0e7;
-  /// Dense f16 tensor-core and f32 CUDA-core rates reachable by mma.sync and
-  /// SIMT code.
-  double tensorFlopsPerUs = 6.6e8;
-  double simtFlopsPerUs = 6.0e7;
-  int64_t smemPerSM = 233472;
-  int64_t smemPerBlock = 232448;
-  int64_t maxThreadsPerSM = 2048;
-  int64_t maxBlocksPerSM = 32;
-  /// Fixed costs: a launch, one loop iteration of a block (pipeline wait,
-  /// barriers), a block's post-loop work.
-  double launchUs = 2.5;
-  double iterationUs = 0.5;
-  double postLoopUs = 1.0;
-  /// Generated SIMT code: one step of a thread's k loop in a matmul (two
-  /// shared-memory loads and an FMA, dependent), and one element of another
-  /// tile operator per thread. Fitted to SIMT matmuls measured on an H200.
-  double simtMacUs = 0.0125;
-  double simtElementUs = 0.008;
-
-  /// "h100" (H100 SXM) or "h200".
-  static std::optional<DeviceModel> get(llvm::StringRef name);
-};
 
 struct Candidate;
 

@@ -281,7 +281,7 @@ func.func @unsupported_element_type(%x: tensor<2x4xi32>) {
 
 // -----
 
-// expected-error @below {{unknown kn dialect attribute 'kn.refrence'; expected 'kn.reference' or 'kn.partition'}}
+// expected-error @below {{unknown kn dialect attribute 'kn.refrence'; expected 'kn.reference', 'kn.partition' or 'kn.data_dependent'}}
 func.func private @misspelled() attributes {kn.refrence = @f}
 
 // -----
@@ -318,5 +318,13 @@ func.func @partition_not_array(%x: tensor<4x4xf16>) -> tensor<4x4xf16> {
 func.func @partition_zero(%x: tensor<4x4xf16>) -> tensor<4x4xf16> {
   // expected-error @below {{'kn.partition' must count at least one block per dim}}
   %y = kn.exp %x {kn.partition = array<i64: 0, 4>} : tensor<4x4xf16>
+  return %y : tensor<4x4xf16>
+}
+
+// -----
+
+func.func @data_dependent_value(%x: tensor<4x4xf16>) -> tensor<4x4xf16> {
+  // expected-error @below {{'kn.data_dependent' must be a unit attribute on a kn op}}
+  %y = kn.exp %x {kn.data_dependent = 1 : i64} : tensor<4x4xf16>
   return %y : tensor<4x4xf16>
 }

@@ -37,11 +37,18 @@ LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
                              << "' must count at least one block per dim";
     return success();
   }
+  if (attr.getName() == getDataDependentAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()) || op->getDialect() != this)
+      return op->emitError() << "'" << getDataDependentAttrName()
+                             << "' must be a unit attribute on a kn op";
+    return success();
+  }
   if (attr.getName() != getReferenceAttrName())
     return op->emitError() << "unknown kn dialect attribute '"
                            << attr.getName().getValue() << "'; expected '"
-                           << getReferenceAttrName() << "' or '"
-                           << getPartitionAttrName() << "'";
+                           << getReferenceAttrName() << "', '"
+                           << getPartitionAttrName() << "' or '"
+                           << getDataDependentAttrName() << "'";
   auto function = dyn_cast<FunctionOpInterface>(op);
   auto reference = dyn_cast<FlatSymbolRefAttr>(attr.getValue());
   if (!function || !reference)

@@ -726,6 +726,9 @@ LogicalResult wrapOp(Operation *op, int64_t targetBlocks,
   kn::KernelOp kernel = buildKernel(op, *partition);
   if (!kernel)
     return failure();
+  if (Attribute mark =
+          op->getAttr(kn::KernelDialect::getDataDependentAttrName()))
+    kernel->setAttr(kn::KernelDialect::getDataDependentAttrName(), mark);
   op->replaceAllUsesWith(kernel);
   op->erase();
   return success();
@@ -742,9 +745,6 @@ struct KnDefaultBlockGraphs
           << workers;
       return signalPassFailure();
     }
-    std::optional<WorkerPartitioner> partitioner;
-    if (workers > 0)
-      partitioner.emplace(workers);
     SmallVector<Operation *> ops;
     getOperation().walk([&](func::FuncOp function) {
       for (Operation &op : function.getBody().getOps())
@@ -752,10 +752,17 @@ struct KnDefaultBlockGraphs
             !isa<kn::ReshapeOp, kn::AllReduceOp>(op))
           ops.push_back(&op);
     });
-    for (Operation *op : ops)
-      if (failed(
-              wrapOp(op, targetBlocks, partitioner ? &*partitioner : nullptr)))
+    // One partitioner per worker count, so that decisions are shared.
+    std::map<int64_t, WorkerPartitioner> partitioners;
+    for (Operation *op : ops) {
+      WorkerPartitioner *partitioner = nullptr;
+      if (persistent) {
+        int64_t count = workers ? workers : tb::TargetAttr::lookup(op).getSms();
+        partitioner = &partitioners.try_emplace(count, count).first->second;
+      }
+      if (failed(wrapOp(op, targetBlocks, partitioner)))
         return signalPassFailure();
+    }
   }
 };
 

@@ -6,13 +6,17 @@
 
 #include "mirage/Dialect/Task/IR/Task.h"
 
+#include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Semantics/OpSemantics.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mirage;
@@ -24,15 +28,111 @@ using namespace mirage::tg;
 #define GET_TYPEDEF_CLASSES
 #include "mirage/Dialect/Task/IR/TaskOpsTypes.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "mirage/Dialect/Task/IR/TaskOpsAttributes.cpp.inc"
+
 void TaskDialect::initialize() {
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "mirage/Dialect/Task/IR/TaskOpsTypes.cpp.inc"
       >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "mirage/Dialect/Task/IR/TaskOpsAttributes.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "mirage/Dialect/Task/IR/TaskOps.cpp.inc"
       >();
+}
+
+//===----------------------------------------------------------------------===//
+// BoxAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult BoxAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              ArrayRef<int64_t> offsets,
+                              ArrayRef<int64_t> sizes) {
+  if (offsets.size() != sizes.size())
+    return emitError() << "a box has " << offsets.size() << " offsets but "
+                       << sizes.size() << " sizes";
+  for (auto [index, offset, size] : llvm::enumerate(offsets, sizes))
+    if (offset < 0 || size <= 0)
+      return emitError() << "box dim " << index << " has offset " << offset
+                         << " and size " << size
+                         << "; offsets must be non-negative and sizes positive";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BufferOp, ViewOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BufferOp::verify() {
+  bool numbered = getRole() != BufferRole::Temp;
+  if (numbered != getIndex().has_value())
+    return emitOpError() << (numbered ? "an " : "a ")
+                         << stringifyBufferRole(getRole())
+                         << (numbered ? " buffer needs its index"
+                                      : " buffer has no index");
+  if (numbered && static_cast<int64_t>(*getIndex()) < 0)
+    return emitOpError() << "index must be non-negative, got "
+                         << static_cast<int64_t>(*getIndex());
+  return success();
+}
+
+LogicalResult ViewOp::verify() {
+  MemRefType source = getSource().getType(), view = getView().getType();
+  if (source.getElementType() != view.getElementType())
+    return emitOpError() << "views " << source.getElementType()
+                         << " elements as " << view.getElementType();
+  if (source.getNumElements() != view.getNumElements())
+    return emitOpError() << "views " << source.getNumElements()
+                         << " elements as " << view.getNumElements();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+Operation *KernelOp::getBlockGraph() {
+  Block &body = getBody().front();
+  return body.empty() ? nullptr : &body.front();
+}
+
+/// The tensor a buffer holds.
+static RankedTensorType getTensorType(MemRefType buffer) {
+  return RankedTensorType::get(buffer.getShape(), buffer.getElementType());
+}
+
+LogicalResult KernelOp::verifyRegions() {
+  auto graph = dyn_cast_or_null<tb::GraphOp>(getBlockGraph());
+  if (!graph || !llvm::hasSingleElement(getBody().front()))
+    return emitOpError() << "body must hold exactly one 'tb.graph'";
+  TypeRange graphInputs = graph.getBodyBlock().getArgumentTypes();
+  if (graphInputs.size() != getInputs().size())
+    return emitOpError() << "binds " << getInputs().size()
+                         << " input buffers but its block graph has "
+                         << graphInputs.size() << " inputs";
+  for (auto [index, buffer, input] :
+       llvm::enumerate(getInputs().getTypes(), graphInputs))
+    if (getTensorType(cast<MemRefType>(buffer)) != input)
+      return emitOpError() << "input buffer #" << index << " of type " << buffer
+                           << " does not hold block graph input #" << index
+                           << " of type " << input;
+  TypeRange graphOutputs = graph.getBodyBlock().back().getOperandTypes();
+  if (graphOutputs.size() != getOutputs().size())
+    return emitOpError() << "binds " << getOutputs().size()
+                         << " output buffers but its block graph yields "
+                         << graphOutputs.size() << " outputs";
+  for (auto [index, buffer, output] :
+       llvm::enumerate(getOutputs().getTypes(), graphOutputs))
+    if (getTensorType(cast<MemRefType>(buffer)) != output)
+      return emitOpError() << "output buffer #" << index << " of type "
+                           << buffer << " does not hold block graph output #"
+                           << index << " of type " << output;
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -73,62 +173,21 @@ static Value findDuplicate(ValueRange events) {
 }
 
 LogicalResult TaskOp::verify() {
-  bool runsOperator = getKind() != TaskKind::Empty;
-  if (runsOperator && !getOp())
-    return emitOpError() << "a " << stringifyTaskKind(getKind())
-                         << " task must name the operator it runs";
-  if (!runsOperator && (getOp() || getTileOffsets()))
+  bool compute = getKind() == TaskKind::Compute;
+  bool hasRegions = getReads() || getWrites();
+  if (compute && (!getKernel() || !getReads() || !getWrites()))
+    return emitOpError() << "a compute task names its kernel and block and "
+                            "the boxes it reads and writes";
+  if (!compute && (getKernel() || hasRegions))
     return emitOpError()
-           << "an empty task runs no operator and owns no tile";
-  if (getTileOffsets().has_value() != getTileSizes().has_value())
-    return emitOpError() << "tile offsets and sizes go together";
-  if (getTileOffsets()) {
-    ArrayRef<int64_t> offsets = *getTileOffsets(), sizes = *getTileSizes();
-    if (offsets.size() != sizes.size())
-      return emitOpError() << "tile has " << offsets.size()
-                           << " offsets but " << sizes.size() << " sizes";
-    for (auto [index, offset, size] : llvm::enumerate(offsets, sizes))
-      if (offset < 0 || size <= 0)
-        return emitOpError()
-               << "tile dim " << index << " has offset " << offset
-               << " and size " << size
-               << "; offsets must be non-negative and sizes positive";
-  }
-  if (Value event = findDuplicate(getWaits()))
+           << "an empty task runs no kernel and reads and writes nothing";
+  if (findDuplicate(getWaits()))
     return emitOpError() << "waits twice on the same event";
-  if (Value event = findDuplicate(getTriggered()))
+  if (findDuplicate(getTriggered()))
     return emitOpError() << "triggers the same event twice";
   for (Value event : getWaits())
     if (llvm::is_contained(getTriggered(), event))
       return emitOpError() << "waits on and triggers the same event";
-  return success();
-}
-
-LogicalResult TaskOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  if (!getOp())
-    return success();
-  Operation *target =
-      symbolTable.lookupNearestSymbolFrom(getOperation(), *getOp());
-  if (!target)
-    return emitOpError() << "refers to " << *getOp()
-                         << ", which is not defined";
-  auto function = dyn_cast<FunctionOpInterface>(target);
-  if (!function || !getTileOffsets() || function.getNumResults() == 0)
-    return success();
-  // The tile must lie within the operator's first result.
-  auto result = dyn_cast<RankedTensorType>(function.getResultTypes()[0]);
-  if (!result)
-    return success();
-  ArrayRef<int64_t> offsets = *getTileOffsets(), sizes = *getTileSizes();
-  if (offsets.size() != static_cast<size_t>(result.getRank()))
-    return emitOpError() << "tile has rank " << offsets.size() << " but "
-                         << *getOp() << " returns " << result;
-  for (auto [index, offset, size] : llvm::enumerate(offsets, sizes))
-    if (offset + size > result.getDimSize(index))
-      return emitOpError() << "tile dim " << index << " covers [" << offset
-                           << ", " << offset + size << ") beyond the size "
-                           << result.getDimSize(index) << " of " << *getOp()
-                           << "'s result";
   return success();
 }
 
@@ -138,11 +197,46 @@ LogicalResult TaskOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 
 RegionKind GraphOp::getRegionKind(unsigned) { return RegionKind::Graph; }
 
+LogicalResult GraphOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  if (!getSource())
+    return success();
+  // Looked up around the graph, which is a symbol table of its own.
+  auto function = symbolTable.lookupNearestSymbolFrom<func::FuncOp>(
+      getOperation()->getParentOp(), getSourceAttr());
+  if (!function)
+    return emitOpError() << "is built from " << getSourceAttr()
+                         << ", which is not a function";
+  // The inputs and outputs hold the function's arguments and results.
+  for (auto buffer : getBodyBlock().getOps<BufferOp>()) {
+    if (buffer.getRole() == BufferRole::Temp)
+      continue;
+    bool input = buffer.getRole() == BufferRole::Input;
+    TypeRange types =
+        input ? function.getArgumentTypes() : function.getResultTypes();
+    int64_t index = static_cast<int64_t>(*buffer.getIndex());
+    if (index >= static_cast<int64_t>(types.size()))
+      return buffer.emitOpError()
+             << "is " << stringifyBufferRole(buffer.getRole()) << " #" << index
+             << " but " << getSourceAttr() << " has " << types.size()
+             << (input ? " arguments" : " results");
+    Type expected = types[index];
+    if (getTensorType(buffer.getType()) != expected)
+      return buffer.emitOpError()
+             << "holds " << getTensorType(buffer.getType()) << " but "
+             << (input ? "argument" : "result") << " #" << index << " of "
+             << getSourceAttr() << " is " << expected;
+  }
+  return success();
+}
+
+namespace {
+
 /// Reports a cycle task -> triggered event -> waiting task -> ... if any.
-static LogicalResult verifyAcyclic(MutableArrayRef<TaskOp> tasks) {
+LogicalResult verifyAcyclic(ArrayRef<TaskOp> tasks) {
   llvm::DenseMap<Value, SmallVector<unsigned>> waiters;
   for (auto [index, task] : llvm::enumerate(tasks)) {
-    for (Value event : task.getWaits())
+    TaskOp op = task;
+    for (Value event : op.getWaits())
       waiters[event].push_back(index);
   }
   enum class Mark { Unvisited, Active, Done };
@@ -160,7 +254,8 @@ static LogicalResult verifyAcyclic(MutableArrayRef<TaskOp> tasks) {
     marks[root] = Mark::Active;
     while (!stack.empty()) {
       Frame &frame = stack.back();
-      ValueRange triggered = tasks[frame.task].getTriggered();
+      TaskOp task = tasks[frame.task];
+      ValueRange triggered = task.getTriggered();
       if (frame.event == triggered.size()) {
         marks[frame.task] = Mark::Done;
         stack.pop_back();
@@ -173,10 +268,12 @@ static LogicalResult verifyAcyclic(MutableArrayRef<TaskOp> tasks) {
         continue;
       }
       unsigned successor = next[frame.waiter++];
-      if (marks[successor] == Mark::Active)
-        return tasks[successor].emitOpError()
+      if (marks[successor] == Mark::Active) {
+        TaskOp cyclic = tasks[successor];
+        return cyclic.emitOpError()
                << "is on a cycle of the task graph: it transitively waits "
                   "for itself";
+      }
       if (marks[successor] == Mark::Unvisited) {
         marks[successor] = Mark::Active;
         stack.push_back({successor});
@@ -189,64 +286,204 @@ static LogicalResult verifyAcyclic(MutableArrayRef<TaskOp> tasks) {
 /// Checks the layout a persistent kernel reads: one awaited and at most one
 /// triggered event per task, and the waiters of each event contiguous and
 /// recorded in its task range.
-static LogicalResult verifyLinearized(MutableArrayRef<TaskOp> tasks,
-                                      MutableArrayRef<EventOp> events) {
+LogicalResult verifyLinearized(ArrayRef<TaskOp> tasks,
+                               ArrayRef<EventOp> events) {
   llvm::DenseMap<Value, std::pair<int64_t, int64_t>> range;
   for (auto [index, task] : llvm::enumerate(tasks)) {
-    if (task.getWaits().size() != 1)
-      return task.emitOpError()
-             << "waits on " << task.getWaits().size()
+    TaskOp op = task;
+    if (op.getWaits().size() != 1)
+      return op.emitOpError()
+             << "waits on " << op.getWaits().size()
              << " events; in a linearized task graph every task waits on "
                 "exactly one";
-    if (task.getTriggered().size() > 1)
-      return task.emitOpError()
-             << "triggers " << task.getTriggered().size()
+    if (op.getTriggered().size() > 1)
+      return op.emitOpError()
+             << "triggers " << op.getTriggered().size()
              << " events; in a linearized task graph a task triggers at most "
                 "one";
     auto [it, inserted] = range.try_emplace(
-        task.getWaits()[0], std::make_pair(int64_t(index), int64_t(index)));
+        op.getWaits()[0], std::make_pair(int64_t(index), int64_t(index)));
     if (!inserted) {
       if (it->second.second != static_cast<int64_t>(index) - 1)
-        return task.emitOpError()
+        return op.emitOpError()
                << "is not contiguous with the other tasks waiting on its "
                   "event; a linearized task graph orders them consecutively";
       it->second.second = index;
     }
   }
   for (EventOp event : events) {
-    auto it = range.find(event.getEvent());
+    EventOp op = event;
+    auto it = range.find(op.getEvent());
     if (it == range.end()) {
-      if (event.getFirstTask())
-        return event.emitOpError() << "has a task range but no task waits on it";
+      if (op.getFirstTask())
+        return op.emitOpError() << "has a task range but no task waits on it";
       continue;
     }
     auto [first, last] = it->second;
-    if (!event.getFirstTask())
-      return event.emitOpError()
-             << "is awaited by tasks [" << first << ", " << last
-             << "] but has no task range";
-    if (static_cast<int64_t>(*event.getFirstTask()) != first ||
-        static_cast<int64_t>(*event.getLastTask()) != last)
-      return event.emitOpError()
-             << "has task range [" << static_cast<int64_t>(*event.getFirstTask())
-             << ", " << static_cast<int64_t>(*event.getLastTask())
+    if (!op.getFirstTask())
+      return op.emitOpError() << "is awaited by tasks [" << first << ", "
+                              << last << "] but has no task range";
+    if (static_cast<int64_t>(*op.getFirstTask()) != first ||
+        static_cast<int64_t>(*op.getLastTask()) != last)
+      return op.emitOpError()
+             << "has task range [" << static_cast<int64_t>(*op.getFirstTask())
+             << ", " << static_cast<int64_t>(*op.getLastTask())
              << "] but the tasks waiting on it are [" << first << ", " << last
              << "]";
   }
   return success();
 }
 
+/// Checks one access of a compute task: the box fits the buffer.
+LogicalResult verifyBox(TaskOp task, StringRef what, unsigned index,
+                        BoxAttr box, Value buffer) {
+  ArrayRef<int64_t> shape = cast<MemRefType>(buffer.getType()).getShape();
+  if (box.getOffsets().size() != shape.size())
+    return task.emitOpError()
+           << what << " box #" << index << " has rank "
+           << box.getOffsets().size() << " but its buffer " << buffer.getType()
+           << " has rank " << shape.size();
+  for (auto [d, offset, size] :
+       llvm::enumerate(box.getOffsets(), box.getSizes()))
+    if (offset + size > shape[d])
+      return task.emitOpError()
+             << what << " box #" << index << " covers [" << offset << ", "
+             << offset + size << ") of dim " << d << ", beyond its buffer "
+             << buffer.getType();
+  return success();
+}
+
+/// Checks that compute tasks run existing blocks of existing kernels, each
+/// block exactly once, with a box per kernel buffer.
+LogicalResult verifyTasksCoverKernels(GraphOp graph, ArrayRef<TaskOp> tasks) {
+  llvm::StringMap<KernelOp> kernels;
+  for (KernelOp kernel : graph.getBodyBlock().getOps<KernelOp>())
+    kernels[kernel.getSymName()] = kernel;
+  std::map<std::pair<std::string, SmallVector<int64_t>>, unsigned> owner;
+  llvm::StringMap<int64_t> counts;
+  for (auto [index, task] : llvm::enumerate(tasks)) {
+    TaskOp op = task;
+    if (op.getKind() != TaskKind::Compute)
+      continue;
+    StringRef name = *op.getKernel();
+    auto it = kernels.find(name);
+    if (it == kernels.end())
+      return op.emitOpError()
+             << "runs @" << name << ", which is no kernel of this graph";
+    KernelOp kernel = it->second;
+    auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
+    ArrayRef<int64_t> grid = blockGraph.getGrid();
+    ArrayRef<int64_t> block =
+        op.getBlock() ? *op.getBlock() : ArrayRef<int64_t>();
+    bool inGrid = block.size() == grid.size();
+    for (size_t d = 0; inGrid && d < grid.size(); ++d)
+      inGrid = block[d] >= 0 && block[d] < grid[d];
+    if (!inGrid) {
+      InFlightDiagnostic diag = op.emitOpError() << "runs block [";
+      llvm::interleaveComma(block, diag);
+      diag << "], which is not in the grid [";
+      llvm::interleaveComma(grid, diag);
+      return diag << "] of @" << name;
+    }
+    auto [previous, inserted] = owner.try_emplace(
+        std::make_pair(name.str(), SmallVector<int64_t>(block)), index);
+    if (!inserted)
+      return op.emitOpError() << "runs the same block of @" << name
+                              << " as task " << previous->second;
+    ++counts[name];
+    if (op.getReads()->size() != kernel.getInputs().size() ||
+        op.getWrites()->size() != kernel.getOutputs().size())
+      return op.emitOpError()
+             << "has " << op.getReads()->size() << " read and "
+             << op.getWrites()->size() << " written boxes but @" << name
+             << " binds " << kernel.getInputs().size() << " inputs and "
+             << kernel.getOutputs().size() << " outputs";
+    for (auto [i, box, buffer] : llvm::enumerate(
+             op.getReads()->getAsRange<BoxAttr>(), kernel.getInputs()))
+      if (failed(verifyBox(op, "read", i, box, buffer)))
+        return failure();
+    for (auto [i, box, buffer] : llvm::enumerate(
+             op.getWrites()->getAsRange<BoxAttr>(), kernel.getOutputs()))
+      if (failed(verifyBox(op, "written", i, box, buffer)))
+        return failure();
+  }
+  for (auto &[name, kernel] : kernels) {
+    int64_t blocks =
+        getNumElements(cast<tb::GraphOp>(kernel.getBlockGraph()).getGrid());
+    int64_t count = counts.lookup(name);
+    if (count != blocks)
+      return kernel.emitOpError() << "has " << blocks << " blocks but " << count
+                                  << " task(s) run them";
+  }
+  return success();
+}
+
+/// Checks the queues: valid workers and tasks, every AOT task in exactly
+/// one queue and no JIT task in any.
+LogicalResult verifyQueues(GraphOp graph, ArrayRef<TaskOp> tasks,
+                           ArrayRef<QueueOp> queues) {
+  if (queues.empty())
+    return success();
+  if (!graph.getWorkers())
+    return graph.emitOpError() << "has queues but no worker count";
+  int64_t workers = static_cast<int64_t>(*graph.getWorkers());
+  llvm::SmallDenseSet<int64_t> seenWorkers;
+  SmallVector<int> queued(tasks.size(), 0);
+  for (QueueOp queue : queues) {
+    QueueOp op = queue;
+    int64_t worker = static_cast<int64_t>(op.getWorker());
+    if (worker < 0 || worker >= workers)
+      return op.emitOpError() << "is for worker " << worker
+                              << " of a graph with " << workers << " workers";
+    if (!seenWorkers.insert(worker).second)
+      return op.emitOpError() << "is a second queue of worker " << worker;
+    for (int64_t task : op.getTasks()) {
+      if (task < 0 || task >= static_cast<int64_t>(tasks.size()))
+        return op.emitOpError()
+               << "names task " << task << " of " << tasks.size();
+      ++queued[task];
+    }
+  }
+  for (auto [index, task] : llvm::enumerate(tasks)) {
+    TaskOp op = task;
+    bool aot = op.getLaunch() == LaunchMode::AOT;
+    if (aot && queued[index] != 1)
+      return op.emitOpError() << "is ahead-of-time but in " << queued[index]
+                              << " queues; every AOT task is in exactly one";
+    if (!aot && queued[index] != 0)
+      return op.emitOpError() << "is just-in-time but queued";
+  }
+  return success();
+}
+
+} // namespace
+
 LogicalResult GraphOp::verifyRegions() {
   SmallVector<TaskOp> tasks;
   SmallVector<EventOp> events;
+  SmallVector<QueueOp> queues;
+  llvm::SmallDenseSet<std::pair<int, int64_t>> indices;
   for (Operation &op : getBodyBlock()) {
-    if (auto task = dyn_cast<TaskOp>(op))
+    if (auto task = dyn_cast<TaskOp>(op)) {
       tasks.push_back(task);
-    else if (auto event = dyn_cast<EventOp>(op))
+    } else if (auto event = dyn_cast<EventOp>(op)) {
       events.push_back(event);
-    else
-      return op.emitOpError()
-             << "is not allowed in a task graph: only tg.event and tg.task";
+    } else if (auto queue = dyn_cast<QueueOp>(op)) {
+      queues.push_back(queue);
+    } else if (auto buffer = dyn_cast<BufferOp>(op)) {
+      if (buffer.getIndex() &&
+          !indices
+               .insert({static_cast<int>(buffer.getRole()),
+                        static_cast<int64_t>(*buffer.getIndex())})
+               .second)
+        return buffer.emitOpError()
+               << "is a second " << stringifyBufferRole(buffer.getRole())
+               << " #" << static_cast<int64_t>(*buffer.getIndex());
+    } else if (!isa<ViewOp, KernelOp>(op)) {
+      return op.emitOpError() << "is not allowed in a task graph: only "
+                                 "tg.buffer, tg.view, tg.kernel, tg.event, "
+                                 "tg.task and tg.queue";
+    }
   }
 
   llvm::DenseMap<Value, int64_t> notifications;
@@ -257,12 +494,13 @@ LogicalResult GraphOp::verifyRegions() {
     int64_t expected = static_cast<int64_t>(event.getTriggers());
     int64_t actual = notifications.lookup(event.getEvent());
     if (expected != actual)
-      return event.emitOpError() << "expects " << expected
-                                 << " trigger(s) but " << actual
-                                 << " task(s) trigger it";
+      return event.emitOpError() << "expects " << expected << " trigger(s) but "
+                                 << actual << " task(s) trigger it";
   }
 
-  if (failed(verifyAcyclic(tasks)))
+  if (failed(verifyTasksCoverKernels(*this, tasks)) ||
+      failed(verifyAcyclic(tasks)) ||
+      failed(verifyQueues(*this, tasks, queues)))
     return failure();
   if (getLinearized())
     return verifyLinearized(tasks, events);

@@ -43,7 +43,9 @@ def Kernel_Dialect : Dialect {
     A predefined op may carry `kn.partition = array<i64: ...>`, the number
     of blocks (tasks) along each dim of its iteration space (its result's
     dims; its operand's for split and reductions), which
-    `kn-default-block-graphs` then uses instead of choosing one.
+    `kn-default-block-graphs` then uses instead of choosing one, and
+    `kn.data_dependent` (a unit attribute) when its time depends on the data
+    (its mega-kernel tasks are dispatched just in time).
   }];
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
@@ -54,6 +56,10 @@ def Kernel_Dialect : Dialect {
     /// On a predefined op: the blocks along each dim of its iteration space.
     static constexpr ::llvm::StringLiteral getPartitionAttrName() {
       return ::llvm::StringLiteral("kn.partition");
+    }
+    /// On an op: its time depends on the data.
+    static constexpr ::llvm::StringLiteral getDataDependentAttrName() {
+      return ::llvm::StringLiteral("kn.data_dependent");
     }
   }];
 }

@@ -36,7 +36,8 @@ def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::ModuleOp"> {
       most 1024 elements) by the for-loop into `accum_sum`; batch dims over
       grid dim z (one batch dim at most).
 
-    With `workers=N` (a persistent kernel of N workers, MPK section 4.2)
+    With `persistent` (a persistent kernel of N workers, MPK section 4.2;
+    N is `workers`, by default the target chip's SM count)
     each op's iteration space is instead cut into the partition, among
     those of at most 4N blocks cutting at most 3 dims into divisors of
     their sizes whose graphs verify, that minimizes (ceil(B / N) + B / N) *
@@ -54,9 +55,12 @@ def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::ModuleOp"> {
     Option<"targetBlocks", "target-blocks", "int64_t", /*default=*/"264",
            "Blocks a matmul grid should reach before its tiles stop "
            "shrinking (two per SM of an H100 or H200)">,
+    Option<"persistent", "persistent", "bool", /*default=*/"false",
+           "Choose every op's partition for a persistent kernel instead of "
+           "the fixed tiling">,
     Option<"workers", "workers", "int64_t", /*default=*/"0",
-           "When positive, choose every op's partition for a persistent "
-           "kernel of this many workers instead of the fixed tiling">,
+           "The persistent kernel's workers (0: the SMs of the target chip, "
+           "tb.target)">,
   ];
 }
 

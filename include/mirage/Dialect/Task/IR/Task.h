@@ -18,6 +18,9 @@
 #include "mirage/Dialect/Task/IR/TaskOpsDialect.h.inc"
 #include "mirage/Dialect/Task/IR/TaskOpsEnums.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "mirage/Dialect/Task/IR/TaskOpsAttributes.h.inc"
+
 #define GET_TYPEDEF_CLASSES
 #include "mirage/Dialect/Task/IR/TaskOpsTypes.h.inc"
 

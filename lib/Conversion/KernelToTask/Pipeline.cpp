@@ -1,0 +1,51 @@
+//===- Pipeline.cpp - mirage-to-task-graph --------------------------------===//
+//
+// Part of the Mirage MLIR project. See TaskGraphPipeline.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Conversion/TaskGraphPipeline.h"
+
+#include "mirage/Conversion/Passes.h"
+#include "mirage/Dialect/Kernel/Transforms/Passes.h"
+#include "mirage/Dialect/Task/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+using namespace mirage;
+
+void mirage::buildMirageToTaskGraphPipeline(
+    OpPassManager &pm, const MirageToTaskGraphOptions &options) {
+  kn::KnDefaultBlockGraphsOptions partition;
+  partition.persistent = true;
+  partition.workers = options.workers;
+  pm.addPass(kn::createKnDefaultBlockGraphs(partition));
+  BuildTaskGraphOptions build;
+  build.pairwiseEvents = options.pairwiseEvents;
+  pm.addPass(createBuildTaskGraph(build));
+  OpPassManager &graph = pm.nest<tg::GraphOp>();
+  graph.addPass(tg::createTgFuseEvents());
+  graph.addPass(tg::createTgNormalize());
+  graph.addPass(tg::createTgLinearize());
+  graph.addPass(tg::createTgLabelLaunch());
+  tg::TgScheduleOptions schedule;
+  schedule.workers = options.workers;
+  schedule.device = options.device;
+  graph.addPass(tg::createTgSchedule(schedule));
+  tg::TgCheckScheduleOptions check;
+  check.device = options.device;
+  graph.addPass(tg::createTgCheckSchedule(check));
+}
+
+void mirage::registerMirageToTaskGraphPipeline() {
+  PassPipelineRegistration<MirageToTaskGraphOptions>(
+      "mirage-to-task-graph",
+      "Compile kernel graphs into scheduled task graphs: "
+      "kn-default-block-graphs{persistent}, mirage-build-task-graph, then on "
+      "each tg.graph tg-fuse-events, tg-normalize, tg-linearize, "
+      "tg-label-launch, tg-schedule and tg-check-schedule.",
+      [](OpPassManager &pm, const MirageToTaskGraphOptions &options) {
+        buildMirageToTaskGraphPipeline(pm, options);
+      });
+}

@@ -1,0 +1,229 @@
+//===- TaskGraphIO.cpp - tg IR to and from the compact task graph ---------===//
+//
+// Part of the Mirage MLIR project. See TaskGraphIO.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Dialect/Task/Transforms/TaskGraphIO.h"
+
+#include "mirage/Dialect/Block/IR/Block.h"
+#include "mirage/IR/GraphUtils.h"
+#include "mirage/IR/SemanticsOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::tg;
+namespace tgc = mirage::taskgraph;
+
+FailureOr<DeviceModel> tg::getDeviceModel(Operation *op, StringRef name) {
+  std::optional<DeviceModel> device = DeviceModel::get(name);
+  if (!device)
+    return op->emitError() << "unknown device '" << name
+                           << "'; expected h100 or h200";
+  device->sms = tb::TargetAttr::lookup(op).getSms();
+  return *device;
+}
+
+double tg::estimateTaskMicros(tb::GraphOp graph, const DeviceModel &device) {
+  // A task's fixed cost: its description, its wait and its signal.
+  constexpr double kTaskMicros = 0.5;
+  double smDramBytesPerUs = device.dramBytesPerUs / device.sms;
+  double smShare = static_cast<double>(device.sms);
+  double iterations = static_cast<double>(graph.getForloopRange());
+  llvm::DenseSet<Operation *> postLoop = getPostLoopOps(graph.getBodyBlock());
+  double onceBytes = 0, loopBytes = 0, savedBytes = 0;
+  Flops body, post;
+  for (Operation &op : graph.getBodyBlock()) {
+    if (auto iterator = dyn_cast<tb::InputIteratorOp>(op)) {
+      double bytes = static_cast<double>(
+          getByteSize(cast<ShapedType>(iterator.getResult().getType())));
+      (iterator.getFmap().getDim() == kReplica ? onceBytes : loopBytes) +=
+          bytes;
+      continue;
+    }
+    if (auto saver = dyn_cast<tb::OutputSaverOp>(op)) {
+      savedBytes += static_cast<double>(
+          getByteSize(cast<ShapedType>(saver.getInput().getType())));
+      continue;
+    }
+    auto semantics = dyn_cast<SemanticsOpInterface>(op);
+    if (!semantics || op.hasTrait<mirage::OpTrait::IsAccumulator>())
+      continue;
+    SmallVector<ArrayRef<int64_t>> in;
+    for (Value operand : op.getOperands())
+      in.push_back(cast<ShapedType>(operand.getType()).getShape());
+    auto result = cast<ShapedType>(op.getResult(0).getType());
+    unsigned elementBytes = result.getElementTypeBitWidth() / 8;
+    Flops flops = getFlops(semantics.getOpKind(), semantics.getOpParams(), in,
+                           result.getShape(), elementBytes);
+    Flops &phase = postLoop.contains(&op) ? post : body;
+    phase.tensor += flops.tensor;
+    phase.simt += flops.simt;
+  }
+  double iteration =
+      std::max(loopBytes / smDramBytesPerUs, body.time(device) * smShare);
+  return kTaskMicros + onceBytes / smDramBytesPerUs + iterations * iteration +
+         post.time(device) * smShare + savedBytes / smDramBytesPerUs;
+}
+
+ImportedGraph tg::importGraph(GraphOp op, const DeviceModel &device) {
+  ImportedGraph imported;
+  tgc::TaskGraph &graph = imported.graph;
+  llvm::DenseMap<Value, uint32_t> bufferIndex, eventIndex;
+  llvm::DenseMap<StringRef, uint32_t> kernelIndex;
+  auto addBuffer = [&](Value value, int32_t base, std::string name) {
+    bufferIndex[value] = graph.buffers.size();
+    graph.buffers.push_back(
+        {Shape(cast<MemRefType>(value.getType()).getShape()), base, name});
+    imported.buffers.push_back(value);
+  };
+  for (Operation &child : op.getBodyBlock()) {
+    if (auto buffer = dyn_cast<BufferOp>(child)) {
+      std::string name = stringifyBufferRole(buffer.getRole()).str();
+      if (buffer.getIndex())
+        name += " " + std::to_string(*buffer.getIndex());
+      else
+        name += " " + std::to_string(graph.buffers.size());
+      addBuffer(buffer.getBuffer(), -1, name);
+    } else if (auto view = dyn_cast<ViewOp>(child)) {
+      uint32_t base = bufferIndex.lookup(view.getSource());
+      addBuffer(view.getView(), static_cast<int32_t>(base),
+                "view of " + graph.buffers[base].name);
+    } else if (auto kernel = dyn_cast<KernelOp>(child)) {
+      auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
+      kernelIndex[kernel.getSymName()] = graph.kernels.size();
+      graph.kernels.push_back({kernel.getSymName().str(),
+                               kernel.getDataDependent(),
+                               estimateTaskMicros(blockGraph, device),
+                               getNumElements(blockGraph.getGrid())});
+      imported.kernels.push_back(kernel);
+    } else if (auto event = dyn_cast<EventOp>(child)) {
+      eventIndex[event.getEvent()] = graph.addEvent();
+      graph.eventTasks.push_back(std::nullopt);
+      if (event.getFirstTask())
+        graph.eventTasks.back() = {static_cast<uint32_t>(*event.getFirstTask()),
+                                   static_cast<uint32_t>(*event.getLastTask())};
+    }
+  }
+  for (TaskOp task : op.getBodyBlock().getOps<TaskOp>()) {
+    tgc::Task &t = graph.tasks.emplace_back();
+    t.launch = task.getLaunch() == LaunchMode::JIT ? tgc::LaunchMode::JIT
+                                                   : tgc::LaunchMode::AOT;
+    for (Value event : task.getWaits())
+      t.waits.push_back(eventIndex.lookup(event));
+    for (Value event : task.getTriggered())
+      t.triggers.push_back(eventIndex.lookup(event));
+    if (task.getKind() == TaskKind::Empty)
+      continue;
+    t.kind = tgc::TaskKind::Compute;
+    t.kernel = static_cast<int32_t>(kernelIndex.lookup(*task.getKernel()));
+    t.block = Shape(*task.getBlock());
+    KernelOp kernel = imported.kernels[t.kernel];
+    auto toAccess = [&](Value buffer, Attribute attr) {
+      auto box = cast<BoxAttr>(attr);
+      return tgc::Access{
+          bufferIndex.lookup(buffer),
+          tgc::Box{Shape(box.getOffsets()), Shape(box.getSizes())}};
+    };
+    for (auto [buffer, box] : llvm::zip(kernel.getInputs(), *task.getReads()))
+      t.reads.push_back(toAccess(buffer, box));
+    for (auto [buffer, box] : llvm::zip(kernel.getOutputs(), *task.getWrites()))
+      t.writes.push_back(toAccess(buffer, box));
+  }
+  if (!op.getLinearized())
+    graph.eventTasks.clear();
+  for (QueueOp queue : op.getBodyBlock().getOps<QueueOp>()) {
+    size_t worker = static_cast<size_t>(queue.getWorker());
+    if (graph.queues.size() <= worker)
+      graph.queues.resize(worker + 1);
+    for (int64_t task : queue.getTasks())
+      graph.queues[worker].push_back(static_cast<uint32_t>(task));
+  }
+  if (op.getWorkers())
+    graph.queues.resize(static_cast<size_t>(*op.getWorkers()));
+  return imported;
+}
+
+void tg::exportGraph(GraphOp op, const tgc::TaskGraph &graph) {
+  Block &body = op.getBodyBlock();
+  llvm::StringMap<KernelOp> kernels;
+  for (Operation &child : llvm::make_early_inc_range(body)) {
+    if (auto kernel = dyn_cast<KernelOp>(child))
+      kernels[kernel.getSymName()] = kernel;
+    // Tasks use events: drop the uses first.
+    if (isa<TaskOp>(child))
+      child.dropAllReferences();
+  }
+  for (Operation &child : llvm::make_early_inc_range(body))
+    if (isa<TaskOp, EventOp, QueueOp>(child))
+      child.erase();
+
+  OpBuilder b = OpBuilder::atBlockEnd(&body);
+  MLIRContext *context = op.getContext();
+  Location loc = op.getLoc();
+  bool linearized = !graph.eventTasks.empty();
+  std::vector<uint32_t> counts = graph.getTriggerCounts();
+  SmallVector<Value> events;
+  SmallVector<EventOp> eventOps;
+  for (uint32_t e = 0; e < graph.numEvents; ++e) {
+    IntegerAttr first, last;
+    if (linearized && graph.eventTasks[e]) {
+      first = b.getI64IntegerAttr(graph.eventTasks[e]->first);
+      last = b.getI64IntegerAttr(graph.eventTasks[e]->second);
+    }
+    auto event = EventOp::create(b, loc, EventType::get(context),
+                                 b.getI64IntegerAttr(counts[e]), first, last);
+    eventOps.push_back(event);
+    events.push_back(event.getEvent());
+  }
+
+  auto boxes = [&](ArrayRef<tgc::Access> accesses) {
+    SmallVector<Attribute> attrs;
+    for (const tgc::Access &access : accesses)
+      attrs.push_back(
+          BoxAttr::get(context, access.box.offsets, access.box.sizes));
+    return b.getArrayAttr(attrs);
+  };
+  SmallVector<TaskOp> taskOps;
+  for (const tgc::Task &task : graph.tasks) {
+    SmallVector<Value> waits, triggers;
+    for (uint32_t event : task.waits)
+      waits.push_back(events[event]);
+    for (uint32_t event : task.triggers)
+      triggers.push_back(events[event]);
+    LaunchMode launch =
+        task.launch == tgc::LaunchMode::JIT ? LaunchMode::JIT : LaunchMode::AOT;
+    if (task.kind == tgc::TaskKind::Empty) {
+      taskOps.push_back(TaskOp::create(b, loc, TaskKind::Empty, nullptr,
+                                       nullptr, nullptr, nullptr, launch, waits,
+                                       triggers));
+      continue;
+    }
+    KernelOp kernel = kernels.lookup(graph.kernels[task.kernel].name);
+    taskOps.push_back(
+        TaskOp::create(b, kernel.getLoc(), TaskKind::Compute,
+                       FlatSymbolRefAttr::get(kernel.getSymNameAttr()),
+                       b.getDenseI64ArrayAttr(task.block), boxes(task.reads),
+                       boxes(task.writes), launch, waits, triggers));
+  }
+
+  // Linearized graphs read best with each event just before the tasks
+  // waiting on it; the tasks keep their order either way.
+  if (linearized) {
+    for (uint32_t e = 0; e < graph.numEvents; ++e)
+      if (graph.eventTasks[e])
+        eventOps[e]->moveBefore(taskOps[graph.eventTasks[e]->first]);
+  }
+  for (auto [worker, queue] : llvm::enumerate(graph.queues)) {
+    SmallVector<int64_t> tasks(queue.begin(), queue.end());
+    QueueOp::create(b, loc, b.getI64IntegerAttr(worker),
+                    b.getDenseI64ArrayAttr(tasks));
+  }
+  op.setLinearized(linearized);
+  if (!graph.queues.empty())
+    op.setWorkersAttr(b.getI64IntegerAttr(graph.queues.size()));
+}
