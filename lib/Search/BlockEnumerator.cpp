@@ -220,27 +220,21 @@ SkeletonEnumerator::enumerate(ArrayRef<KernelTensor> operands,
     root.uses.push_back(0);
   }
 
-  // One task per first loop-body operator; the lists are joined in order.
+  // One index per first loop-body operator; the lists are joined in order.
+  // Not a ThreadPoolTaskGroup: its wait() on a pool thread runs whatever
+  // task is queued first, typically a generator branch, which may then wait
+  // for a list that only this stack (or a thread waiting on it) can finish.
   SkeletonEnumerator::List scratch;
   SmallVector<OpChoice, 32> choices;
   BlockSearch(context, scratch)
       .getChoices(root, Phase::Body, std::nullopt, choices);
   std::vector<SkeletonEnumerator::List> lists(choices.size());
-  auto run = [&](size_t index) {
+  workSharingFor(context.pool, choices.size(), [&](size_t index) {
     BlockState state = root;
     BlockSearch search(context, lists[index]);
     search.push(state, choices[index], Phase::Body);
     search.body(state, ArrayRef<OpChoice>(choices).drop_front(index + 1));
-  };
-  if (context.pool && choices.size() > 1) {
-    llvm::ThreadPoolTaskGroup group(*context.pool);
-    for (size_t index = 0; index < choices.size(); ++index)
-      group.async([&run, index] { run(index); });
-    group.wait();
-  } else {
-    for (size_t index = 0; index < choices.size(); ++index)
-      run(index);
-  }
+  });
   auto result = std::make_shared<SkeletonEnumerator::List>();
   for (auto &list : lists)
     result->insert(result->end(), list.begin(), list.end());

@@ -700,8 +700,20 @@ search::superoptimize(const Problem &problem, ExprContext &exprs,
   };
 
   {
+    // Waited for from this thread, which is not one of the pool's, so the
+    // wait only blocks (a pool thread would run other queued tasks, see
+    // workSharingFor). Nothing on the pool's threads waits for a group.
+    //
+    // Queued last first: the last branches are graph-defined kernels over
+    // subsets that end with the last input (all the inputs among them),
+    // whose fused candidates are usually the cheapest and tighten the cost
+    // bound for the rest. On the small RMSNorm + Linear search
+    // (one thread) list order explores 734k kernel graphs in 5.2 s, last
+    // first 8.9k in 0.5 s. The results are merged in branch order, so the
+    // order changes only the time.
     llvm::ThreadPoolTaskGroup group(pool);
-    for (size_t b = 0; b < branchCount && !context.isStopped(); ++b) {
+    for (size_t r = 0; r < branchCount && !context.isStopped(); ++r) {
+      size_t b = branchCount - 1 - r;
       if (finished[b])
         continue;
       group.async([&, b] {

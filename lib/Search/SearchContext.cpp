@@ -11,6 +11,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Hashing.h"
 
+#include <condition_variable>
 #include <cstdlib>
 
 using namespace mirage;
@@ -23,6 +24,49 @@ using llvm::SmallVectorImpl;
 bool detail::keyLess(const OpKey &lhs, const OpKey &rhs) {
   return std::lexicographical_compare(lhs.begin(), lhs.end(), rhs.begin(),
                                       rhs.end());
+}
+
+void detail::workSharingFor(llvm::ThreadPoolInterface *pool, size_t count,
+                            llvm::function_ref<void(size_t)> body) {
+  if (!pool || count < 2) {
+    for (size_t index = 0; index < count; ++index)
+      body(index);
+    return;
+  }
+  // Shared with the helpers, which may start after this call has returned
+  // (the pool runs tasks in order, and earlier ones may take long): they
+  // then find no index left and touch nothing else, so `body` is only run
+  // while this call waits.
+  struct Loop {
+    Loop(size_t count, llvm::function_ref<void(size_t)> body)
+        : count(count), body(body) {}
+    void work() {
+      size_t ran = 0;
+      for (size_t index; (index = next.fetch_add(1)) < count; ++ran)
+        body(index);
+      if (ran == 0)
+        return;
+      std::lock_guard<std::mutex> lock(mutex);
+      done += ran;
+      if (done == count)
+        finished.notify_all();
+    }
+    const size_t count;
+    const llvm::function_ref<void(size_t)> body;
+    std::atomic<size_t> next{0};
+    std::mutex mutex;
+    std::condition_variable finished;
+    /// Indices run, under `mutex`.
+    size_t done = 0;
+  };
+  auto loop = std::make_shared<Loop>(count, body);
+  size_t helpers = std::min<size_t>(count - 1, pool->getMaxConcurrency());
+  for (size_t helper = 0; helper < helpers; ++helper)
+    (void)pool->async([loop] { loop->work(); });
+  loop->work();
+  // Every index is claimed now; wait for those other threads are running.
+  std::unique_lock<std::mutex> lock(loop->mutex);
+  loop->finished.wait(lock, [&] { return loop->done == count; });
 }
 
 void CostBound::add(double cost) {

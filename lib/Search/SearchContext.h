@@ -11,6 +11,7 @@
 
 #include "mirage/Search/Search.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/ThreadPool.h"
 
 #include <atomic>
@@ -131,6 +132,17 @@ private:
 /// Lexicographic order of keys.
 bool keyLess(const OpKey &lhs, const OpKey &rhs);
 
+/// Runs body(0), ..., body(count - 1), each once: the calling thread claims
+/// indices from a shared counter and runs them itself, and helpers it
+/// submits to `pool` (when given) claim from the same counter. It returns
+/// once every index has run, and waits only for indices other threads have
+/// already claimed and are running: it never runs unrelated pool tasks
+/// (ThreadPoolTaskGroup::wait on a pool thread does, see
+/// SkeletonEnumerator::get), so waits inside `body`'s callers form no cycle.
+/// A helper that starts late finds no index left and exits.
+void workSharingFor(llvm::ThreadPoolInterface *pool, size_t count,
+                    llvm::function_ref<void(size_t)> body);
+
 /// The block-graph skeletons over given operands, memoized per operand list
 /// and computed with the pool's threads, split by the first loop-body op.
 class SkeletonEnumerator {
@@ -138,6 +150,12 @@ public:
   using List = std::vector<std::shared_ptr<const BlockSkeleton>>;
   explicit SkeletonEnumerator(SearchContext &context) : context(context) {}
 
+  /// The list over `operands`: the first thread to ask computes it, others
+  /// asking meanwhile wait for it. Safe from pool threads: the computing
+  /// thread waits only for its own loop's work (workSharingFor), never for
+  /// another list, so waits form no cycle; and it stops with the time
+  /// budget, which therefore bounds the waits too (the list is then
+  /// incomplete and not checkpointed).
   std::shared_ptr<const List> get(llvm::ArrayRef<KernelTensor> operands);
 
   /// The memo's key for an operand list (shapes and printed expressions,
