@@ -7,9 +7,11 @@
 #include "mirage/Verify/Equivalence.h"
 
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/Dialect/Task/IR/Task.h"
 #include "mirage/Dialect/Thread/IR/Thread.h"
 #include "mirage/IR/GraphUtils.h"
 #include "mirage/Interpreter/Interpreter.h"
+#include "mirage/Interpreter/TaskGraphProgram.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -38,6 +40,15 @@ llvm::StringRef mirage::stringifyVerdict(Verdict verdict) {
 
 namespace {
 
+std::string formatIndex(ArrayRef<int64_t> index) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << '[';
+  llvm::interleaveComma(index, os);
+  os << ']';
+  return text;
+}
+
 //===----------------------------------------------------------------------===//
 // Static facts: the Lax fragment, degrees, oracle calls
 //===----------------------------------------------------------------------===//
@@ -64,6 +75,41 @@ public:
     walk(body, /*multiplicity=*/1.0, /*loopRange=*/1);
     for (Value result : body.getTerminator()->getOperands())
       facts.outputDegrees.push_back(degree.lookup(result));
+    return facts;
+  }
+
+  /// A task graph: its kernels in order, with values flowing through the
+  /// buffers (a view is its storage).
+  ProgramFacts collect(tg::GraphOp graph) {
+    llvm::DenseMap<Value, Value> storage;
+    SmallVector<std::pair<int64_t, Value>> outputs;
+    for (Operation &op : graph.getBodyBlock()) {
+      if (auto buffer = dyn_cast<tg::BufferOp>(op)) {
+        storage[buffer.getBuffer()] = buffer.getBuffer();
+        if (buffer.getRole() == tg::BufferRole::Input)
+          degree[buffer.getBuffer()] = Degree{1, 0};
+        if (buffer.getRole() == tg::BufferRole::Output)
+          outputs.push_back(
+              {static_cast<int64_t>(*buffer.getIndex()), buffer.getBuffer()});
+      } else if (auto view = dyn_cast<tg::ViewOp>(op)) {
+        storage[view.getView()] = storage.lookup(view.getSource());
+      } else if (auto kernel = dyn_cast<tg::KernelOp>(op)) {
+        auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
+        Block &inner = blockGraph.getBodyBlock();
+        SmallVector<Value> inputs, results;
+        for (Value input : kernel.getInputs())
+          inputs.push_back(storage.lookup(input));
+        for (Value output : kernel.getOutputs())
+          results.push_back(storage.lookup(output));
+        bind(inner, inputs);
+        int64_t range = static_cast<int64_t>(blockGraph.getForloopRange());
+        walk(inner, getNumElements(blockGraph.getGrid()) * range, range);
+        unbind(inner, results);
+      }
+    }
+    llvm::sort(outputs, [](auto &a, auto &b) { return a.first < b.first; });
+    for (auto &[index, buffer] : outputs)
+      facts.outputDegrees.push_back(degree.lookup(buffer));
     return facts;
   }
 
@@ -301,8 +347,8 @@ struct TrialsOutcome {
   unsigned resamples = 0;
 };
 
-llvm::Expected<TrialsOutcome> runTrials(const Program &candidate,
-                                        const Program &reference,
+llvm::Expected<TrialsOutcome> runTrials(const Evaluator &candidate,
+                                        const Evaluator &reference,
                                         FingerprintMode mode,
                                         const EquivalenceOptions &options) {
   TrialsOutcome outcome;
@@ -366,25 +412,14 @@ uint64_t getFloatSeed(const EquivalenceOptions &options,
 /// Largest per-trial false-accept bound for which agreement counts as proof.
 constexpr double kProofThreshold = 0x1.0p-40;
 
-} // namespace
-
+/// The checks on two compiled programs and their structural facts.
 llvm::Expected<EquivalenceResult>
-mirage::checkEquivalence(func::FuncOp candidate, func::FuncOp reference,
-                         const EquivalenceOptions &options) {
-  auto start = std::chrono::steady_clock::now();
-  if (candidate.getFunctionType() != reference.getFunctionType())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "the candidate and the reference have "
-                                   "different function types");
-  auto candidateProgram = Program::compile(candidate, options.maxElements);
-  if (!candidateProgram)
-    return candidateProgram.takeError();
-  auto referenceProgram = Program::compile(reference, options.maxElements);
-  if (!referenceProgram)
-    return referenceProgram.takeError();
-
-  ProgramFacts c = FactCollector().collect(candidate);
-  ProgramFacts r = FactCollector().collect(reference);
+checkPrograms(const Evaluator &candidate, const ProgramFacts &c,
+              const Evaluator &reference, const ProgramFacts &r,
+              const EquivalenceOptions &options,
+              std::chrono::steady_clock::time_point start) {
+  const Evaluator *candidateProgram = &candidate;
+  const Evaluator *referenceProgram = &reference;
   EquivalenceResult result;
   for (const Shape &shape : referenceProgram->getOutputShapes())
     result.outputElements += getNumElements(shape);
@@ -483,8 +518,8 @@ mirage::checkEquivalence(func::FuncOp candidate, func::FuncOp reference,
   }
 
   // Uninterpreted fingerprints: agreement is a proof.
-  auto uninterpreted = runTrials(*candidateProgram, *referenceProgram,
-                                 FingerprintMode::Uninterpreted, options);
+  auto uninterpreted =
+      runTrials(candidate, reference, FingerprintMode::Uninterpreted, options);
   if (!uninterpreted)
     return uninterpreted.takeError();
   result.resamples += uninterpreted->resamples;
@@ -543,8 +578,8 @@ mirage::checkEquivalence(func::FuncOp candidate, func::FuncOp reference,
 
   // Homomorphic fingerprints (exp(x) = w^x): equivalent Lax programs always
   // agree, so a disagreement refutes equivalence.
-  auto homomorphic = runTrials(*candidateProgram, *referenceProgram,
-                               FingerprintMode::Homomorphic, options);
+  auto homomorphic =
+      runTrials(candidate, reference, FingerprintMode::Homomorphic, options);
   if (!homomorphic)
     return homomorphic.takeError();
   result.resamples += homomorphic->resamples;
@@ -564,6 +599,99 @@ mirage::checkEquivalence(func::FuncOp candidate, func::FuncOp reference,
   return acceptByFloat("the fingerprints agree only with exp(a) exp(b) = "
                        "exp(a + b), for which no useful bound is computed; "
                        "the float64 check agrees");
+}
+
+} // namespace
+
+llvm::Expected<EquivalenceResult>
+mirage::checkEquivalence(func::FuncOp candidate, func::FuncOp reference,
+                         const EquivalenceOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  if (candidate.getFunctionType() != reference.getFunctionType())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the candidate and the reference have "
+                                   "different function types");
+  auto candidateProgram = Program::compile(candidate, options.maxElements);
+  if (!candidateProgram)
+    return candidateProgram.takeError();
+  auto referenceProgram = Program::compile(reference, options.maxElements);
+  if (!referenceProgram)
+    return referenceProgram.takeError();
+  return checkPrograms(*candidateProgram, FactCollector().collect(candidate),
+                       *referenceProgram, FactCollector().collect(reference),
+                       options, start);
+}
+
+llvm::Expected<EquivalenceResult>
+mirage::checkEquivalence(tg::GraphOp candidate, func::FuncOp reference,
+                         const EquivalenceOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  auto candidateProgram =
+      TaskGraphProgram::compile(candidate, options.seed, options.maxElements);
+  if (!candidateProgram)
+    return candidateProgram.takeError();
+  auto referenceProgram = Program::compile(reference, options.maxElements);
+  if (!referenceProgram)
+    return referenceProgram.takeError();
+  if (candidateProgram->getInputShapes() !=
+          referenceProgram->getInputShapes() ||
+      candidateProgram->getOutputShapes() !=
+          referenceProgram->getOutputShapes())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the task graph's inputs and outputs do "
+                                   "not have the shapes of the function's");
+  // Extra orders first: each must run cleanly and give the same outputs,
+  // bit for bit, as the first.
+  auto result = [&]() -> llvm::Expected<EquivalenceResult> {
+    std::vector<F64Tensor> inputs =
+        drawReals(candidateProgram->getInputShapes(),
+                  getFloatSeed(options, unitRegime()));
+    std::optional<std::vector<F64Tensor>> first;
+    for (unsigned order = 0; order < options.taskOrders; ++order) {
+      auto outputs = candidateProgram->run(inputs);
+      if (!outputs)
+        return outputs.takeError();
+      if (!first) {
+        first = std::move(*outputs);
+        continue;
+      }
+      for (auto [index, a, b] : llvm::enumerate(*first, *outputs))
+        for (int64_t i = 0; i < a.size(); ++i)
+          if (!(a.data[i] == b.data[i]) &&
+              !(std::isnan(a.data[i]) && std::isnan(b.data[i])))
+            return llvm::make_error<TaskGraphError>(
+                llvm::formatv("the outputs depend on the order the tasks run "
+                              "in: element {0} of output #{1} is {2:e} in one "
+                              "order and {3:e} in another",
+                              formatIndex(unflattenIndex(i, a.shape)), index,
+                              a.data[i], b.data[i])
+                    .str());
+    }
+    return checkPrograms(*candidateProgram, FactCollector().collect(candidate),
+                         *referenceProgram, FactCollector().collect(reference),
+                         options, start);
+  }();
+  if (result) {
+    result->orders = candidateProgram->getRunCount();
+    return result;
+  }
+  // A task graph that runs wrongly is not equivalent, whatever it computes.
+  EquivalenceResult failed;
+  llvm::Error rest =
+      llvm::handleErrors(result.takeError(), [&](const TaskGraphError &error) {
+        failed.verdict = Verdict::NotEquivalent;
+        failed.fragment = "a task graph";
+        failed.explanation = "running the tasks in a random order the "
+                             "events allow: " +
+                             error.getReason();
+      });
+  if (rest)
+    return std::move(rest);
+  failed.orders = candidateProgram->getRunCount();
+  failed.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  return failed;
 }
 
 llvm::Expected<FloatScreen>
@@ -645,6 +773,8 @@ std::string mirage::describe(const EquivalenceResult &result,
        << " float64 elements without a finite value or bound not compared";
   if (result.resamples)
     os << "; " << result.resamples << " input draws redone";
+  if (result.orders)
+    os << "; " << result.orders << " task orders";
   os << llvm::formatv("; {0:F2} s", result.seconds);
   return text;
 }

@@ -7,6 +7,7 @@
 #include "mirage/Verify/Passes.h"
 
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/Dialect/Task/IR/Task.h"
 #include "mirage/Semantics/Parallel.h"
 #include "mirage/Verify/Equivalence.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,41 +35,49 @@ struct VerifyEquivalence
     options.trials = trials;
     options.seed = seed;
     options.maxElements = maxElements;
+    options.taskOrders = taskOrders;
     if (options.trials == 0) {
       module.emitError() << "mirage-verify-equivalence needs at least one "
                             "trial";
       return signalPassFailure();
     }
 
-    SmallVector<std::pair<func::FuncOp, func::FuncOp>> pairs;
+    // Candidates are functions or task graphs.
+    SmallVector<std::pair<Operation *, func::FuncOp>> pairs;
     if (!candidate.empty() || !reference.empty()) {
-      auto lookup = [&](StringRef name) {
-        return module.lookupSymbol<func::FuncOp>(name);
-      };
-      func::FuncOp c = lookup(candidate), r = lookup(reference);
-      if (!c || !r) {
-        module.emitError() << "mirage-verify-equivalence: no function named '"
-                           << (!c ? candidate : reference)
+      Operation *c = module.lookupSymbol(candidate);
+      auto r = module.lookupSymbol<func::FuncOp>(reference);
+      if (!c || !isa<func::FuncOp, tg::GraphOp>(c) || !r) {
+        module.emitError() << "mirage-verify-equivalence: no "
+                           << (!r && c ? "function" : "function or task graph")
+                           << " named '" << (!c ? candidate : reference)
                            << "' (give both candidate and reference)";
         return signalPassFailure();
       }
       pairs.push_back({c, r});
     } else {
-      module.walk([&](func::FuncOp function) {
-        auto name = function->getAttrOfType<FlatSymbolRefAttr>(
-            kn::KernelDialect::getReferenceAttrName());
+      module.walk([&](Operation *op) {
+        FlatSymbolRefAttr name;
+        if (auto function = dyn_cast<func::FuncOp>(op))
+          name = function->getAttrOfType<FlatSymbolRefAttr>(
+              kn::KernelDialect::getReferenceAttrName());
+        else if (auto graph = dyn_cast<tg::GraphOp>(op))
+          name = graph.getSourceAttr();
         if (name)
           pairs.push_back(
-              {function, module.lookupSymbol<func::FuncOp>(name.getValue())});
+              {op, module.lookupSymbol<func::FuncOp>(name.getValue())});
       });
     }
 
     for (auto [c, r] : pairs) {
-      auto result = checkEquivalence(c, r, options);
+      auto result = isa<tg::GraphOp>(c)
+                        ? checkEquivalence(cast<tg::GraphOp>(c), r, options)
+                        : checkEquivalence(cast<func::FuncOp>(c), r, options);
+      StringRef name = cast<SymbolOpInterface>(c).getName();
       if (!result) {
-        c.emitError() << "cannot check @" << c.getSymName() << " against @"
-                      << r.getSymName() << ": "
-                      << llvm::toString(result.takeError());
+        c->emitError() << "cannot check @" << name << " against @"
+                       << r.getSymName() << ": "
+                       << llvm::toString(result.takeError());
         signalPassFailure();
         continue;
       }
@@ -76,12 +85,12 @@ struct VerifyEquivalence
       bool accepted = result->verdict == Verdict::Proven ||
                       result->verdict == Verdict::Tested;
       if (accepted)
-        c.emitRemark() << line;
+        c->emitRemark() << line;
       else if (errorOnFailure) {
-        c.emitError() << line;
+        c->emitError() << line;
         signalPassFailure();
       } else
-        c.emitWarning() << line;
+        c->emitWarning() << line;
     }
     markAllAnalysesPreserved();
   }

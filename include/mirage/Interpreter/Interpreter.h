@@ -26,7 +26,9 @@
 
 namespace mirage {
 
+namespace detail {
 struct GraphPlan;
+} // namespace detail
 
 /// Records the first value a float64 run produces that is not finite or
 /// exceeds the range of the element type it is stored in (f16: 65504), the
@@ -48,8 +50,27 @@ private:
 /// results of its top-level ops together): 2^29, 4 GiB in float64.
 constexpr int64_t kDefaultMaxElements = int64_t(1) << 29;
 
+/// What the equivalence verifier runs on its inputs: a function (Program)
+/// or a task graph (TaskGraphProgram).
+class Evaluator {
+public:
+  virtual ~Evaluator() = default;
+  virtual llvm::ArrayRef<Shape> getInputShapes() const = 0;
+  virtual llvm::ArrayRef<Shape> getOutputShapes() const = 0;
+  /// Float64 with running error analysis; `monitor`, when given, watches
+  /// every value against its element type's range.
+  virtual llvm::Expected<std::vector<BoundedTensor>>
+  run(llvm::ArrayRef<BoundedTensor> inputs,
+      StabilityMonitor *monitor = nullptr) const = 0;
+  /// Fingerprints. Fails with a ResampleError when the inputs hit a zero
+  /// divisor or a non-residue.
+  virtual llvm::Expected<std::vector<FFTensor>>
+  run(llvm::ArrayRef<FFTensor> inputs,
+      const Fingerprinter &fingerprinter) const = 0;
+};
+
 /// A kernel-graph function compiled for evaluation.
-class Program {
+class Program : public Evaluator {
 public:
   /// Compiles `function`; fails with a message naming the first op the
   /// interpreter cannot run, or, when its tensors hold more than
@@ -61,10 +82,12 @@ public:
 
   Program(Program &&);
   Program &operator=(Program &&);
-  ~Program();
+  ~Program() override;
 
-  llvm::ArrayRef<Shape> getInputShapes() const { return inputShapes; }
-  llvm::ArrayRef<Shape> getOutputShapes() const { return outputShapes; }
+  llvm::ArrayRef<Shape> getInputShapes() const override { return inputShapes; }
+  llvm::ArrayRef<Shape> getOutputShapes() const override {
+    return outputShapes;
+  }
 
   /// Runs the program in float64. `monitor`, when given, watches every
   /// value against its element type's range.
@@ -77,17 +100,17 @@ public:
   /// (the inputs are taken as exact).
   llvm::Expected<std::vector<BoundedTensor>>
   run(llvm::ArrayRef<BoundedTensor> inputs,
-      StabilityMonitor *monitor = nullptr) const;
+      StabilityMonitor *monitor = nullptr) const override;
 
   /// Fingerprints the program. Fails with a ResampleError when the inputs hit
   /// a zero divisor or a non-residue.
   llvm::Expected<std::vector<FFTensor>>
   run(llvm::ArrayRef<FFTensor> inputs,
-      const Fingerprinter &fingerprinter) const;
+      const Fingerprinter &fingerprinter) const override;
 
 private:
   Program();
-  std::unique_ptr<GraphPlan> plan;
+  std::unique_ptr<detail::GraphPlan> plan;
   llvm::SmallVector<Shape> inputShapes, outputShapes;
 };
 

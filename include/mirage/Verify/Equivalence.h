@@ -40,12 +40,19 @@
 
 namespace mirage {
 
+namespace tg {
+class GraphOp;
+} // namespace tg
+
 struct EquivalenceOptions {
   /// Independent fingerprint trials.
   unsigned trials = 3;
   uint64_t seed = 1;
   /// The interpreter's limit on the elements of a program's tensors.
   int64_t maxElements = kDefaultMaxElements;
+  /// Task graphs: random task orders run on the same inputs before the
+  /// checks (which run more), each checked and compared with the first.
+  unsigned taskOrders = 4;
   /// New inputs to draw when a trial hits a zero divisor or non-residue.
   unsigned maxResamples = 8;
 };
@@ -97,12 +104,25 @@ struct EquivalenceResult {
   /// The input regimes compared ("[-1, 1)", "+-2^[-10, 10]").
   llvm::SmallVector<std::string, 2> floatRegimes;
   int64_t outputElements = 0;
+  /// Task graphs: the task orders tried (one per run).
+  uint64_t orders = 0;
   double seconds = 0.0;
 };
 
 /// Checks `candidate` against `reference` (same function type).
 llvm::Expected<EquivalenceResult>
 checkEquivalence(mlir::func::FuncOp candidate, mlir::func::FuncOp reference,
+                 const EquivalenceOptions &options);
+
+/// Checks a task graph against the function it claims to compute: every
+/// run of the task graph (each trial and float64 regime) executes its tasks
+/// in a new order drawn at random among those its events allow. A task graph
+/// that runs wrongly (a task reading an element not written yet, writing
+/// outside its tile or over another task's element, an element nobody
+/// writes, tasks that never run) is `not equivalent`, with the task and
+/// element named.
+llvm::Expected<EquivalenceResult>
+checkEquivalence(mirage::tg::GraphOp candidate, mlir::func::FuncOp reference,
                  const EquivalenceOptions &options);
 
 /// A quick necessary condition for equivalence, for screening many

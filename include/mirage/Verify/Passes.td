@@ -32,7 +32,15 @@ def MirageVerifyEquivalence
       (f16: 65504).
 
     Programs outside the Lax fragment (relu, max, gelu, pow, online-softmax
-    rescaling, ...) are only tested, never reported as proven. Zero divisors
+    rescaling, ...) are only tested, never reported as proven.
+
+    A `tg.graph` built `from @f` is checked against `@f`: every run executes
+    its tasks one at a time in a new order drawn at random among those its
+    events allow (`task-orders` runs first, which must agree bit for bit),
+    on poisoned buffers; a task reading an element no task has written yet,
+    writing outside its tile or over another task's element, an element
+    nobody writes, or tasks that can never run make it `not equivalent`,
+    with the task and element named. Zero divisors
     and square roots of non-residues make a trial draw new inputs.
 
     The verdict is a remark on the candidate (`proven`, `tested, not
@@ -59,6 +67,9 @@ def MirageVerifyEquivalence
            /*default=*/"int64_t(1) << 29",
            "Refuse programs whose tensors hold more elements than this (the "
            "interpreter's memory: 8 to 16 bytes per element)">,
+    Option<"taskOrders", "task-orders", "unsigned", /*default=*/"4",
+           "Task graphs: random task orders run and compared before the "
+           "checks (each check's run draws another)">,
     Option<"errorOnFailure", "error-on-failure", "bool", /*default=*/"false",
            "Report a failed check as an error and fail the pass">,
     Option<"threads", "threads", "unsigned", /*default=*/"0",

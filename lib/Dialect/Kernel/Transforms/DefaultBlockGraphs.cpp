@@ -11,6 +11,7 @@
 
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/Dialect/Kernel/Transforms/BlockGraphBuilder.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -24,10 +25,10 @@ namespace mirage::kn {
 
 using namespace mlir;
 using namespace mirage;
+using namespace mirage::kn;
 
 namespace {
 
-constexpr int64_t kThreads = 128;
 /// Elementwise and data-movement tiles: at most this many elements along
 /// the innermost partitioned dim, and in all.
 constexpr int64_t kInnerTile = 256;
@@ -45,13 +46,6 @@ constexpr int64_t kMinMatmulTile = 16;
 constexpr int64_t kSmallOutputTile = 1024;
 /// CUDA's limit on grid dims y and z.
 constexpr int64_t kMaxGridYZ = 65535;
-
-int64_t largestDivisorAtMost(int64_t n, int64_t cap) {
-  for (int64_t d = std::min(n, std::max<int64_t>(cap, 1)); d > 1; --d)
-    if (n % d == 0)
-      return d;
-  return 1;
-}
 
 /// How a block graph cuts its iteration space (the output's dims, or the
 /// input's for split and reductions): grid sizes (x, y, z) and, for each
@@ -207,117 +201,13 @@ std::pair<int64_t, int64_t> chooseMatmulTile(int64_t m, int64_t n,
   return {tileM, tileN};
 }
 
-/// Builds `kn.kernel { tb.graph { ... } }` in place of one kernel op.
-class GraphBuilder {
-public:
-  GraphBuilder(OpBuilder &b, Operation *op, ArrayRef<int64_t> grid,
-               int64_t forloop)
-      : b(b), op(op), loc(op->getLoc()) {
-    kernel = kn::KernelOp::create(b, loc, op->getResultTypes(),
-                                  op->getOperands());
-    Block *kernelBody = b.createBlock(&kernel.getBody());
-    b.setInsertionPointToStart(kernelBody);
-    graph = tb::GraphOp::create(b, loc, grid, kThreads, forloop);
-    SmallVector<Location> locs(op->getNumOperands(), loc);
-    Block *graphBody = b.createBlock(&graph.getBody(), {},
-                                     op->getOperandTypes(), locs);
-    b.setInsertionPointToStart(graphBody);
-  }
-
-  ArrayRef<int64_t> getGrid() { return graph.getGrid(); }
-  Value getInput(unsigned index) {
-    return graph.getBodyBlock().getArgument(index);
-  }
-
-  /// An input iterator over `input` with the given imap (one entry per grid
-  /// dim) and fmap.
-  FailureOr<Value> iterate(Value input, ArrayRef<int64_t> imap,
-                           int64_t fmap) {
-    OpParams params;
-    params.tiling = TilingParams::get(TilingParams::Level::Block, getGrid(),
-                                      imap, graph.getForloopRange(), fmap);
-    auto type = cast<RankedTensorType>(input.getType());
-    FailureOr<Type> tile =
-        inferTile(OpKind::InputIterator, {type.getShape()}, params,
-                  type.getElementType());
-    if (failed(tile))
-      return failure();
-    return tb::InputIteratorOp::create(
-               b, loc, *tile, input,
-               tb::GridMapAttr::get(b.getContext(), imap),
-               tb::LoopMapAttr::get(b.getContext(), fmap))
-        .getResult();
-  }
-
-  /// The block-level op named like the kernel op (`kn.exp` -> `tb.exp`) on
-  /// `operands`, with its attributes and parameters.
-  FailureOr<SmallVector<Value>> compute(ValueRange operands,
-                                        const OpParams &params,
-                                        ArrayRef<NamedAttribute> attributes) {
-    auto semantics = cast<SemanticsOpInterface>(op);
-    SmallVector<ArrayRef<int64_t>> shapes;
-    for (Value operand : operands)
-      shapes.push_back(cast<tb::TileType>(operand.getType()).getShape());
-    auto shapesOrError =
-        inferShapes(semantics.getOpKind(), shapes, params);
-    if (!shapesOrError)
-      return op->emitOpError()
-             << "has no default block graph: "
-             << llvm::toString(shapesOrError.takeError());
-    OperationState state(loc, "tb." + op->getName().stripDialect().str());
-    state.addOperands(operands);
-    state.addAttributes(attributes);
-    for (auto [shape, result] : llvm::zip(*shapesOrError, op->getResults()))
-      state.addTypes(tb::TileType::get(
-          b.getContext(), shape,
-          cast<RankedTensorType>(result.getType()).getElementType()));
-    return SmallVector<Value>(b.create(state)->getResults());
-  }
-
-  /// Saves `tile` as output `index` of the kernel with the given omap, and
-  /// finishes the graph once every output is saved.
-  void save(ArrayRef<Value> tiles, ArrayRef<SmallVector<int64_t>> omaps) {
-    SmallVector<Value> outputs;
-    for (auto [tile, omap, type] :
-         llvm::zip(tiles, omaps, op->getResultTypes()))
-      outputs.push_back(tb::OutputSaverOp::create(
-          b, loc, type, tile, tb::GridMapAttr::get(b.getContext(), omap)));
-    tb::YieldOp::create(b, loc, outputs);
-  }
-
-  Value accumulate(Value tile, OpKind kind) {
-    if (kind == OpKind::ReduceMax)
-      return tb::AccumMaxOp::create(b, loc, tile);
-    return tb::AccumSumOp::create(b, loc, tile);
-  }
-
-  Value reshape(Value tile, ArrayRef<int64_t> shape) {
-    auto type = cast<tb::TileType>(tile.getType());
-    return tb::ReshapeOp::create(
-        b, loc, tb::TileType::get(b.getContext(), shape, type.getElementType()),
-        tile);
-  }
-
-  kn::KernelOp getKernel() { return kernel; }
-
-private:
-  FailureOr<Type> inferTile(OpKind kind, ArrayRef<ArrayRef<int64_t>> shapes,
-                            const OpParams &params, Type elementType) {
-    auto shapesOrError = inferShapes(kind, shapes, params);
-    if (!shapesOrError)
-      return op->emitOpError()
-             << "has no default block graph: "
-             << llvm::toString(shapesOrError.takeError());
-    return tb::TileType::get(b.getContext(), (*shapesOrError)[0],
-                             elementType);
-  }
-
-  OpBuilder &b;
-  Operation *op;
-  Location loc;
-  kn::KernelOp kernel;
-  tb::GraphOp graph;
-};
+/// Starts the kernel of `op` before it: its operands and results are the
+/// kernel's.
+void startGraph(std::optional<BlockGraphBuilder> &graph, OpBuilder &b,
+                Operation *op, ArrayRef<int64_t> grid, int64_t forloop) {
+  graph.emplace(b, op->getLoc(), op->getOperands(), op->getResultTypes(), grid,
+                kDefaultThreads, forloop, op, "has no default block graph");
+}
 
 /// The imap of an operand that broadcasts (right-aligned) to an output cut
 /// by `partition`: each grid dim maps to the operand's matching dim, or
@@ -340,9 +230,9 @@ SmallVector<int64_t> broadcastMap(const Partition &partition,
 LogicalResult buildElementwise(OpBuilder &b, Operation *op, OpKind kind,
                                const OpParams &params,
                                const Partition &partition,
-                               std::optional<GraphBuilder> &graph) {
+                               std::optional<BlockGraphBuilder> &graph) {
   int64_t rank = shapeOf(op->getResult(0)).size();
-  graph.emplace(b, op, partition.grid, 1);
+  startGraph(graph, b, op, partition.grid, 1);
   SmallVector<Value> tiles;
   for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
     SmallVector<int64_t> imap;
@@ -358,7 +248,7 @@ LogicalResult buildElementwise(OpBuilder &b, Operation *op, OpKind kind,
       return failure();
     tiles.push_back(*tile);
   }
-  auto computed = graph->compute(tiles, params, op->getAttrs());
+  auto computed = graph->compute(op, tiles, params, op->getAttrs());
   if (failed(computed))
     return failure();
   graph->save(*computed, {partition.dims});
@@ -368,13 +258,13 @@ LogicalResult buildElementwise(OpBuilder &b, Operation *op, OpKind kind,
 /// split: input tiles with the split dim whole, one saver per piece.
 LogicalResult buildSplit(OpBuilder &b, Operation *op, const OpParams &params,
                          const Partition &partition,
-                         std::optional<GraphBuilder> &graph) {
-  graph.emplace(b, op, partition.grid, 1);
+                         std::optional<BlockGraphBuilder> &graph) {
+  startGraph(graph, b, op, partition.grid, 1);
   FailureOr<Value> tile =
       graph->iterate(graph->getInput(0), partition.dims, kReplica);
   if (failed(tile))
     return failure();
-  auto computed = graph->compute(*tile, params, op->getAttrs());
+  auto computed = graph->compute(op, *tile, params, op->getAttrs());
   if (failed(computed))
     return failure();
   SmallVector<SmallVector<int64_t>> omaps(computed->size(), partition.dims);
@@ -386,12 +276,12 @@ LogicalResult buildSplit(OpBuilder &b, Operation *op, const OpParams &params,
 /// into an accumulator; the partition cuts the other input dims.
 LogicalResult buildReduction(OpBuilder &b, Operation *op, OpKind kind,
                              const OpParams &params, const Partition &partition,
-                             std::optional<GraphBuilder> &graph) {
+                             std::optional<BlockGraphBuilder> &graph) {
   ArrayRef<int64_t> inShape = shapeOf(op->getOperand(0));
   int64_t dim = params.dim;
   int64_t chunk = largestDivisorAtMost(inShape[dim], kReduceChunk);
   int64_t iterations = inShape[dim] / chunk;
-  graph.emplace(b, op, partition.grid, iterations);
+  startGraph(graph, b, op, partition.grid, iterations);
   FailureOr<Value> tile = graph->iterate(
       graph->getInput(0), partition.dims, iterations > 1 ? dim : kReplica);
   if (failed(tile))
@@ -402,7 +292,7 @@ LogicalResult buildReduction(OpBuilder &b, Operation *op, OpKind kind,
   llvm::erase_if(attributes, [](NamedAttribute attr) {
     return attr.getName() == "keepdim";
   });
-  auto computed = graph->compute(*tile, kept, attributes);
+  auto computed = graph->compute(op, *tile, kept, attributes);
   if (failed(computed))
     return failure();
   Value total = (*computed)[0];
@@ -427,8 +317,8 @@ LogicalResult buildReduction(OpBuilder &b, Operation *op, OpKind kind,
 /// rms_norm: whole rows; the weight replicated.
 LogicalResult buildRmsNorm(OpBuilder &b, Operation *op, const OpParams &params,
                            const Partition &partition,
-                           std::optional<GraphBuilder> &graph) {
-  graph.emplace(b, op, partition.grid, 1);
+                           std::optional<BlockGraphBuilder> &graph) {
+  startGraph(graph, b, op, partition.grid, 1);
   SmallVector<Value> tiles;
   FailureOr<Value> x =
       graph->iterate(graph->getInput(0), partition.dims, kReplica);
@@ -443,7 +333,7 @@ LogicalResult buildRmsNorm(OpBuilder &b, Operation *op, const OpParams &params,
       return failure();
     tiles.push_back(*w);
   }
-  auto computed = graph->compute(tiles, params, op->getAttrs());
+  auto computed = graph->compute(op, tiles, params, op->getAttrs());
   if (failed(computed))
     return failure();
   graph->save(*computed, {partition.dims});
@@ -454,7 +344,7 @@ LogicalResult buildRmsNorm(OpBuilder &b, Operation *op, const OpParams &params,
 /// x), m (y) and the batch dim (z).
 LogicalResult buildMatmul(OpBuilder &b, Operation *op, const OpParams &params,
                           const Partition &partition,
-                          std::optional<GraphBuilder> &graph) {
+                          std::optional<BlockGraphBuilder> &graph) {
   ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
   int64_t rank = outShape.size();
   ArrayRef<int64_t> a = shapeOf(op->getOperand(0));
@@ -489,7 +379,7 @@ LogicalResult buildMatmul(OpBuilder &b, Operation *op, const OpParams &params,
     }
     return map;
   };
-  graph.emplace(b, op, partition.grid, iterations);
+  startGraph(graph, b, op, partition.grid, iterations);
   int64_t aRank = a.size(), wRank = w.size();
   FailureOr<Value> lhs = graph->iterate(
       graph->getInput(0), operandMap(a, 1, aRank - 2),
@@ -499,7 +389,7 @@ LogicalResult buildMatmul(OpBuilder &b, Operation *op, const OpParams &params,
       iterations > 1 ? wRank - 2 : kReplica);
   if (failed(lhs) || failed(rhs))
     return failure();
-  auto computed = graph->compute({*lhs, *rhs}, params, op->getAttrs());
+  auto computed = graph->compute(op, {*lhs, *rhs}, params, op->getAttrs());
   if (failed(computed))
     return failure();
   graph->save(graph->accumulate((*computed)[0], OpKind::AccumSum),
@@ -511,7 +401,7 @@ LogicalResult buildMatmul(OpBuilder &b, Operation *op, const OpParams &params,
 /// (with a diagnostic) when its shapes fit no scheme.
 LogicalResult buildGraph(OpBuilder &b, Operation *op,
                          const Partition &partition,
-                         std::optional<GraphBuilder> &graph) {
+                         std::optional<BlockGraphBuilder> &graph) {
   auto semantics = cast<SemanticsOpInterface>(op);
   OpKind kind = semantics.getOpKind();
   OpParams params = semantics.getOpParams();
@@ -575,7 +465,7 @@ Partition getDefaultPartition(Operation *op, OpKind kind,
 /// diagnostic) when no graph fits.
 kn::KernelOp buildKernel(Operation *op, const Partition &partition) {
   OpBuilder b(op);
-  std::optional<GraphBuilder> graph;
+  std::optional<BlockGraphBuilder> graph;
   if (failed(buildGraph(b, op, partition, graph))) {
     if (graph)
       graph->getKernel()->erase();
@@ -583,6 +473,19 @@ kn::KernelOp buildKernel(Operation *op, const Partition &partition) {
   }
   return graph->getKernel();
 }
+
+} // namespace
+
+KernelOp kn::buildDefaultKernel(Operation *op, int64_t targetBlocks) {
+  auto semantics = cast<SemanticsOpInterface>(op);
+  OpKind kind = semantics.getOpKind();
+  OpParams params = semantics.getOpParams();
+  CutSpace space = getCutSpace(op, kind, params);
+  return buildKernel(
+      op, getDefaultPartition(op, kind, params, space, targetBlocks));
+}
+
+namespace {
 
 /// Chooses partitions for a persistent kernel of `workers` workers (MPK
 /// section 4.2): among the cuts of the iteration space into at most
@@ -607,7 +510,8 @@ public:
     SmallVector<int64_t> parts(space.extents.size(), 1);
     enumerate(op, kind, space, 0, 1, 0, parts, candidates);
 
-    std::optional<std::tuple<double, double, int64_t>> best;
+    using Score = std::tuple<double, double, int64_t>;
+    std::optional<Score> best;
     SmallVector<int64_t> bestParts;
     for (ArrayRef<int64_t> candidate : candidates) {
       std::string error;
@@ -623,7 +527,7 @@ public:
       double perTask = static_cast<double>(*bytes + kTaskOverheadBytes);
       // The busiest worker's load, plus the load on all workers spread
       // over them: workers a cut leaves idle can run other operators.
-      auto score = std::make_tuple(
+      Score score = std::make_tuple(
           waves * perTask + static_cast<double>(tasks) * perTask / workers,
           static_cast<double>(tasks) * static_cast<double>(*bytes), tasks);
       if (!best || score < *best) {
@@ -742,7 +646,7 @@ struct KnDefaultBlockGraphs
     if (workers < 0) {
       getOperation().emitError()
           << "kn-default-block-graphs: workers must be 0 or positive, got "
-          << workers;
+          << static_cast<int64_t>(workers);
       return signalPassFailure();
     }
     SmallVector<Operation *> ops;

@@ -107,7 +107,7 @@ struct Schedule : public tg::impl::TgScheduleBase<Schedule> {
     if (failed(device) || workers < 0) {
       if (succeeded(device))
         op.emitError() << "tg-schedule: workers must be 0 or positive, got "
-                       << workers;
+                       << static_cast<int64_t>(workers);
       return signalPassFailure();
     }
     unsigned count = workers ? static_cast<unsigned>(workers)

@@ -75,6 +75,7 @@ ImportedGraph tg::importGraph(GraphOp op, const DeviceModel &device) {
   tgc::TaskGraph &graph = imported.graph;
   llvm::DenseMap<Value, uint32_t> bufferIndex, eventIndex;
   llvm::DenseMap<StringRef, uint32_t> kernelIndex;
+  uint64_t temps = 0;
   auto addBuffer = [&](Value value, int32_t base, std::string name) {
     bufferIndex[value] = graph.buffers.size();
     graph.buffers.push_back(
@@ -83,11 +84,10 @@ ImportedGraph tg::importGraph(GraphOp op, const DeviceModel &device) {
   };
   for (Operation &child : op.getBodyBlock()) {
     if (auto buffer = dyn_cast<BufferOp>(child)) {
-      std::string name = stringifyBufferRole(buffer.getRole()).str();
-      if (buffer.getIndex())
-        name += " " + std::to_string(*buffer.getIndex());
-      else
-        name += " " + std::to_string(graph.buffers.size());
+      // Inputs and outputs by their index, temporaries in order.
+      std::string name =
+          stringifyBufferRole(buffer.getRole()).str() + " " +
+          std::to_string(buffer.getIndex() ? *buffer.getIndex() : temps++);
       addBuffer(buffer.getBuffer(), -1, name);
     } else if (auto view = dyn_cast<ViewOp>(child)) {
       uint32_t base = bufferIndex.lookup(view.getSource());

@@ -15,6 +15,8 @@
 #include "mlir/IR/RegionKindInterface.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include "mirage/Dialect/Block/IR/Block.h"
+
 #include "mirage/Dialect/Task/IR/TaskOpsDialect.h.inc"
 #include "mirage/Dialect/Task/IR/TaskOpsEnums.h.inc"
 

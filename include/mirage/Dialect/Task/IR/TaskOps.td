@@ -43,6 +43,8 @@ def Task_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  // Kernels hold block graphs; targets are read from tb.target.
+  let dependentDialects = ["::mirage::tb::BlockDialect"];
 }
 
 class Task_Op<string mnemonic, list<Trait> traits = []>

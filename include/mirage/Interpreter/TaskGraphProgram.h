@@ -1,0 +1,87 @@
+//===- TaskGraphProgram.h - Running task graphs on the CPU ------*- C++ -*-===//
+//
+// A task graph (`tg.graph`) executed by the reference interpreter task by
+// task: each compute task evaluates its kernel's block graph for its one
+// block, on the graph's buffers, in an order drawn at random among those
+// the events allow (a new order for every run). Outputs and temporaries are
+// poisoned beforehand, and every access is checked against what has been
+// written, so that a missing dependency, a task writing outside its tile or
+// over another task's element, an element nobody writes, or tasks that can
+// never run, fail the run with a TaskGraphError naming the task and the
+// element, in float64 and in the finite fields alike.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_INTERPRETER_TASKGRAPHPROGRAM_H
+#define MIRAGE_INTERPRETER_TASKGRAPHPROGRAM_H
+
+#include "mirage/Interpreter/Interpreter.h"
+
+#include <atomic>
+
+namespace mirage {
+
+namespace tg {
+class GraphOp;
+} // namespace tg
+
+/// What makes a task graph wrong, found while running it.
+class TaskGraphError : public llvm::ErrorInfo<TaskGraphError> {
+public:
+  static char ID;
+  explicit TaskGraphError(std::string reason) : reason(std::move(reason)) {}
+  void log(llvm::raw_ostream &os) const override { os << reason; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+  const std::string &getReason() const { return reason; }
+
+private:
+  std::string reason;
+};
+
+struct TaskGraphState;
+
+class TaskGraphProgram : public Evaluator {
+public:
+  /// Compiles `graph`; `seed` draws the task orders of its runs. Fails when
+  /// the buffers hold more than `maxElements` elements or a block graph
+  /// cannot be interpreted.
+  static llvm::Expected<TaskGraphProgram>
+  compile(tg::GraphOp graph, uint64_t seed,
+          int64_t maxElements = kDefaultMaxElements);
+
+  TaskGraphProgram(TaskGraphProgram &&);
+  TaskGraphProgram &operator=(TaskGraphProgram &&);
+  ~TaskGraphProgram() override;
+
+  llvm::ArrayRef<Shape> getInputShapes() const override;
+  llvm::ArrayRef<Shape> getOutputShapes() const override;
+
+  llvm::Expected<std::vector<F64Tensor>>
+  run(llvm::ArrayRef<F64Tensor> inputs) const;
+  llvm::Expected<std::vector<BoundedTensor>>
+  run(llvm::ArrayRef<BoundedTensor> inputs,
+      StabilityMonitor *monitor = nullptr) const override;
+  llvm::Expected<std::vector<FFTensor>>
+  run(llvm::ArrayRef<FFTensor> inputs,
+      const Fingerprinter &fingerprinter) const override;
+
+  /// Runs so far (each drew its own order).
+  uint64_t getRunCount() const { return *runs; }
+
+private:
+  TaskGraphProgram();
+  template <typename Domain>
+  llvm::Expected<std::vector<typename Domain::Tensor>>
+  execute(const Domain &domain,
+          llvm::ArrayRef<typename Domain::Tensor> inputs) const;
+
+  std::unique_ptr<TaskGraphState> state;
+  uint64_t seed = 0;
+  std::unique_ptr<std::atomic<uint64_t>> runs;
+};
+
+} // namespace mirage
+
+#endif // MIRAGE_INTERPRETER_TASKGRAPHPROGRAM_H

@@ -1,0 +1,405 @@
+//===- TaskGraphProgram.cpp - Running task graphs on the CPU --------------===//
+//
+// Part of the Mirage MLIR project. See TaskGraphProgram.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Interpreter/TaskGraphProgram.h"
+
+#include "Plan.h"
+#include "mirage/Dialect/Block/IR/Block.h"
+#include "mirage/Dialect/Task/Transforms/TaskGraphIO.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+#include <deque>
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::detail;
+namespace tgc = mirage::taskgraph;
+
+char TaskGraphError::ID = 0;
+
+namespace mirage {
+struct TaskGraphState {
+  tgc::TaskGraph graph;
+  /// Per kernel, its block graph's plan.
+  std::vector<std::unique_ptr<GraphPlan>> plans;
+  /// Per buffer, its storage buffer, and whether that is a program input.
+  std::vector<uint32_t> storage;
+  std::vector<bool> isInput;
+  /// Per program input and output, its buffer.
+  SmallVector<uint32_t> inputBuffers, outputBuffers;
+  SmallVector<Shape> inputShapes, outputShapes;
+};
+} // namespace mirage
+
+namespace {
+
+llvm::Error failure(const llvm::Twine &message) {
+  return llvm::make_error<TaskGraphError>(message.str());
+}
+
+std::string formatIndex(ArrayRef<int64_t> index) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << '[';
+  llvm::interleaveComma(index, os);
+  os << ']';
+  return text;
+}
+
+/// Calls `fn(linear offset)` for every element of the box of `shape` at
+/// `offsets` with `sizes`, stopping at the first error.
+llvm::Error forEachElement(ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets,
+                           ArrayRef<int64_t> sizes,
+                           llvm::function_ref<llvm::Error(int64_t)> fn) {
+  for (int64_t offset : boxOffsets(shape, offsets, sizes))
+    if (auto err = fn(offset))
+      return err;
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers in each number system
+//===----------------------------------------------------------------------===//
+
+/// A buffer no task has written: NaN where the number system has one.
+F64Tensor poisoned(const F64Tensor *, ArrayRef<int64_t> shape) {
+  return F64Tensor(shape, std::nan(""));
+}
+BoundedTensor poisoned(const BoundedTensor *, ArrayRef<int64_t> shape) {
+  BoundedTensor tensor(shape);
+  std::fill(tensor.value.data.begin(), tensor.value.data.end(), std::nan(""));
+  return tensor;
+}
+FFTensor poisoned(const FFTensor *, ArrayRef<int64_t> shape) {
+  return FFTensor(shape);
+}
+
+/// The same elements with another shape.
+template <typename Tensor>
+Tensor reshaped(const Tensor &tensor, ArrayRef<int64_t> shape) {
+  Tensor copy = tensor;
+  if constexpr (std::is_same_v<Tensor, BoundedTensor>) {
+    copy.value.shape.assign(shape.begin(), shape.end());
+    copy.error.shape.assign(shape.begin(), shape.end());
+  } else {
+    copy.shape.assign(shape.begin(), shape.end());
+  }
+  return copy;
+}
+
+template <typename Tensor>
+void copyElements(Tensor &into, const Tensor &from) {
+  Shape shape(shapeOf(into));
+  into = reshaped(from, shape);
+}
+
+/// Records which task wrote each element of the buffers tasks write, and
+/// checks every access of one task against it.
+class AccessChecker : public AccessObserver {
+public:
+  AccessChecker(const TaskGraphState &state,
+                std::vector<std::vector<int32_t>> &writers, uint32_t task)
+      : state(state), graph(state.graph), writers(writers), task(task) {}
+
+  llvm::Error onRead(unsigned input, ArrayRef<int64_t> offsets,
+                     ArrayRef<int64_t> shape) override {
+    uint32_t buffer = graph.tasks[task].reads[input].buffer;
+    uint32_t storage = state.storage[buffer];
+    if (state.isInput[storage])
+      return llvm::Error::success();
+    const Shape &bufferShape = graph.buffers[buffer].shape;
+    return forEachElement(
+        bufferShape, offsets, shape, [&](int64_t offset) -> llvm::Error {
+          if (writers[storage][offset] >= 0)
+            return llvm::Error::success();
+          return failure(llvm::formatv(
+              "{0} reads element {1} of {2} before any task wrote it ({3})",
+              graph.describeTask(task),
+              formatIndex(unflattenIndex(offset, bufferShape)),
+              graph.buffers[buffer].name, describeWriter(storage, offset)));
+        });
+  }
+
+  llvm::Error onWrite(unsigned output, ArrayRef<int64_t> offsets,
+                      ArrayRef<int64_t> shape) override {
+    const tgc::Access &declared = graph.tasks[task].writes[output];
+    uint32_t storage = state.storage[declared.buffer];
+    const Shape &bufferShape = graph.buffers[declared.buffer].shape;
+    tgc::Box box{Shape(offsets), Shape(shape)};
+    if (!declared.box.contains(box)) {
+      return forEachElement(
+          bufferShape, offsets, shape, [&](int64_t offset) -> llvm::Error {
+            Shape index = unflattenIndex(offset, bufferShape);
+            if (declared.box.contains({index, Shape(index.size(), 1)}))
+              return llvm::Error::success();
+            return failure(llvm::formatv(
+                "{0} writes element {1} of {2}, outside its tile {3}",
+                graph.describeTask(task), formatIndex(index),
+                graph.buffers[declared.buffer].name, declared.box.str()));
+          });
+    }
+    return forEachElement(
+        bufferShape, offsets, shape, [&](int64_t offset) -> llvm::Error {
+          int32_t &writer = writers[storage][offset];
+          if (writer >= 0)
+            return failure(
+                llvm::formatv("{0} and {1} both write element {2} of {3}",
+                              graph.describeTask(static_cast<uint32_t>(writer)),
+                              graph.describeTask(task),
+                              formatIndex(unflattenIndex(offset, bufferShape)),
+                              graph.buffers[declared.buffer].name));
+          writer = static_cast<int32_t>(task);
+          return llvm::Error::success();
+        });
+  }
+
+private:
+  /// Which task declares a write of element `offset` of `storage`.
+  std::string describeWriter(uint32_t storage, int64_t offset) const {
+    const Shape &shape = graph.buffers[storage].shape;
+    tgc::Box element{unflattenIndex(offset, shape), Shape(shape.size(), 1)};
+    for (uint32_t t = 0; t < graph.tasks.size(); ++t)
+      for (const tgc::Access &write : graph.tasks[t].writes)
+        if (state.storage[write.buffer] == storage)
+          for (const tgc::Box &box : graph.getStorageBoxes(write))
+            if (box.contains(element))
+              return graph.describeTask(t) + " writes it";
+    return "no task writes it";
+  }
+
+  const TaskGraphState &state;
+  const tgc::TaskGraph &graph;
+  std::vector<std::vector<int32_t>> &writers;
+  uint32_t task;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// TaskGraphProgram
+//===----------------------------------------------------------------------===//
+
+TaskGraphProgram::TaskGraphProgram() = default;
+TaskGraphProgram::TaskGraphProgram(TaskGraphProgram &&) = default;
+TaskGraphProgram &TaskGraphProgram::operator=(TaskGraphProgram &&) = default;
+TaskGraphProgram::~TaskGraphProgram() = default;
+
+ArrayRef<Shape> TaskGraphProgram::getInputShapes() const {
+  return state->inputShapes;
+}
+ArrayRef<Shape> TaskGraphProgram::getOutputShapes() const {
+  return state->outputShapes;
+}
+
+llvm::Expected<TaskGraphProgram>
+TaskGraphProgram::compile(tg::GraphOp op, uint64_t seed, int64_t maxElements) {
+  auto state = std::make_unique<TaskGraphState>();
+  DeviceModel device = *DeviceModel::get("h100");
+  tg::ImportedGraph imported = tg::importGraph(op, device);
+  state->graph = std::move(imported.graph);
+  const tgc::TaskGraph &graph = state->graph;
+
+  // Buffers: storage, roles, program inputs and outputs.
+  int64_t total = 0;
+  SmallVector<std::optional<uint32_t>> inputs, outputs;
+  for (auto [index, value] : llvm::enumerate(imported.buffers)) {
+    state->storage.push_back(graph.getStorage(index));
+    auto buffer = value.getDefiningOp<tg::BufferOp>();
+    state->isInput.push_back(buffer &&
+                             buffer.getRole() == tg::BufferRole::Input);
+    if (!buffer)
+      continue;
+    std::optional<int64_t> count =
+        getCheckedNumElements(graph.buffers[index].shape);
+    if (!count || llvm::AddOverflow(total, *count, total))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("buffer '{0}' has an element count beyond 2^63 - 1",
+                        graph.buffers[index].name));
+    if (buffer.getRole() == tg::BufferRole::Temp)
+      continue;
+    auto &list = buffer.getRole() == tg::BufferRole::Input ? inputs : outputs;
+    size_t position = static_cast<size_t>(*buffer.getIndex());
+    if (list.size() <= position)
+      list.resize(position + 1);
+    list[position] = index;
+  }
+  if (total > maxElements)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("the task graph is too large to evaluate: its buffers "
+                      "hold {0} elements, more than the limit of {1}; raise "
+                      "it with the option max-elements",
+                      total, maxElements));
+  for (auto [list, buffers, shapes, role] :
+       {std::make_tuple(&inputs, &state->inputBuffers, &state->inputShapes,
+                        "input"),
+        std::make_tuple(&outputs, &state->outputBuffers, &state->outputShapes,
+                        "output")}) {
+    for (auto [position, buffer] : llvm::enumerate(*list)) {
+      if (!buffer)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            llvm::formatv("the task graph has no {0} #{1}", role, position));
+      buffers->push_back(*buffer);
+      shapes->push_back(graph.buffers[*buffer].shape);
+    }
+  }
+
+  // One plan per kernel, run one block at a time.
+  for (tg::KernelOp kernel : imported.kernels) {
+    auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
+    auto plan = Compiler().compileGraph(
+        blockGraph.getBodyBlock(), blockGraph.getGrid(),
+        static_cast<int64_t>(blockGraph.getForloopRange()),
+        /*parallelWorkers=*/false);
+    if (!plan)
+      return plan.takeError();
+    state->plans.push_back(std::move(*plan));
+  }
+
+  TaskGraphProgram program;
+  program.state = std::move(state);
+  program.seed = seed;
+  program.runs = std::make_unique<std::atomic<uint64_t>>(0);
+  return program;
+}
+
+template <typename Domain>
+llvm::Expected<std::vector<typename Domain::Tensor>>
+TaskGraphProgram::execute(const Domain &domain,
+                          ArrayRef<typename Domain::Tensor> inputs) const {
+  using Tensor = typename Domain::Tensor;
+  const tgc::TaskGraph &graph = state->graph;
+  size_t bufferCount = graph.buffers.size();
+
+  // Storage: the inputs, and poisoned outputs and temporaries with no
+  // element written yet.
+  std::vector<Tensor> storage(bufferCount);
+  std::vector<std::vector<int32_t>> writers(bufferCount);
+  std::vector<bool> withoutQ(bufferCount, false);
+  for (uint32_t b = 0; b < bufferCount; ++b) {
+    if (state->storage[b] != b)
+      continue;
+    if (!state->isInput[b]) {
+      storage[b] = poisoned(static_cast<const Tensor *>(nullptr),
+                            graph.buffers[b].shape);
+      writers[b].assign(getNumElements(graph.buffers[b].shape), -1);
+    }
+  }
+  for (auto [position, buffer] : llvm::enumerate(state->inputBuffers))
+    storage[state->storage[buffer]] =
+        reshaped(inputs[position], graph.buffers[state->storage[buffer]].shape);
+
+  // Events and the tasks ready to run.
+  std::vector<uint32_t> needed = graph.getTriggerCounts();
+  std::vector<uint32_t> arrived(graph.numEvents, 0);
+  std::vector<SmallVector<uint32_t, 2>> waiting = graph.getWaitingTasks();
+  std::vector<uint32_t> pending(graph.tasks.size(), 0);
+  std::vector<uint32_t> ready;
+  for (auto [index, task] : llvm::enumerate(graph.tasks)) {
+    for (uint32_t event : task.waits)
+      pending[index] += needed[event] > 0;
+    if (pending[index] == 0)
+      ready.push_back(index);
+  }
+  uint64_t random = seed * 0x9E3779B97F4A7C15ULL + runs->fetch_add(1);
+
+  Executor<Domain> executor(domain);
+  size_t done = 0;
+  while (!ready.empty()) {
+    size_t pick = splitMix64(random) % ready.size();
+    uint32_t task = ready[pick];
+    ready[pick] = ready.back();
+    ready.pop_back();
+    const tgc::Task &t = graph.tasks[task];
+    if (t.kind == tgc::TaskKind::Compute) {
+      // Views are run on copies of their storage, written back after.
+      std::deque<Tensor> views;
+      auto bind = [&](uint32_t buffer) -> Tensor * {
+        uint32_t home = state->storage[buffer];
+        if (home == buffer)
+          return &storage[home];
+        return &views.emplace_back(
+            reshaped(storage[home], graph.buffers[buffer].shape));
+      };
+      SmallVector<const Tensor *> in;
+      SmallVector<Tensor *> out;
+      for (const tgc::Access &read : t.reads)
+        in.push_back(bind(read.buffer));
+      for (const tgc::Access &write : t.writes)
+        out.push_back(bind(write.buffer));
+      std::vector<std::atomic<bool>> noQ(out.size());
+      AccessChecker checker(*state, writers, task);
+      if (auto err = executor.runBlock(*state->plans[t.kernel], t.block, in,
+                                       out, noQ, &checker))
+        return std::move(err);
+      for (auto [index, write] : llvm::enumerate(t.writes)) {
+        uint32_t home = state->storage[write.buffer];
+        if (home != write.buffer)
+          copyElements(storage[home], *out[index]);
+        withoutQ[home] = withoutQ[home] || noQ[index];
+      }
+    }
+    ++done;
+    for (uint32_t event : t.triggers)
+      if (++arrived[event] == needed[event])
+        for (uint32_t next : waiting[event])
+          if (--pending[next] == 0)
+            ready.push_back(next);
+  }
+  if (done < graph.tasks.size()) {
+    for (uint32_t task = 0; task < graph.tasks.size(); ++task) {
+      if (pending[task] == 0)
+        continue;
+      for (uint32_t event : graph.tasks[task].waits)
+        if (arrived[event] < needed[event])
+          return failure(llvm::formatv(
+              "{0} of {1} tasks ran; {2} never runs: it waits on event {3}, "
+              "which received {4} of {5} triggers",
+              done, graph.tasks.size(), graph.describeTask(task), event,
+              arrived[event], needed[event]));
+    }
+  }
+  for (uint32_t b = 0; b < bufferCount; ++b) {
+    for (auto [offset, writer] : llvm::enumerate(writers[b]))
+      if (writer < 0)
+        return failure(llvm::formatv(
+            "element {0} of {1} is never written: no task's block writes it",
+            formatIndex(unflattenIndex(offset, graph.buffers[b].shape)),
+            graph.buffers[b].name));
+  }
+
+  std::vector<Tensor> outputs;
+  for (uint32_t buffer : state->outputBuffers) {
+    uint32_t home = state->storage[buffer];
+    Tensor output = reshaped(storage[home], graph.buffers[buffer].shape);
+    if constexpr (std::is_same_v<Tensor, FFTensor>)
+      if (withoutQ[home])
+        output.q.clear();
+    outputs.push_back(std::move(output));
+  }
+  return outputs;
+}
+
+llvm::Expected<std::vector<F64Tensor>>
+TaskGraphProgram::run(ArrayRef<F64Tensor> inputs) const {
+  return execute(F64Domain{nullptr}, inputs);
+}
+
+llvm::Expected<std::vector<BoundedTensor>>
+TaskGraphProgram::run(ArrayRef<BoundedTensor> inputs,
+                      StabilityMonitor *monitor) const {
+  return execute(BoundedDomain{monitor}, inputs);
+}
+
+llvm::Expected<std::vector<FFTensor>>
+TaskGraphProgram::run(ArrayRef<FFTensor> inputs,
+                      const Fingerprinter &fingerprinter) const {
+  return execute(FFDomain{fingerprinter}, inputs);
+}
