@@ -278,23 +278,20 @@ TaskGraphProgram::execute(const Domain &domain,
   const tgc::TaskGraph &graph = state->graph;
   size_t bufferCount = graph.buffers.size();
 
-  // Storage: the inputs, and poisoned outputs and temporaries with no
-  // element written yet.
+  // Storage: poisoned outputs and temporaries with no element written yet;
+  // inputs are read in place.
   std::vector<Tensor> storage(bufferCount);
+  std::vector<const Tensor *> inputStorage(bufferCount, nullptr);
   std::vector<std::vector<int32_t>> writers(bufferCount);
-  std::vector<bool> withoutQ(bufferCount, false);
   for (uint32_t b = 0; b < bufferCount; ++b) {
-    if (state->storage[b] != b)
+    if (state->storage[b] != b || state->isInput[b])
       continue;
-    if (!state->isInput[b]) {
-      storage[b] = poisoned(static_cast<const Tensor *>(nullptr),
-                            graph.buffers[b].shape);
-      writers[b].assign(getNumElements(graph.buffers[b].shape), -1);
-    }
+    storage[b] =
+        poisoned(static_cast<const Tensor *>(nullptr), graph.buffers[b].shape);
+    writers[b].assign(getNumElements(graph.buffers[b].shape), -1);
   }
   for (auto [position, buffer] : llvm::enumerate(state->inputBuffers))
-    storage[state->storage[buffer]] =
-        reshaped(inputs[position], graph.buffers[state->storage[buffer]].shape);
+    inputStorage[state->storage[buffer]] = &inputs[position];
 
   // Events and the tasks ready to run.
   std::vector<uint32_t> needed = graph.getTriggerCounts();
@@ -323,15 +320,20 @@ TaskGraphProgram::execute(const Domain &domain,
       std::deque<Tensor> views;
       auto bind = [&](uint32_t buffer) -> Tensor * {
         uint32_t home = state->storage[buffer];
-        if (home == buffer)
+        const Tensor &held =
+            inputStorage[home] ? *inputStorage[home] : storage[home];
+        if (home == buffer && !inputStorage[home])
           return &storage[home];
-        return &views.emplace_back(
-            reshaped(storage[home], graph.buffers[buffer].shape));
+        return &views.emplace_back(reshaped(held, graph.buffers[buffer].shape));
       };
       SmallVector<const Tensor *> in;
       SmallVector<Tensor *> out;
-      for (const tgc::Access &read : t.reads)
-        in.push_back(bind(read.buffer));
+      for (const tgc::Access &read : t.reads) {
+        uint32_t home = state->storage[read.buffer];
+        in.push_back(home == read.buffer && inputStorage[home]
+                         ? inputStorage[home]
+                         : bind(read.buffer));
+      }
       for (const tgc::Access &write : t.writes)
         out.push_back(bind(write.buffer));
       std::vector<std::atomic<bool>> noQ(out.size());
@@ -343,7 +345,11 @@ TaskGraphProgram::execute(const Domain &domain,
         uint32_t home = state->storage[write.buffer];
         if (home != write.buffer)
           copyElements(storage[home], *out[index]);
-        withoutQ[home] = withoutQ[home] || noQ[index];
+        // A tile past an exponential has no exponent-field component: nor
+        // has the buffer from then on (later readers must not see one).
+        if constexpr (std::is_same_v<Tensor, FFTensor>)
+          if (noQ[index])
+            storage[home].q.clear();
       }
     }
     ++done;
@@ -378,11 +384,7 @@ TaskGraphProgram::execute(const Domain &domain,
   std::vector<Tensor> outputs;
   for (uint32_t buffer : state->outputBuffers) {
     uint32_t home = state->storage[buffer];
-    Tensor output = reshaped(storage[home], graph.buffers[buffer].shape);
-    if constexpr (std::is_same_v<Tensor, FFTensor>)
-      if (withoutQ[home])
-        output.q.clear();
-    outputs.push_back(std::move(output));
+    outputs.push_back(reshaped(storage[home], graph.buffers[buffer].shape));
   }
   return outputs;
 }
