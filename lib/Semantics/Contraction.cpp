@@ -370,3 +370,60 @@ detail::contractionAxes(OpKind kind, ArrayRef<const AxisSets *> in,
     sets.erase(sets.begin() + params.dim);
   return sets;
 }
+
+std::optional<TileDims> detail::contractionTiles(OpKind kind, OperandShapes in,
+                                                 const OpParams &params) {
+  auto result = inferShapes(kind, in, params);
+  if (!result) {
+    llvm::consumeError(result.takeError());
+    return std::nullopt;
+  }
+  ArrayRef<int64_t> out = (*result)[0];
+  TileDims tiles;
+  if (kind == OpKind::Matmul) {
+    // Space [batch..., m, n, k]: k is contracted and folded by a sum.
+    int64_t rank = out.size();
+    tiles.space = Shape(out);
+    tiles.space.push_back(in[0].back());
+    tiles.reduced.assign(rank + 1, false);
+    tiles.reduced[rank] = true;
+    tiles.accumulator = OpKind::AccumSum;
+    int64_t m = rank - 2, n = rank - 1, k = rank;
+    for (auto [index, shape] : llvm::enumerate(in)) {
+      auto &dims = tiles.operands.emplace_back();
+      int64_t opRank = shape.size();
+      int64_t skip = (rank - 2) - (opRank - 2);
+      for (int64_t d = 0; d + 2 < opRank; ++d)
+        dims.push_back(shape[d] == 1 && out[d + skip] != 1 ? kBroadcastDim
+                                                           : d + skip);
+      if (index == 0)
+        dims.append({m, k});
+      else
+        dims.append({k, n});
+    }
+    auto &dims = tiles.results.emplace_back();
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(d);
+    return tiles;
+  }
+  // Reductions: the space is the operand; the reduced dim is folded by the
+  // reduction's own combination.
+  ArrayRef<int64_t> shape = in[0];
+  int64_t rank = shape.size();
+  tiles.space = Shape(shape);
+  tiles.reduced.assign(rank, false);
+  tiles.reduced[params.dim] = true;
+  tiles.accumulator =
+      kind == OpKind::ReduceMax ? OpKind::AccumMax : OpKind::AccumSum;
+  auto &dims = tiles.operands.emplace_back();
+  for (int64_t d = 0; d < rank; ++d)
+    dims.push_back(d);
+  auto &outDims = tiles.results.emplace_back();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != params.dim)
+      outDims.push_back(d);
+    else if (params.keepDim)
+      outDims.push_back(kWholeDim);
+  }
+  return tiles;
+}

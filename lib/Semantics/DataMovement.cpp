@@ -227,3 +227,86 @@ detail::dataMovementAxes(OpKind kind, ArrayRef<const AxisSets *> in,
     return std::nullopt;
   }
 }
+
+std::optional<TileDims> detail::dataMovementTiles(OpKind kind,
+                                                  OperandShapes in,
+                                                  const OpParams &params) {
+  auto results = inferShapes(kind, in, params);
+  if (!results) {
+    llvm::consumeError(results.takeError());
+    return std::nullopt;
+  }
+  TileDims tiles;
+  // The identity over `rank` dims with `whole` kept whole.
+  auto identity = [](int64_t rank, int64_t whole) {
+    llvm::SmallVector<int64_t, 4> dims;
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(d == whole ? kWholeDim : d);
+    return dims;
+  };
+  switch (kind) {
+  case OpKind::Concat:
+  case OpKind::Split: {
+    // The concatenated or split dim stays whole; the others line up.
+    tiles.space = kind == OpKind::Concat ? (*results)[0] : Shape(in[0]);
+    int64_t rank = tiles.space.size();
+    for (size_t i = 0; i < in.size(); ++i)
+      tiles.operands.push_back(identity(rank, params.dim));
+    for (size_t i = 0; i < results->size(); ++i)
+      tiles.results.push_back(identity(rank, params.dim));
+    break;
+  }
+  case OpKind::Transpose: {
+    // Result dim i is operand dim permutation[i].
+    tiles.space = (*results)[0];
+    int64_t rank = tiles.space.size();
+    llvm::SmallVector<int64_t, 4> dims(rank);
+    for (int64_t i = 0; i < rank; ++i)
+      dims[params.ints[i]] = i;
+    tiles.operands.push_back(dims);
+    tiles.results.push_back(identity(rank, -1));
+    break;
+  }
+  case OpKind::Reshape: {
+    // Row-major regrouping: walk both shapes in runs of equal element
+    // count; a run of one dim on each side lines up, the dims of any other
+    // run stay whole (size-1 dims are whole and trivially so).
+    ArrayRef<int64_t> from = in[0];
+    ArrayRef<int64_t> to = (*results)[0];
+    tiles.space = Shape(to);
+    llvm::SmallVector<int64_t, 4> fromDims(from.size(), kWholeDim),
+        toDims(to.size(), kWholeDim);
+    size_t i = 0, j = 0;
+    auto skipOnes = [](ArrayRef<int64_t> shape, size_t &k) {
+      while (k < shape.size() && shape[k] == 1)
+        ++k;
+    };
+    skipOnes(from, i);
+    skipOnes(to, j);
+    while (i < from.size() && j < to.size()) {
+      size_t i0 = i, j0 = j;
+      int64_t a = from[i++], b = to[j++];
+      while (a != b) {
+        if (a < b)
+          a *= from[i++];
+        else
+          b *= to[j++];
+      }
+      if (i - i0 == 1 && j - j0 == 1) {
+        fromDims[i0] = static_cast<int64_t>(j0);
+        toDims[j0] = static_cast<int64_t>(j0);
+      }
+      skipOnes(from, i);
+      skipOnes(to, j);
+    }
+    tiles.operands.push_back(fromDims);
+    tiles.results.push_back(toDims);
+    break;
+  }
+  default:
+    // all_reduce is a collective, not computed tile by tile.
+    return std::nullopt;
+  }
+  tiles.reduced.assign(tiles.space.size(), false);
+  return tiles;
+}

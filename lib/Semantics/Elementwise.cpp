@@ -460,3 +460,31 @@ OpWork detail::elementwiseWork(OpKind kind, OperandShapes, ArrayRef<int64_t> out
       (transcendental ? 4.0 : 1.0) * static_cast<double>(getNumElements(out));
   return work;
 }
+
+std::optional<TileDims> detail::elementwiseTiles(OpKind kind,
+                                                 OperandShapes in,
+                                                 const OpParams &params) {
+  // The space is the (broadcast) result; operands align on the right, and
+  // a size-1 dim against a larger one broadcasts.
+  auto result = inferShapes(kind, in, params);
+  if (!result) {
+    llvm::consumeError(result.takeError());
+    return std::nullopt;
+  }
+  TileDims tiles;
+  tiles.space = (*result)[0];
+  int64_t rank = tiles.space.size();
+  tiles.reduced.assign(rank, false);
+  for (ArrayRef<int64_t> shape : in) {
+    auto &dims = tiles.operands.emplace_back();
+    int64_t skip = rank - static_cast<int64_t>(shape.size());
+    for (auto [d, size] : llvm::enumerate(shape)) {
+      int64_t s = static_cast<int64_t>(d) + skip;
+      dims.push_back(size == 1 && tiles.space[s] != 1 ? kBroadcastDim : s);
+    }
+  }
+  auto &out = tiles.results.emplace_back();
+  for (int64_t d = 0; d < rank; ++d)
+    out.push_back(d);
+  return tiles;
+}

@@ -180,3 +180,23 @@ OpWork detail::rmsNormWork(OpKind, OperandShapes in, ArrayRef<int64_t>,
   work.elementOps = 4.0 * static_cast<double>(getNumElements(in[0]));
   return work;
 }
+
+std::optional<TileDims> detail::rmsNormTiles(OpKind, OperandShapes in,
+                                             const OpParams &) {
+  // Rows are independent; each needs its whole last dim, and the weight
+  // is read whole.
+  TileDims tiles;
+  ArrayRef<int64_t> shape = in[0];
+  int64_t rank = shape.size();
+  tiles.space = Shape(shape);
+  tiles.reduced.assign(rank, false);
+  llvm::SmallVector<int64_t, 4> dims;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    dims.push_back(d);
+  dims.push_back(kWholeDim);
+  tiles.operands.push_back(dims);
+  if (in.size() > 1)
+    tiles.operands.push_back({kWholeDim});
+  tiles.results.push_back(dims);
+  return tiles;
+}

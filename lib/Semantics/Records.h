@@ -46,6 +46,8 @@ using ErrorRule = Expected<F64Tensors> (*)(OpKind, F64Operands values,
 using AxisRule = std::optional<AxisSets> (*)(OpKind, ArrayRef<const AxisSets *>,
                                              OperandShapes, ArrayRef<int64_t>,
                                              const OpParams &);
+using TileRule = std::optional<TileDims> (*)(OpKind, OperandShapes,
+                                             const OpParams &);
 
 /// One operator: its facts and its facets. `f64`, `ff` are null where the
 /// operator has no such evaluation (structural ops are driven by the graph
@@ -60,6 +62,7 @@ struct OpRecord {
   ExprRule expr;
   WorkRule work;
   AxisRule axes;
+  TileRule tiles;
 };
 
 inline llvm::Error makeError(const llvm::Twine &message) {
@@ -139,6 +142,8 @@ ExprId elementwiseExpr(OpKind, ArrayRef<ExprId>, OperandShapes,
                        const OpParams &, ExprContext &);
 OpWork elementwiseWork(OpKind, OperandShapes, ArrayRef<int64_t>,
                        const OpParams &);
+std::optional<TileDims> elementwiseTiles(OpKind, OperandShapes,
+                                         const OpParams &);
 
 // Contraction.cpp
 Expected<Shapes> matmulShape(OperandShapes, const OpParams &);
@@ -157,6 +162,8 @@ OpWork contractionWork(OpKind, OperandShapes, ArrayRef<int64_t>,
 std::optional<AxisSets> contractionAxes(OpKind, ArrayRef<const AxisSets *>,
                                         OperandShapes, ArrayRef<int64_t>,
                                         const OpParams &);
+std::optional<TileDims> contractionTiles(OpKind, OperandShapes,
+                                         const OpParams &);
 
 // Normalization.cpp
 Expected<Shapes> rmsNormShape(OperandShapes, const OpParams &);
@@ -170,6 +177,7 @@ Expected<F64Tensors> rmsNormErrors(OpKind, F64Operands, F64Operands,
 ExprId rmsNormExpr(OpKind, ArrayRef<ExprId>, OperandShapes, const OpParams &,
                    ExprContext &);
 OpWork rmsNormWork(OpKind, OperandShapes, ArrayRef<int64_t>, const OpParams &);
+std::optional<TileDims> rmsNormTiles(OpKind, OperandShapes, const OpParams &);
 
 // DataMovement.cpp
 Expected<Shapes> concatShape(OperandShapes, const OpParams &);
@@ -186,6 +194,8 @@ ExprId dataMovementExpr(OpKind, ArrayRef<ExprId>, OperandShapes,
 std::optional<AxisSets> dataMovementAxes(OpKind, ArrayRef<const AxisSets *>,
                                          OperandShapes, ArrayRef<int64_t>,
                                          const OpParams &);
+std::optional<TileDims> dataMovementTiles(OpKind, OperandShapes,
+                                          const OpParams &);
 
 // Structure.cpp
 Expected<Shapes> inputIteratorShape(OperandShapes, const OpParams &);

@@ -181,6 +181,30 @@ inferAxisSets(OpKind kind, llvm::ArrayRef<const AxisSets *> operands,
               llvm::ArrayRef<llvm::ArrayRef<int64_t>> operandShapes,
               llvm::ArrayRef<int64_t> resultShape, const OpParams &params);
 
+/// The tiling facet: how the dims of an operator's operands and results line
+/// up with the dims of its iteration space, which is what cutting several
+/// operators into the same tiles (kernel fusion) needs. Each operand and
+/// result dim is either a space dim (a block's tile of that tensor takes the
+/// chunk of the space dim the block owns), kWholeDim (the operator needs all
+/// of it in one tile: a normalized, concatenated or split dim, a dim that a
+/// reshape regroups, a kept reduced dim of size 1) or kBroadcastDim (size 1,
+/// broadcast against a larger space dim). A space dim marked `reduced` has no
+/// result dim (a matmul's k, a reduction's dim): a tile that holds only a
+/// chunk of it gives a partial result, which `accumulator` folds across
+/// chunks (a for-loop over the dim). Nullopt for operators that are not
+/// computed tile by tile (structure ops, all_reduce).
+constexpr int64_t kWholeDim = -2;
+constexpr int64_t kBroadcastDim = -3;
+struct TileDims {
+  Shape space;
+  llvm::SmallVector<bool, 4> reduced;
+  llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 2> operands, results;
+  OpKind accumulator = OpKind::AccumSum;
+};
+std::optional<TileDims>
+getTileDims(OpKind kind, llvm::ArrayRef<llvm::ArrayRef<int64_t>> operandShapes,
+            const OpParams &params);
+
 /// numpy-style broadcast of two shapes, right-aligned.
 llvm::Expected<Shape> broadcastShapes(llvm::ArrayRef<int64_t> lhs,
                                       llvm::ArrayRef<int64_t> rhs);
