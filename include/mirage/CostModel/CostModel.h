@@ -66,6 +66,44 @@ Flops getFlops(OpKind kind, const OpParams &params,
                llvm::ArrayRef<llvm::ArrayRef<int64_t>> in,
                llvm::ArrayRef<int64_t> out, unsigned elementBytes);
 
+/// A graph-defined kernel as the speed model sees it: its launch shape,
+/// what one block moves and computes, and what the kernel touches in all.
+struct KernelProfile {
+  int64_t blocks = 1, threads = 128, iterations = 1;
+  /// Bytes one block loads every iteration (tiles that change with it),
+  /// once (loop-invariant tiles) and stores.
+  double loopBytes = 0, onceBytes = 0, outputBytes = 0;
+  /// Bytes of the kernel's operand and result tensors, each counted once.
+  double uniqueBytes = 0;
+  /// One block's arithmetic per iteration and after the loop, and the time
+  /// its operators take run one after another (getTileOpLatencyUs).
+  Flops bodyFlops, postFlops;
+  double bodyLatencyUs = 0, postLatencyUs = 0;
+  int64_t sharedMemoryBytes = 0;
+};
+
+/// Microseconds one block spends on a tile operator as generated: tensor
+/// cores at the SM's share of the chip's rate; a SIMT matmul with a thread
+/// per result element looping over k; other operators a round of `threads`
+/// elements at a time.
+double getTileOpLatencyUs(OpKind kind, const OpParams &params,
+                          llvm::ArrayRef<llvm::ArrayRef<int64_t>> in,
+                          llvm::ArrayRef<int64_t> out, int64_t threads,
+                          unsigned elementBytes, const DeviceModel &device);
+
+/// A kernel's time: launch + max(memory, compute, latency), where memory is
+/// the larger of the unique bytes over DRAM and all blocks' bytes over L2,
+/// compute the blocks' arithmetic, both over the utilization min(1, blocks
+/// / SMs), and latency the waves of resident blocks (occupancy from shared
+/// memory and threads) times one block's critical path (per iteration a
+/// fixed cost plus the larger of its loads at the SM's share of L2 and its
+/// operators; then the post-loop work and its stores). The search's cost of
+/// a graph-defined kernel (docs/Search.md) on its compact µGraphs, with the
+/// block's stores added to its critical path. `launch` false leaves the
+/// launch out (a task of a persistent kernel).
+double estimateKernelUs(const KernelProfile &kernel, const DeviceModel &device,
+                        bool launch = true);
+
 } // namespace mirage
 
 #endif // MIRAGE_COSTMODEL_COSTMODEL_H

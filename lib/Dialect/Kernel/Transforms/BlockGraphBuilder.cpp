@@ -1,0 +1,184 @@
+//===- BlockGraphBuilder.cpp - Building graph-defined kernels -------------===//
+//
+// Part of the Mirage MLIR project. See BlockGraphBuilder.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Dialect/Kernel/Transforms/BlockGraphBuilder.h"
+
+#include "mirage/IR/GraphUtils.h"
+#include "mirage/IR/SemanticsOpInterface.h"
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::kn;
+
+int64_t kn::largestDivisorAtMost(int64_t n, int64_t cap) {
+  for (int64_t d = std::min(n, std::max<int64_t>(cap, 1)); d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+BlockGraphBuilder::BlockGraphBuilder(OpBuilder &b, Location loc,
+                                     ValueRange inputs, TypeRange resultTypes,
+                                     ArrayRef<int64_t> grid, int64_t threads,
+                                     int64_t forloop, Operation *diagnosticOp,
+                                     StringRef what)
+    : b(b), loc(loc), diagnosticOp(diagnosticOp), what(what.str()) {
+  kernel = KernelOp::create(b, loc, resultTypes, inputs);
+  Block *kernelBody = b.createBlock(&kernel.getBody());
+  b.setInsertionPointToStart(kernelBody);
+  graph = tb::GraphOp::create(b, loc, grid, threads, forloop);
+  SmallVector<Location> locs(inputs.size(), loc);
+  Block *graphBody =
+      b.createBlock(&graph.getBody(), {}, TypeRange(inputs), locs);
+  b.setInsertionPointToStart(graphBody);
+}
+
+InFlightDiagnostic BlockGraphBuilder::emitError() {
+  return diagnosticOp->emitOpError() << what << ": ";
+}
+
+FailureOr<Value> BlockGraphBuilder::iterate(Value input, ArrayRef<int64_t> imap,
+                                            int64_t fmap) {
+  OpParams params;
+  params.tiling = TilingParams::get(TilingParams::Level::Block, getGrid(),
+                                    imap, getForloop(), fmap);
+  auto type = cast<RankedTensorType>(input.getType());
+  auto shapes = inferShapes(OpKind::InputIterator, {type.getShape()}, params);
+  if (!shapes)
+    return emitError() << llvm::toString(shapes.takeError());
+  auto tile = tb::TileType::get(b.getContext(), (*shapes)[0],
+                                type.getElementType());
+  return tb::InputIteratorOp::create(
+             b, loc, tile, input, tb::GridMapAttr::get(b.getContext(), imap),
+             tb::LoopMapAttr::get(b.getContext(), fmap))
+      .getResult();
+}
+
+FailureOr<SmallVector<Value>>
+BlockGraphBuilder::compute(OpKind kind, StringRef name, ValueRange operands,
+                           const OpParams &params,
+                           ArrayRef<NamedAttribute> attributes,
+                           Type elementType,
+                           std::optional<ArrayRef<Shape>> resultShapes) {
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (Value operand : operands)
+    shapes.push_back(cast<tb::TileType>(operand.getType()).getShape());
+  SmallVector<Shape, 1> results;
+  if (resultShapes) {
+    results.assign(resultShapes->begin(), resultShapes->end());
+  } else {
+    auto inferred = inferShapes(kind, shapes, params);
+    if (!inferred)
+      return emitError() << llvm::toString(inferred.takeError());
+    results = std::move(*inferred);
+  }
+  OperationState state(loc, ("tb." + name).str());
+  state.addOperands(operands);
+  state.addAttributes(attributes);
+  for (const Shape &shape : results)
+    state.addTypes(tb::TileType::get(b.getContext(), shape, elementType));
+  return SmallVector<Value>(b.create(state)->getResults());
+}
+
+FailureOr<SmallVector<Value>>
+BlockGraphBuilder::compute(Operation *op, ValueRange operands,
+                           const OpParams &params,
+                           ArrayRef<NamedAttribute> attributes) {
+  auto semantics = cast<SemanticsOpInterface>(op);
+  Type elementType =
+      cast<ShapedType>(op->getResult(0).getType()).getElementType();
+  return compute(semantics.getOpKind(), op->getName().stripDialect(),
+                 operands, params, attributes, elementType);
+}
+
+Value BlockGraphBuilder::accumulate(Value tile, OpKind kind) {
+  if (kind == OpKind::AccumMax || kind == OpKind::ReduceMax)
+    return tb::AccumMaxOp::create(b, loc, tile);
+  return tb::AccumSumOp::create(b, loc, tile);
+}
+
+Value BlockGraphBuilder::accumulateConcat(Value tile, int64_t dim) {
+  auto type = cast<tb::TileType>(tile.getType());
+  Shape shape(type.getShape());
+  shape[dim] *= getForloop();
+  return tb::AccumConcatOp::create(
+      b, loc, tb::TileType::get(b.getContext(), shape, type.getElementType()),
+      tile, dim);
+}
+
+Value BlockGraphBuilder::reshape(Value tile, ArrayRef<int64_t> shape) {
+  auto type = cast<tb::TileType>(tile.getType());
+  return tb::ReshapeOp::create(
+      b, loc, tb::TileType::get(b.getContext(), shape, type.getElementType()),
+      tile);
+}
+
+void BlockGraphBuilder::save(ArrayRef<Value> tiles,
+                             ArrayRef<SmallVector<int64_t>> omaps) {
+  SmallVector<Value> outputs;
+  for (auto [tile, omap, type] :
+       llvm::zip(tiles, omaps, kernel.getResultTypes()))
+    outputs.push_back(tb::OutputSaverOp::create(
+        b, loc, type, tile, tb::GridMapAttr::get(b.getContext(), omap)));
+  tb::YieldOp::create(b, loc, outputs);
+}
+
+//===----------------------------------------------------------------------===//
+// The speed model's view of a kernel
+//===----------------------------------------------------------------------===//
+
+KernelProfile kn::getKernelProfile(KernelOp kernel,
+                                   const DeviceModel &device) {
+  tb::GraphOp graph = kernel.getBlockGraph();
+  KernelProfile profile;
+  profile.blocks = getNumElements(graph.getGrid());
+  profile.threads = static_cast<int64_t>(graph.getThreads());
+  profile.iterations = static_cast<int64_t>(graph.getForloopRange());
+  for (Value value : kernel.getOperands())
+    profile.uniqueBytes += getByteSize(cast<ShapedType>(value.getType()));
+  for (Value value : kernel.getResults())
+    profile.uniqueBytes += getByteSize(cast<ShapedType>(value.getType()));
+  Block &body = graph.getBodyBlock();
+  llvm::DenseSet<Operation *> postLoop = getPostLoopOps(body);
+  for (Operation &op : body.without_terminator()) {
+    if (auto iterator = dyn_cast<tb::InputIteratorOp>(op)) {
+      double bytes = getByteSize(iterator.getType());
+      (iterator.getFmap().getDim() == kReplica || profile.iterations == 1
+           ? profile.onceBytes
+           : profile.loopBytes) += bytes;
+      continue;
+    }
+    if (auto saver = dyn_cast<tb::OutputSaverOp>(op)) {
+      profile.outputBytes += getByteSize(saver.getInput().getType());
+      continue;
+    }
+    if (op.hasTrait<mirage::OpTrait::IsAccumulator>())
+      continue;
+    auto semantics = dyn_cast<SemanticsOpInterface>(op);
+    if (!semantics)
+      continue;
+    SmallVector<ArrayRef<int64_t>> in;
+    for (Value operand : op.getOperands())
+      in.push_back(cast<ShapedType>(operand.getType()).getShape());
+    ArrayRef<int64_t> out =
+        cast<ShapedType>(op.getResult(0).getType()).getShape();
+    unsigned elementBytes =
+        cast<ShapedType>(op.getResult(0).getType()).getElementTypeBitWidth() /
+        8;
+    OpKind kind = semantics.getOpKind();
+    OpParams params = semantics.getOpParams();
+    Flops flops = getFlops(kind, params, in, out, elementBytes);
+    double latency = getTileOpLatencyUs(kind, params, in, out, profile.threads,
+                                        elementBytes, device);
+    bool after = postLoop.contains(&op);
+    Flops &phase = after ? profile.postFlops : profile.bodyFlops;
+    phase.tensor += flops.tensor;
+    phase.simt += flops.simt;
+    (after ? profile.postLatencyUs : profile.bodyLatencyUs) += latency;
+  }
+  profile.sharedMemoryBytes = graph.getSharedMemoryUse().bytes;
+  return profile;
+}
