@@ -140,6 +140,14 @@ struct OpInfo {
   /// u = 2^-53, relative to the result (0: exact). Contractions and rms_norm
   /// add theirs per summed term instead (gamma_n, docs/Verification.md).
   unsigned roundingUlps;
+  /// The operator's scalar formula, by which conversions from other IRs
+  /// (convert-linalg-to-kn, convert-tosa-to-kn; docs/Embedding.md) recognize
+  /// it; empty for operators they do not produce. An s-expression over the
+  /// operands `x0` and `x1`, the scalar parameter `s` and numbers, with
+  /// `add` and `mul` (any number of operands, in any order), `neg`, `recip`
+  /// (1 / a), `exp`, `sqrt`, `erf`, `max`, `pow`, and `reduce_add` and
+  /// `reduce_max` over the operator's reduced dim.
+  llvm::StringRef scalarForm = {};
 };
 
 /// Returns the static facts of `kind`.
