@@ -1,0 +1,89 @@
+//===- Saturation.cpp - Equality saturation of a tile program -------------===//
+//
+// Part of the Mirage MLIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/TileEqsat/Saturation.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <chrono>
+
+using namespace mirage;
+using namespace mirage::tile;
+using namespace mirage::egraph;
+using llvm::ArrayRef;
+using llvm::Expected;
+using llvm::SmallVector;
+using llvm::StringRef;
+using llvm::Twine;
+
+TileEGraph::TileEGraph(TileContext &context)
+    : context(context), graph(std::make_unique<EGraph>(context.getLanguage())) {
+  analysis = &graph->addAnalysis<TileAnalysis>(context);
+}
+
+TileEGraph::~TileEGraph() = default;
+
+EClassId TileEGraph::addProgram(const Term &term) {
+  root = graph->addTerm(term);
+  graph->rebuild();
+  return root;
+}
+
+SaturationStats TileEGraph::saturate(const SaturationOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  SaturationStats stats;
+  rules = makeTileRules(context, *analysis, options.rules);
+
+  // Propagate and flatten once before the first iteration, so the first
+  // round of rules already sees through loads.
+  if (options.propagation)
+    stats.propagated += propagateExpressions(*graph, *analysis);
+  graph->rebuild();
+  if (options.canonicalization)
+    stats.flattened += canonicalizeSequences(*graph, *analysis);
+
+  RunnerOptions runnerOptions;
+  runnerOptions.iterationLimit = options.iterations;
+  runnerOptions.nodeLimit = options.nodeLimit;
+  runnerOptions.timeLimitSeconds = options.timeLimitSeconds;
+  runnerOptions.checkInvariants = options.checkInvariants;
+  runner = std::make_unique<Runner>(*graph, runnerOptions);
+  auto scheduler = std::make_unique<BackoffScheduler>(options.matchLimit,
+                                                      options.banLength);
+  for (StringRef name : {"seq-comm", "seq-comm-tail", "loop-fusion",
+                         "loop-fusion-tail"})
+    scheduler->doNotBan(name);
+  runner->setScheduler(std::move(scheduler));
+  runner->addHook([&](EGraph &g, const Iteration &iteration) {
+    if (options.propagation)
+      stats.propagated += propagateExpressions(g, *analysis);
+    if (options.canonicalization)
+      stats.flattened += canonicalizeSequences(g, *analysis);
+    if (options.progress) {
+      double seconds = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+      *options.progress << llvm::formatv(
+          "[mirage-tile-eqsat] iteration {0}: {1} e-nodes, {2} e-classes, "
+          "{3} matches applied, {4:f1} s\n",
+          iteration.index + 1, g.getNumNodes(), g.getNumClasses(),
+          iteration.getTotalApplied(), seconds);
+      options.progress->flush();
+    }
+    return HookResult::Continue;
+  });
+  stats.stopReason = runner->run(rules);
+  graph->rebuild();
+  stats.iterations = runner->getIterations().size();
+  stats.nodes = graph->getNumNodes();
+  stats.classes = graph->getNumClasses();
+  stats.shapeConflicts = analysis->getShapeConflicts();
+  stats.seconds = std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  stats.programs = countAcyclicTerms(*graph, getRoot());
+  return stats;
+}
