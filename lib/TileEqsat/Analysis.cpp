@@ -603,3 +603,15 @@ TileData mirage::tile::analyzeTerm(const TileContext &context, const Term &term,
   }
   return data[last];
 }
+
+std::vector<TileData> mirage::tile::analyzeTermNodes(const TileContext &context,
+                                                     const Term &term) {
+  std::vector<TileData> data(term.size());
+  for (unsigned i = 0; i < term.size(); ++i) {
+    const ENode &node = term[i];
+    data[i] = makeData(context, node, [&](unsigned c) -> const TileData & {
+      return data[node.children[c]];
+    });
+  }
+  return data;
+}

@@ -86,13 +86,7 @@ llvm::Expected<int64_t> Runner::stepOf(unsigned index, int64_t extent) {
   if (node.op != ops.tsize)
     return fail("a loop step must be a number or a tsize, got " + name(index));
   StringRef symbol = context.getLanguage().getSymbolName(node.payload.getSymbol());
-  auto it = sizes.sizes.find(symbol);
-  if (it != sizes.sizes.end())
-    return it->second;
-  int64_t size = std::max<int64_t>(1, std::min(sizes.defaultSize, extent));
-  while (size > 1 && extent % size != 0)
-    --size;
-  return size;
+  return chooseTileSize(sizes, symbol, extent);
 }
 
 llvm::Error Runner::region(unsigned index, ArrayRef<int64_t> shape,
@@ -261,6 +255,17 @@ llvm::Error Runner::runStatement(unsigned index) {
 }
 
 } // namespace
+
+int64_t mirage::tile::chooseTileSize(const TileSizes &sizes, StringRef symbol,
+                                     int64_t extent) {
+  auto it = sizes.sizes.find(symbol);
+  if (it != sizes.sizes.end())
+    return it->second;
+  int64_t size = std::max<int64_t>(1, std::min(sizes.defaultSize, extent));
+  while (size > 1 && extent % size != 0)
+    --size;
+  return size;
+}
 
 llvm::Error mirage::tile::evaluateProgram(const TileContext &context,
                                           const Term &term,

@@ -6,11 +6,19 @@
 
 #include "mirage/TileEqsat/Extraction.h"
 
+#include "mirage/EGraph/Extract.h"
 #include "mirage/TileEqsat/Analysis.h"
+#include "mirage/TileEqsat/Saturation.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <queue>
+#include <set>
 
 using namespace mirage;
 using namespace mirage::tile;
@@ -89,4 +97,552 @@ Term mirage::tile::sampleTerm(const EGraph &graph, EClassId root,
   if (!sampler.build(root, rootNode))
     return Term();
   return sampler.take();
+}
+
+//===----------------------------------------------------------------------===//
+// Dead stores
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Copies a term, leaving out stores to `dead` tensors and the loops and
+/// sequences they leave empty.
+class Pruner {
+public:
+  Pruner(const TileContext &context, const Term &from,
+         const std::set<SymbolId> &dead)
+      : ops(context.getOps()), from(from), dead(dead) {}
+
+  std::optional<unsigned> statement(unsigned i) {
+    const ENode &node = from[i];
+    if (node.op == ops.dummy)
+      return std::nullopt;
+    if (node.op == ops.store) {
+      if (dead.count(from[node.children[0]].payload.getSymbol()))
+        return std::nullopt;
+      return value(i);
+    }
+    if (node.op == ops.seq) {
+      std::optional<unsigned> a = statement(node.children[0]);
+      std::optional<unsigned> b = statement(node.children[1]);
+      if (!a)
+        return b;
+      if (!b)
+        return a;
+      return to.add(ENode(ops.seq, {*a, *b}));
+    }
+    if (node.op == ops.loop) {
+      std::optional<unsigned> body = statement(node.children[3]);
+      if (!body)
+        return std::nullopt;
+      ENode copy = node;
+      for (unsigned c = 0; c < 3; ++c)
+        copy.children[c] = value(node.children[c]);
+      copy.children[3] = *body;
+      return to.add(std::move(copy));
+    }
+    return value(i);
+  }
+
+  unsigned value(unsigned i) {
+    if (auto it = copied.find(i); it != copied.end())
+      return it->second;
+    ENode copy = from[i];
+    for (EClassId &child : copy.children)
+      child = value(child);
+    unsigned index = to.add(std::move(copy));
+    copied[i] = index;
+    return index;
+  }
+
+  Term take() { return std::move(to); }
+
+private:
+  const TileOps &ops;
+  const Term &from;
+  const std::set<SymbolId> &dead;
+  Term to;
+  llvm::DenseMap<unsigned, unsigned> copied;
+};
+} // namespace
+
+/// `term` with node `root` last (the nodes it reaches, in order).
+static Term reroot(const Term &term, unsigned root) {
+  if (root == term.getRoot())
+    return term;
+  std::vector<int> index(term.size(), -1);
+  std::vector<bool> reached(term.size(), false);
+  reached[root] = true;
+  for (int i = int(root); i >= 0; --i)
+    if (reached[i])
+      for (EClassId child : term[i].children)
+        reached[child] = true;
+  Term out;
+  for (unsigned i = 0; i <= root; ++i) {
+    if (!reached[i])
+      continue;
+    ENode node = term[i];
+    for (EClassId &child : node.children)
+      child = index[child];
+    index[i] = out.add(std::move(node));
+  }
+  return out;
+}
+
+Term mirage::tile::removeDeadStores(const TileContext &context,
+                                    const Term &term) {
+  const TileOps &ops = context.getOps();
+  Term current = term;
+  while (!current.empty()) {
+    // Tensors written, and tensors read by a store of another tensor.
+    std::set<SymbolId> written, read;
+    for (const ENode &node : current.getNodes()) {
+      if (node.op != ops.store)
+        continue;
+      SymbolId target = current[node.children[0]].payload.getSymbol();
+      written.insert(target);
+      std::vector<unsigned> work{node.children[1]};
+      std::set<unsigned> seen;
+      while (!work.empty()) {
+        unsigned v = work.back();
+        work.pop_back();
+        if (!seen.insert(v).second)
+          continue;
+        const ENode &value = current[v];
+        if (value.op == ops.load) {
+          SymbolId source = current[value.children[0]].payload.getSymbol();
+          if (source != target)
+            read.insert(source);
+          continue;
+        }
+        for (unsigned child : value.children)
+          work.push_back(child);
+      }
+    }
+    std::set<SymbolId> dead;
+    for (SymbolId tensor : written) {
+      const TensorInfo *info = context.getTensor(tensor);
+      if (info && info->kind == TensorKind::Variable && !read.count(tensor))
+        dead.insert(tensor);
+    }
+    if (dead.empty())
+      return current;
+    Pruner pruner(context, current, dead);
+    std::optional<unsigned> root = pruner.statement(current.getRoot());
+    Term pruned = pruner.take();
+    if (!root) {
+      Term empty;
+      empty.add(ENode(ops.dummy));
+      return empty;
+    }
+    current = reroot(pruned, *root);
+  }
+  return current;
+}
+
+//===----------------------------------------------------------------------===//
+// Pass 1: loop structures
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct Semi {
+  enum class Kind : uint8_t { Seq, Loop, Body };
+  Kind kind = Kind::Body;
+  /// Seq and Loop: the e-node; Body: the class.
+  uint32_t id = 0;
+  const Semi *first = nullptr, *second = nullptr;
+  uint32_t kernels = 0, loops = 0;
+};
+
+bool fewer(const Semi *a, const Semi *b) {
+  return std::tie(a->kernels, a->loops) < std::tie(b->kernels, b->loops);
+}
+
+class StructureEnumerator {
+public:
+  StructureEnumerator(const EGraph &graph, const TileOps &ops, unsigned topK,
+                      unsigned innerCap)
+      : graph(graph), ops(ops), topK(topK), innerCap(innerCap) {}
+
+  const std::vector<const Semi *> &enumerate(EClassId cls, unsigned budget,
+                                             bool inLoop) {
+    cls = graph.find(cls);
+    if (inLoop)
+      budget = 0;
+    Key key{cls, budget, inLoop};
+    if (auto it = memo.find(key); it != memo.end())
+      return it->second;
+    if (!active.insert({cls, inLoop}).second)
+      return empty;
+    unsigned cap = inLoop ? innerCap : topK;
+    std::vector<const Semi *> results;
+    bool body = false;
+    for (ENodeId id : graph.getClassNodes(cls)) {
+      const ENode &node = graph.getNode(id);
+      if (node.op == ops.seq) {
+        // Non-canonical sequences have canonical twins in the class.
+        if (!graph.getClassNodesWithOp(node.children[0], ops.seq).empty())
+          continue;
+        const std::vector<const Semi *> &a =
+            enumerate(node.children[0], budget, inLoop);
+        if (a.empty())
+          continue;
+        const std::vector<const Semi *> &b =
+            enumerate(node.children[1], budget, inLoop);
+        combine(id, a, b, budget, cap, results);
+        continue;
+      }
+      if (node.op == ops.loop) {
+        unsigned own = inLoop ? 0 : 1;
+        if (own > budget)
+          continue;
+        const std::vector<const Semi *> &inner =
+            enumerate(node.children[3], 0, true);
+        for (const Semi *b : inner) {
+          Semi &s = arena.emplace_back();
+          s.kind = Semi::Kind::Loop;
+          s.id = id;
+          s.first = b;
+          s.kernels = own;
+          s.loops = 1 + b->loops;
+          results.push_back(&s);
+          if (results.size() >= 4 * cap)
+            break;
+        }
+        continue;
+      }
+      if (body)
+        continue;
+      body = true;
+      unsigned own = inLoop || node.op == ops.dummy ? 0 : 1;
+      if (own > budget)
+        continue;
+      Semi &s = arena.emplace_back();
+      s.kind = Semi::Kind::Body;
+      s.id = cls;
+      s.kernels = own;
+      results.push_back(&s);
+    }
+    llvm::stable_sort(results, fewer);
+    if (results.size() > cap)
+      results.resize(cap);
+    active.erase({cls, inLoop});
+    return memo[key] = std::move(results);
+  }
+
+  size_t getNumStructures() const { return arena.size(); }
+
+private:
+  using Key = std::tuple<EClassId, unsigned, bool>;
+
+  /// The best `cap` pairs of `a` x `b` within the budget, best first.
+  void combine(ENodeId id, const std::vector<const Semi *> &a,
+               const std::vector<const Semi *> &b, unsigned budget,
+               unsigned cap, std::vector<const Semi *> &out) {
+    if (a.empty() || b.empty())
+      return;
+    using Entry = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+    std::set<std::pair<uint32_t, uint32_t>> queued;
+    auto push = [&](uint32_t i, uint32_t j) {
+      if (i >= a.size() || j >= b.size() || !queued.insert({i, j}).second)
+        return;
+      heap.push({a[i]->kernels + b[j]->kernels, a[i]->loops + b[j]->loops, i,
+                 j});
+    };
+    push(0, 0);
+    unsigned produced = 0;
+    while (!heap.empty() && produced < cap) {
+      auto [kernels, loops, i, j] = heap.top();
+      heap.pop();
+      if (kernels > budget)
+        continue;
+      Semi &s = arena.emplace_back();
+      s.kind = Semi::Kind::Seq;
+      s.id = id;
+      s.first = a[i];
+      s.second = b[j];
+      s.kernels = kernels;
+      s.loops = loops;
+      out.push_back(&s);
+      ++produced;
+      push(i + 1, j);
+      push(i, j + 1);
+    }
+  }
+
+  const EGraph &graph;
+  const TileOps &ops;
+  unsigned topK, innerCap;
+  std::map<Key, std::vector<const Semi *>> memo;
+  std::set<std::pair<EClassId, bool>> active;
+  std::deque<Semi> arena;
+  std::vector<const Semi *> empty;
+};
+
+//===----------------------------------------------------------------------===//
+// Pass 2: greedy completion
+//===----------------------------------------------------------------------===//
+
+class Completer {
+public:
+  Completer(const TileEGraph &egraph, const ExtractionOptions &options)
+      : egraph(egraph), graph(egraph.getGraph()),
+        analysis(egraph.getAnalysis()), context(analysis.getContext()),
+        ops(context.getOps()), options(options) {}
+
+  Term complete(const Semi *root) {
+    term = Term();
+    emitted.clear();
+    // The kernels: the elements of the top-level chain.
+    std::vector<const Semi *> kernels;
+    flatten(root, kernels);
+    std::vector<std::pair<const Semi *, std::set<SymbolId>>> parts;
+    for (const Semi *kernel : kernels) {
+      std::set<SymbolId> written;
+      collectWrites(kernel, written);
+      parts.push_back({kernel, written});
+    }
+    std::optional<unsigned> result;
+    for (auto &[kernel, written] : llvm::reverse(parts)) {
+      kernelWrites = written;
+      current = &extractorFor(written);
+      unsigned k = build(kernel);
+      result = result ? term.add(ENode(ops.seq, {k, *result})) : k;
+    }
+    // The root must be the last node.
+    return std::move(term);
+  }
+
+private:
+  void flatten(const Semi *s, std::vector<const Semi *> &out) {
+    if (s->kind == Semi::Kind::Seq) {
+      flatten(s->first, out);
+      flatten(s->second, out);
+      return;
+    }
+    out.push_back(s);
+  }
+
+  void collectWrites(const Semi *s, std::set<SymbolId> &written) {
+    if (!s)
+      return;
+    if (s->kind == Semi::Kind::Body) {
+      for (const Access &w : analysis.get(s->id).writes)
+        written.insert(w.tensor);
+      return;
+    }
+    collectWrites(s->first, written);
+    collectWrites(s->second, written);
+  }
+
+  /// Concrete elements of a class's value shape (symbolic dims at the
+  /// default tile size).
+  double elements(const TileData &d) const {
+    double n = 1;
+    for (int64_t size : d.shape)
+      n *= isSymbolicDim(size) ? double(options.cost.sizes.defaultSize)
+                               : double(size);
+    return n;
+  }
+  Shape concrete(const Shape &shape) const {
+    Shape out;
+    for (int64_t size : shape)
+      out.push_back(isSymbolicDim(size) ? options.cost.sizes.defaultSize
+                                        : size);
+    return out;
+  }
+
+  /// FLOPs per computational unit (Trinity 5.2) with loads of tensors the
+  /// kernel stores counted as on-chip, others as device traffic.
+  double nodeCost(const ENode &node, EClassId cls,
+                  const std::set<SymbolId> &onChip,
+                  std::optional<SymbolId> excluded) const {
+    if (node.op == ops.seq || node.op == ops.loop)
+      return INFINITY;
+    if (node.op == ops.load) {
+      const TileData &tensor = analysis.get(node.children[0]);
+      if (excluded && tensor.symbol == *excluded)
+        return INFINITY;
+      bool chip = onChip.count(tensor.symbol) &&
+                  context.getTensor(tensor.symbol) &&
+                  context.getTensor(tensor.symbol)->kind ==
+                      TensorKind::Variable;
+      return elements(analysis.get(cls)) * (chip ? 0.5 : 8.0);
+    }
+    if (!context.isValueOp(node.op))
+      return 0;
+    const TileData &out = analysis.get(cls);
+    if (out.shapeError)
+      return INFINITY;
+    SmallVector<Shape, 2> in;
+    SmallVector<int64_t> permutation;
+    for (auto [i, child] : llvm::enumerate(node.children)) {
+      const TileData &d = analysis.get(child);
+      if (node.op == ops.permute && i > 0) {
+        permutation.push_back(int64_t(d.constant.value_or(0)));
+        continue;
+      }
+      if (d.shapeError)
+        return INFINITY;
+      in.push_back(concrete(d.shape));
+    }
+    SmallVector<ArrayRef<int64_t>> refs(in.begin(), in.end());
+    auto record = getValueOpRecord(context, node, refs, permutation);
+    if (!record) {
+      llvm::consumeError(record.takeError());
+      return INFINITY;
+    }
+    Shape result = concrete(out.shape);
+    OpWork work = getWork(record->first, refs, result, record->second);
+    return 2 * work.multiplyAdds + work.elementOps + 1e-3;
+  }
+
+  /// The extractor for a kernel storing `onChip`; with `excluded`, for
+  /// the value of a store to that tensor, which must not be a load of it.
+  GreedyExtractor &extractorFor(const std::set<SymbolId> &onChip,
+                                std::optional<SymbolId> excluded = {}) {
+    std::vector<SymbolId> key(onChip.begin(), onChip.end());
+    key.push_back(excluded ? *excluded + 1 : 0);
+    auto it = extractors.find(key);
+    if (it != extractors.end())
+      return *it->second;
+    auto extractor = std::make_unique<GreedyExtractor>(
+        graph, [this, onChip, excluded](const EGraph &, EClassId cls,
+                                        const ENode &node,
+                                        ArrayRef<double> children) {
+          double cost = nodeCost(node, cls, onChip, excluded);
+          for (double c : children)
+            cost += c;
+          return cost;
+        });
+    GreedyExtractor &result = *extractor;
+    extractors[key] = std::move(extractor);
+    return result;
+  }
+
+  unsigned emitClass(EClassId cls) {
+    cls = graph.find(cls);
+    auto key = std::make_pair(current, cls);
+    if (auto it = emitted.find(key); it != emitted.end())
+      return it->second;
+    std::optional<ENodeId> best = current->getBestNode(cls);
+    assert(best && "a value class without a finite term");
+    ENode node = graph.getNode(*best);
+    for (EClassId &child : node.children)
+      child = emitClass(child);
+    unsigned index = term.add(std::move(node));
+    emitted[key] = index;
+    return index;
+  }
+
+  unsigned build(const Semi *s) {
+    if (s->kind == Semi::Kind::Seq) {
+      unsigned a = build(s->first);
+      unsigned b = build(s->second);
+      return term.add(ENode(ops.seq, {a, b}));
+    }
+    if (s->kind == Semi::Kind::Loop) {
+      ENode node = graph.getNode(s->id);
+      for (unsigned c = 0; c < 3; ++c)
+        node.children[c] = emitClass(node.children[c]);
+      node.children[3] = build(s->first);
+      return term.add(std::move(node));
+    }
+    // A placeholder: the cheapest statement node that is not a structure.
+    // The value of a store to a propagated tensor is never a load of it.
+    GreedyExtractor *kernel = current;
+    std::optional<ENodeId> best;
+    GreedyExtractor *bestExtractor = nullptr;
+    double bestCost = INFINITY;
+    for (ENodeId id : graph.getClassNodes(s->id)) {
+      const ENode &node = graph.getNode(id);
+      if (node.op == ops.seq || node.op == ops.loop)
+        continue;
+      GreedyExtractor *extractor = kernel;
+      if (node.op == ops.store) {
+        SymbolId target = analysis.get(node.children[0]).symbol;
+        if (egraph.getPropagatedTensors().count(target))
+          extractor = &extractorFor(kernelWrites, target);
+      }
+      double cost = 0;
+      for (EClassId child : node.children)
+        cost += extractor->getCost(child);
+      if (cost < bestCost) {
+        bestCost = cost;
+        best = id;
+        bestExtractor = extractor;
+      }
+    }
+    if (!best)
+      return term.add(ENode(ops.dummy));
+    ENode node = graph.getNode(*best);
+    current = bestExtractor;
+    for (EClassId &child : node.children)
+      child = emitClass(child);
+    current = kernel;
+    return term.add(std::move(node));
+  }
+
+  const TileEGraph &egraph;
+  const EGraph &graph;
+  const TileAnalysis &analysis;
+  const TileContext &context;
+  const TileOps &ops;
+  const ExtractionOptions &options;
+  std::map<std::vector<SymbolId>, std::unique_ptr<GreedyExtractor>> extractors;
+  GreedyExtractor *current = nullptr;
+  std::set<SymbolId> kernelWrites;
+  std::map<std::pair<GreedyExtractor *, EClassId>, unsigned> emitted;
+  Term term;
+};
+
+} // namespace
+
+ExtractionResult mirage::tile::extractCandidates(
+    const TileEGraph &egraph, const ExtractionOptions &options) {
+  ExtractionResult result;
+  auto start = std::chrono::steady_clock::now();
+  const EGraph &graph = egraph.getGraph();
+  const TileContext &context = egraph.getAnalysis().getContext();
+  StructureEnumerator enumerator(graph, context.getOps(), options.topK,
+                                 options.innerCap);
+  std::vector<const Semi *> structures;
+  for (unsigned budget = 0; budget <= options.maxKernels; ++budget) {
+    structures = enumerator.enumerate(egraph.getRoot(), budget, false);
+    result.kernelLimit = budget;
+    if (structures.size() >= options.topK)
+      break;
+  }
+  result.structures = structures.size();
+  auto middle = std::chrono::steady_clock::now();
+  result.structureSeconds =
+      std::chrono::duration<double>(middle - start).count();
+
+  Completer completer(egraph, options);
+  llvm::StringSet<> seen;
+  for (const Semi *s : structures) {
+    if (options.timeLimitSeconds > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                      middle)
+                .count() > options.timeLimitSeconds)
+      break;
+    Term term = removeDeadStores(context, completer.complete(s));
+    std::string text = context.toString(term);
+    if (!seen.insert(text).second)
+      continue;
+    Candidate candidate;
+    candidate.kernels = s->kernels;
+    candidate.estimate = estimateProgram(context, term, options.cost);
+    candidate.term = std::move(term);
+    result.candidates.push_back(std::move(candidate));
+  }
+  llvm::stable_sort(result.candidates,
+                    [](const Candidate &a, const Candidate &b) {
+                      return a.estimate.us < b.estimate.us;
+                    });
+  result.completionSeconds = std::chrono::duration<double>(
+                                 std::chrono::steady_clock::now() - middle)
+                                 .count();
+  return result;
 }

@@ -792,7 +792,8 @@ unsigned mirage::tile::canonicalizeSequences(EGraph &graph,
 }
 
 unsigned mirage::tile::propagateExpressions(EGraph &graph,
-                                            const TileAnalysis &analysis) {
+                                            const TileAnalysis &analysis,
+                                            std::set<SymbolId> *propagated) {
   const TileContext &context = analysis.getContext();
   const TileOps &ops = context.getOps();
   graph.rebuild();
@@ -849,6 +850,8 @@ unsigned mirage::tile::propagateExpressions(EGraph &graph,
       if (ld.shapeError || ld.shape != vd.shape)
         continue;
       merges.push_back({load, value});
+      if (propagated)
+        propagated->insert(td.symbol);
     }
   }
   unsigned count = 0;

@@ -36,11 +36,16 @@ SaturationStats TileEGraph::saturate(const SaturationOptions &options) {
   auto start = std::chrono::steady_clock::now();
   SaturationStats stats;
   rules = makeTileRules(context, *analysis, options.rules);
+  if (!options.fission)
+    llvm::erase_if(rules, [](const Rewrite &rule) {
+      return rule.getName() == "loop-fission" ||
+             rule.getName() == "loop-fission-tail";
+    });
 
   // Propagate and flatten once before the first iteration, so the first
   // round of rules already sees through loads.
   if (options.propagation)
-    stats.propagated += propagateExpressions(*graph, *analysis);
+    stats.propagated += propagateExpressions(*graph, *analysis, &propagated);
   graph->rebuild();
   if (options.canonicalization)
     stats.flattened += canonicalizeSequences(*graph, *analysis);
@@ -56,10 +61,15 @@ SaturationStats TileEGraph::saturate(const SaturationOptions &options) {
   for (StringRef name : {"seq-comm", "seq-comm-tail", "loop-fusion",
                          "loop-fusion-tail"})
     scheduler->doNotBan(name);
+  if (options.fission && options.fissionMatchLimit)
+    for (StringRef name : {"loop-fission", "loop-fission-tail"}) {
+      scheduler->setMatchLimit(name, options.fissionMatchLimit);
+      scheduler->setBanLength(name, 1000);
+    }
   runner->setScheduler(std::move(scheduler));
   runner->addHook([&](EGraph &g, const Iteration &iteration) {
     if (options.propagation)
-      stats.propagated += propagateExpressions(g, *analysis);
+      stats.propagated += propagateExpressions(g, *analysis, &propagated);
     if (options.canonicalization)
       stats.flattened += canonicalizeSequences(g, *analysis);
     if (options.progress) {

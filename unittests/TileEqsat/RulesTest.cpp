@@ -47,6 +47,7 @@ size_t checkRule(const RuleCase &c, unsigned iterations = 1,
   options.iterations = iterations;
   options.rules.only = {c.rule};
   options.propagation = propagation;
+  options.fission = true;
   options.checkInvariants = true;
   SaturationStats stats = egraph.saturate(options);
   EXPECT_EQ(stats.shapeConflicts, 0u) << c;

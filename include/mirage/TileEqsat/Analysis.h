@@ -128,6 +128,9 @@ private:
 /// bottom-up with the same rules.
 TileData analyzeTerm(const TileContext &context, const Term &term,
                      std::optional<unsigned> root = {});
+/// The data of every node of a term.
+std::vector<TileData> analyzeTermNodes(const TileContext &context,
+                                       const Term &term);
 
 //===----------------------------------------------------------------------===//
 // Guards

@@ -30,6 +30,12 @@ struct TileSizes {
   int64_t defaultSize = 4;
 };
 
+/// The step of a loop over `extent` elements with symbolic tile size
+/// `symbol`: its value in `sizes`, else the largest divisor of the extent up
+/// to the default.
+int64_t chooseTileSize(const TileSizes &sizes, llvm::StringRef symbol,
+                       int64_t extent);
+
 /// Tensors by name.
 using TensorStore = std::map<std::string, F64Tensor>;
 

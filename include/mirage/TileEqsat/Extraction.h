@@ -25,6 +25,7 @@
 #define MIRAGE_TILEEQSAT_EXTRACTION_H
 
 #include "mirage/EGraph/EGraph.h"
+#include "mirage/TileEqsat/Cost.h"
 #include "mirage/TileEqsat/Evaluator.h"
 
 #include <random>
@@ -32,6 +33,46 @@
 namespace mirage::tile {
 
 class TileAnalysis;
+class TileEGraph;
+
+struct ExtractionOptions {
+  /// Loop structures to collect (Trinity: 512).
+  unsigned topK = 512;
+  /// Structures kept per e-class inside loops (where every structure has no
+  /// kernels of its own), by fewest loops first.
+  unsigned innerCap = 16;
+  /// The largest kernel count tried.
+  unsigned maxKernels = 32;
+  /// The ranking model; pass 2's costs use its tile sizes.
+  CostOptions cost;
+  /// Seconds after which pass 2 stops completing structures (0: none).
+  double timeLimitSeconds = 0;
+};
+
+struct Candidate {
+  /// The program, with stores of variables nobody reads removed.
+  Term term;
+  /// Kernels of its loop structure (pass 1's count).
+  unsigned kernels = 0;
+  ProgramEstimate estimate;
+};
+
+struct ExtractionResult {
+  /// Distinct programs, by estimated time.
+  std::vector<Candidate> candidates;
+  /// Loop structures pass 1 collected, and the kernel limit it reached.
+  unsigned structures = 0;
+  unsigned kernelLimit = 0;
+  double structureSeconds = 0, completionSeconds = 0;
+};
+
+/// Trinity's two-pass extraction from the root of a saturated e-graph.
+ExtractionResult extractCandidates(const TileEGraph &egraph,
+                                   const ExtractionOptions &options = {});
+
+/// Drops stores of variables that no load outside their own stores reads
+/// (repeatedly), and loops and sequences left empty.
+Term removeDeadStores(const TileContext &context, const Term &term);
 
 /// A random program of class `root` (one node per class on the way, chosen
 /// by `seed`; nodes that lead into a cycle are skipped), optionally with a

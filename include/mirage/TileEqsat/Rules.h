@@ -29,6 +29,8 @@
 #include "mirage/EGraph/Rewrite.h"
 #include "mirage/TileEqsat/Analysis.h"
 
+#include <set>
+
 namespace mirage::tile {
 
 /// Which rules to build.
@@ -68,7 +70,8 @@ unsigned canonicalizeSequences(egraph::EGraph &graph,
 /// `(load T I)` (same index class) with v. Returns the merges; the e-graph
 /// is dirty afterwards.
 unsigned propagateExpressions(egraph::EGraph &graph,
-                              const TileAnalysis &analysis);
+                              const TileAnalysis &analysis,
+                              std::set<SymbolId> *propagated = nullptr);
 
 } // namespace mirage::tile
 

@@ -1,0 +1,909 @@
+//===- KernelToTile.cpp - Kernel graphs as tile programs ------------------===//
+//
+// Part of the Mirage MLIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/TileEqsat/KernelToTile.h"
+
+#include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/IR/SemanticsOpInterface.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::tile;
+using egraph::Payload;
+
+namespace {
+
+using Mode = AxisVar::Mode;
+
+llvm::Error failAt(Operation *op, const Twine &message) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "'" << op->getName() << "' ";
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << "at " << loc.getFilename() << ":" << loc.getLine() << " ";
+  os << message;
+  return llvm::createStringError(text);
+}
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
+}
+
+/// The split of a large axis into an outer and inner axes by a reshape.
+struct Split {
+  unsigned big;
+  llvm::SmallVector<unsigned> small;
+};
+
+/// One op's loop nest before grouping: loops (outermost first, with a fixed
+/// step where the axis's own step does not apply), initializations, the
+/// accumulation loop, the stores of its body.
+struct Stmt {
+  Operation *op = nullptr;
+  OpKind kind = OpKind::Exp;
+  llvm::SmallVector<std::pair<unsigned, std::optional<int64_t>>> loops;
+  llvm::SmallVector<unsigned> inits;
+  std::optional<unsigned> reduced;
+  llvm::SmallVector<unsigned> stores;
+};
+
+class Converter {
+public:
+  Converter(func::FuncOp function, const KernelToTileOptions &options)
+      : function(function), options(options) {
+    program.context = std::make_unique<TileContext>();
+    builder.emplace(*program.context);
+  }
+
+  llvm::Expected<TileProgram> run();
+
+private:
+  // Axes.
+  unsigned axis(Value value, unsigned dim);
+  unsigned find(unsigned a) {
+    while (parent[a] != a)
+      a = parent[a] = parent[parent[a]];
+    return a;
+  }
+  void unite(Value a, unsigned da, Value b, unsigned db) {
+    unsigned x = find(axis(a, da)), y = find(axis(b, db));
+    if (x == y)
+      return;
+    // The axis seen first names the union.
+    if (y < x)
+      std::swap(x, y);
+    parent[y] = x;
+  }
+  llvm::Error collectAxes();
+  void assignModes();
+
+  // Statements.
+  unsigned tensorOf(Value value);
+  unsigned indexElem(unsigned axisClass);
+  /// The index of `value` with the dims in `whole` kept whole.
+  unsigned indexOf(Value value, ArrayRef<unsigned> whole = {});
+  unsigned load(Value value, ArrayRef<unsigned> whole = {}) {
+    return builder->load(tensorOf(value), indexOf(value, whole));
+  }
+  /// Wraps the statement in loops over `vars` (outermost first).
+  unsigned wrap(unsigned body, ArrayRef<unsigned> classes);
+  /// The iterated axes among `value`'s dims (not in `whole`), outermost
+  /// first.
+  llvm::SmallVector<unsigned> loopsOf(Value value,
+                                      ArrayRef<unsigned> whole = {});
+  unsigned step(unsigned cls);
+  unsigned loop(unsigned cls, unsigned body, std::optional<int64_t> step = {});
+  const std::string &varName(unsigned cls) { return vars[find(cls)].name; }
+  /// Broadcast markers: (bcast:d x) for every size-1 dim d of `operand`
+  /// against a larger dim of `result` (right-aligned).
+  unsigned broadcast(unsigned value, Value operand, Value result);
+  /// An accumulation into `result` over the axis `reduced` (or a plain
+  /// store when it is not iterated), inside the loops over the result.
+  llvm::Error emitReduction(Value result, unsigned value, unsigned reduced,
+                            ArrayRef<unsigned> resultWhole = {});
+  llvm::Error emit(Operation *op);
+  llvm::Error emitReshape(Operation *op);
+  llvm::Error emitRmsNorm(Operation *op, const OpParams &params);
+
+  func::FuncOp function;
+  const KernelToTileOptions &options;
+  TileProgram program;
+  std::optional<TermBuilder> builder;
+  std::map<std::pair<void *, unsigned>, unsigned> axisIds;
+  std::vector<unsigned> parent;
+  std::vector<int64_t> sizes;
+  std::vector<bool> batch;
+  std::vector<Split> splits;
+  /// Per axis class root: its variable.
+  std::map<unsigned, AxisVar> vars;
+  llvm::DenseMap<Value, std::string> names;
+  std::vector<Stmt> statements;
+  /// Reshapes and transposes emitted as one statement with their neighbor.
+  llvm::DenseMap<Operation *, Operation *> absorbedInto;
+  llvm::Error emitReshapeChain(Operation *reshape, Operation *before,
+                               Operation *after);
+  Stmt makeStmt(Operation *op, ArrayRef<unsigned> classes) {
+    Stmt stmt;
+    stmt.op = op;
+    stmt.kind = cast<SemanticsOpInterface>(op).getOpKind();
+    for (unsigned cls : classes)
+      stmt.loops.push_back({cls, std::nullopt});
+    return stmt;
+  }
+  unsigned build(ArrayRef<const Stmt *> group);
+  unsigned joinStatements();
+  unsigned opIndex = 0;
+};
+
+unsigned Converter::axis(Value value, unsigned dim) {
+  auto key = std::make_pair(value.getAsOpaquePointer(), dim);
+  auto [it, inserted] = axisIds.try_emplace(key, parent.size());
+  if (inserted) {
+    parent.push_back(parent.size());
+    sizes.push_back(shapeOf(value)[dim]);
+    batch.push_back(false);
+  }
+  return it->second;
+}
+
+llvm::Error Converter::collectAxes() {
+  for (BlockArgument arg : function.getArguments())
+    for (unsigned d = 0; d < shapeOf(arg).size(); ++d)
+      axis(arg, d);
+  for (Operation &op : function.getBody().front()) {
+    if (isa<func::ReturnOp>(op))
+      continue;
+    auto semantics = dyn_cast<SemanticsOpInterface>(&op);
+    if (!semantics || isa<kn::KernelOp>(op) ||
+        op.getDialect()->getNamespace() != "kn")
+      return failAt(&op, "is not a predefined kernel-graph operator");
+    for (Value result : op.getResults())
+      for (unsigned d = 0; d < shapeOf(result).size(); ++d)
+        axis(result, d);
+    OpKind kind = semantics.getOpKind();
+    OpParams params = semantics.getOpParams();
+    Value r = op.getNumResults() ? op.getResult(0) : Value();
+    auto alignTo = [&](Value operand, Value result) {
+      ArrayRef<int64_t> in = shapeOf(operand), out = shapeOf(result);
+      int64_t skip = int64_t(out.size()) - int64_t(in.size());
+      for (unsigned d = 0; d < in.size(); ++d)
+        if (skip + int64_t(d) >= 0 && in[d] == out[skip + d])
+          unite(operand, d, result, skip + d);
+    };
+    const OpInfo &info = getOpInfo(kind);
+    if (info.elementwise) {
+      for (Value operand : op.getOperands())
+        alignTo(operand, r);
+      continue;
+    }
+    switch (kind) {
+    case OpKind::Matmul: {
+      Value a = op.getOperand(0), b = op.getOperand(1);
+      unsigned ra = shapeOf(a).size(), rb = shapeOf(b).size(),
+               rr = shapeOf(r).size();
+      for (unsigned d = 0; d + 2 < ra; ++d)
+        if (shapeOf(a)[d] == shapeOf(r)[rr - ra + d])
+          unite(a, d, r, rr - ra + d);
+      for (unsigned d = 0; d + 2 < rb; ++d)
+        if (shapeOf(b)[d] == shapeOf(r)[rr - rb + d])
+          unite(b, d, r, rr - rb + d);
+      for (unsigned d = 0; d + 2 < rr; ++d)
+        batch[axis(r, d)] = true;
+      unite(a, ra - 2, r, rr - 2);
+      unite(b, rb - 1, r, rr - 1);
+      unite(a, ra - 1, b, rb - 2);
+      break;
+    }
+    case OpKind::ReduceSum:
+    case OpKind::RmsNorm: {
+      Value x = op.getOperand(0);
+      unsigned rank = shapeOf(x).size();
+      unsigned reduced = kind == OpKind::RmsNorm ? rank - 1 : params.dim;
+      for (unsigned d = 0, o = 0; d < rank; ++d) {
+        if (kind == OpKind::RmsNorm || d != reduced) {
+          unite(x, d, r, o++);
+          continue;
+        }
+        if (params.keepDim)
+          ++o;
+      }
+      if (kind == OpKind::RmsNorm && op.getNumOperands() > 1)
+        unite(op.getOperand(1), 0, x, rank - 1);
+      break;
+    }
+    case OpKind::Transpose:
+      for (unsigned d = 0; d < params.ints.size(); ++d)
+        unite(r, d, op.getOperand(0), params.ints[d]);
+      break;
+    case OpKind::Concat:
+      for (Value operand : op.getOperands())
+        for (unsigned d = 0; d < shapeOf(r).size(); ++d)
+          if (d != unsigned(params.dim))
+            unite(operand, d, r, d);
+      break;
+    case OpKind::Split:
+      for (Value result : op.getResults())
+        for (unsigned d = 0; d < shapeOf(result).size(); ++d)
+          if (d != unsigned(params.dim))
+            unite(op.getOperand(0), d, result, d);
+      break;
+    case OpKind::Reshape: {
+      // Runs of equal element count: one dim on each side lines up; one dim
+      // against several is a split (or merge).
+      Value x = op.getOperand(0);
+      ArrayRef<int64_t> from = shapeOf(x), to = shapeOf(r);
+      size_t i = 0, j = 0;
+      while (i < from.size() || j < to.size()) {
+        if (i < from.size() && from[i] == 1) {
+          ++i;
+          continue;
+        }
+        if (j < to.size() && to[j] == 1) {
+          ++j;
+          continue;
+        }
+        if (i >= from.size() || j >= to.size())
+          return failAt(&op, "has a reshape the tile IR cannot follow");
+        size_t i0 = i, j0 = j;
+        int64_t a = from[i++], b = to[j++];
+        while (a != b) {
+          if (a < b) {
+            if (i >= from.size())
+              break;
+            a *= from[i++];
+          } else {
+            if (j >= to.size())
+              break;
+            b *= to[j++];
+          }
+        }
+        if (a != b)
+          return failAt(&op, "has a reshape the tile IR cannot follow");
+        size_t nf = i - i0, nt = j - j0;
+        if (nf == 1 && nt == 1) {
+          unite(x, i0, r, j0);
+        } else if (nf == 1 || nt == 1) {
+          Split split;
+          split.big = nf == 1 ? axis(x, i0) : axis(r, j0);
+          Value smallValue = nf == 1 ? r : x;
+          size_t s0 = nf == 1 ? j0 : i0, s1 = nf == 1 ? j : i;
+          for (size_t s = s0; s < s1; ++s)
+            split.small.push_back(axis(smallValue, s));
+          splits.push_back(split);
+        } else {
+          return failAt(&op, "regroups several dims into several others; the "
+                             "tile IR follows only splits and merges of one "
+                             "dim");
+        }
+      }
+      break;
+    }
+    default:
+      return failAt(&op, llvm::formatv("('{0}') has no tile-IR form",
+                                       info.name));
+    }
+  }
+  // Axes split into the same outer axis and inner dims of the same sizes
+  // are the same axis (a loop over either with the inner size as its step
+  // enumerates the outer axis; the inner dims are whole).
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    std::map<std::vector<int64_t>, unsigned> seen;
+    for (const Split &split : splits) {
+      std::vector<int64_t> key{int64_t(find(split.small.front()))};
+      for (unsigned s : llvm::drop_begin(split.small))
+        key.push_back(-sizes[s]);
+      auto [it, inserted] = seen.try_emplace(key, find(split.big));
+      if (!inserted && find(it->second) != find(split.big)) {
+        unsigned x = find(it->second), y = find(split.big);
+        if (y < x)
+          std::swap(x, y);
+        parent[y] = x;
+        changed = true;
+      }
+    }
+  }
+  return llvm::Error::success();
+}
+
+void Converter::assignModes() {
+  // Batch axes of batched matmuls, on any dim of their class.
+  std::vector<bool> classBatch(parent.size(), false);
+  for (unsigned a = 0; a < parent.size(); ++a)
+    if (batch[a])
+      classBatch[find(a)] = true;
+  unsigned next = 0;
+  for (unsigned a = 0; a < parent.size(); ++a) {
+    unsigned root = find(a);
+    if (vars.count(root))
+      continue;
+    AxisVar var;
+    var.size = sizes[root];
+    if (var.size == 1)
+      var.mode = Mode::Full;
+    else if (classBatch[root])
+      var.mode = Mode::Elem;
+    else if (var.size <= options.fullThreshold)
+      var.mode = Mode::Full;
+    else
+      var.mode = Mode::Tile;
+    // Every axis is named (a split loops over its large axis even when it is
+    // kept whole elsewhere); names are letters in order of first
+    // appearance, then letters with a number.
+    unsigned n = next++;
+    var.name = std::string(1, char('a' + n % 26));
+    if (n >= 26)
+      var.name += std::to_string(n / 26);
+    vars[root] = var;
+  }
+}
+
+unsigned Converter::tensorOf(Value value) {
+  return builder->tensor(names.lookup(value));
+}
+
+unsigned Converter::indexElem(unsigned cls) {
+  const AxisVar &var = vars[find(cls)];
+  switch (var.mode) {
+  case Mode::Full:
+    return builder->fulltile();
+  case Mode::Elem:
+    return builder->elem(var.name);
+  case Mode::Tile:
+    return builder->tile(var.name);
+  }
+  return builder->fulltile();
+}
+
+unsigned Converter::indexOf(Value value, ArrayRef<unsigned> whole) {
+  SmallVector<unsigned> elements;
+  for (unsigned d = 0; d < shapeOf(value).size(); ++d)
+    elements.push_back(llvm::is_contained(whole, d)
+                           ? builder->fulltile()
+                           : indexElem(axis(value, d)));
+  return builder->index(elements);
+}
+
+SmallVector<unsigned> Converter::loopsOf(Value value,
+                                         ArrayRef<unsigned> whole) {
+  SmallVector<unsigned> classes;
+  for (unsigned d = 0; d < shapeOf(value).size(); ++d) {
+    unsigned cls = find(axis(value, d));
+    if (llvm::is_contained(whole, d) || vars[cls].mode == Mode::Full ||
+        llvm::is_contained(classes, cls))
+      continue;
+    classes.push_back(cls);
+  }
+  // Element (batch) loops outermost, then by first appearance.
+  llvm::stable_sort(classes, [&](unsigned a, unsigned b) {
+    bool ea = vars[a].mode == Mode::Elem, eb = vars[b].mode == Mode::Elem;
+    if (ea != eb)
+      return ea;
+    return a < b;
+  });
+  return classes;
+}
+
+unsigned Converter::step(unsigned cls) {
+  const AxisVar &var = vars[find(cls)];
+  if (var.mode == Mode::Elem)
+    return builder->num(1);
+  return builder->tileSize("t" + var.name);
+}
+
+unsigned Converter::loop(unsigned cls, unsigned body,
+                         std::optional<int64_t> fixed) {
+  const AxisVar &var = vars[find(cls)];
+  unsigned s = fixed ? builder->num(*fixed) : step(cls);
+  return builder->loop(var.name, 0, var.size, s, body);
+}
+
+unsigned Converter::wrap(unsigned body, ArrayRef<unsigned> classes) {
+  for (unsigned cls : llvm::reverse(classes))
+    body = loop(cls, body);
+  return body;
+}
+
+unsigned Converter::broadcast(unsigned value, Value operand, Value result) {
+  ArrayRef<int64_t> in = shapeOf(operand), out = shapeOf(result);
+  if (in.size() != out.size())
+    return value;
+  for (unsigned d = 0; d < in.size(); ++d)
+    if (in[d] == 1 && out[d] != 1)
+      value = builder->axisOp(program.context->getOps().bcast, d, value);
+  return value;
+}
+
+llvm::Error Converter::emitReduction(Value result, unsigned value,
+                                     unsigned reduced,
+                                     ArrayRef<unsigned> resultWhole) {
+  unsigned tensor = tensorOf(result);
+  unsigned index = indexOf(result, resultWhole);
+  const TileOps &ops = program.context->getOps();
+  Stmt stmt = makeStmt(result.getDefiningOp(), loopsOf(result, resultWhole));
+  if (vars[find(reduced)].mode == Mode::Full) {
+    stmt.stores.push_back(builder->store(tensor, value, index));
+  } else {
+    stmt.inits.push_back(builder->store(tensor, builder->num(0), index));
+    unsigned sum = builder->op(ops.add, {builder->load(tensor, index), value});
+    stmt.reduced = find(reduced);
+    stmt.stores.push_back(builder->store(tensor, sum, index));
+  }
+  statements.push_back(std::move(stmt));
+  return llvm::Error::success();
+}
+
+llvm::Error Converter::emitRmsNorm(Operation *op, const OpParams &params) {
+  const TileOps &ops = program.context->getOps();
+  TileContext &context = *program.context;
+  Value x = op->getOperand(0), y = op->getResult(0);
+  ArrayRef<int64_t> shape = shapeOf(x);
+  unsigned last = shape.size() - 1;
+  // The sum of squares, a variable of x's shape with the last dim 1.
+  Shape ssShape(shape);
+  ssShape.back() = 1;
+  std::string ssName = names.lookup(y) + "_ss";
+  if (llvm::Error e =
+          context.addTensor(ssName, TensorKind::Variable, ssShape))
+    return e;
+  unsigned ss = builder->tensor(ssName);
+  SmallVector<unsigned> ssIndexElems;
+  for (unsigned d = 0; d < shape.size(); ++d)
+    ssIndexElems.push_back(d == last ? builder->fulltile()
+                                     : indexElem(axis(x, d)));
+  unsigned ssIndex = builder->index(ssIndexElems);
+  unsigned xt = load(x);
+  unsigned square = builder->op(ops.mul, {xt, xt});
+  unsigned partial = builder->axisOp(ops.rsum, last, square);
+  unsigned reduced = axis(x, last);
+  Stmt sum = makeStmt(op, loopsOf(x, {last}));
+  if (vars[find(reduced)].mode == Mode::Full) {
+    sum.stores.push_back(builder->store(ss, partial, ssIndex));
+  } else {
+    sum.inits.push_back(builder->store(ss, builder->num(0), ssIndex));
+    sum.reduced = find(reduced);
+    sum.stores.push_back(builder->store(
+        ss, builder->op(ops.add, {builder->load(ss, ssIndex), partial}),
+        ssIndex));
+  }
+  statements.push_back(std::move(sum));
+
+  // y = x * w / bcast(sqrt(ss / H + eps)).
+  unsigned mean = builder->op(
+      ops.mul, {builder->load(ss, ssIndex),
+                builder->constant(1.0 / double(shape.back()))});
+  if (params.scalar != 0)
+    mean = builder->op(ops.add, {mean, builder->constant(params.scalar)});
+  unsigned rms = builder->axisOp(ops.bcast, last,
+                                 builder->op(ops.sqrt, {mean}));
+  unsigned numerator = load(x);
+  if (op->getNumOperands() > 1)
+    numerator = builder->op(ops.mul, {numerator, load(op->getOperand(1))});
+  unsigned value = builder->op(ops.div, {numerator, rms});
+  Stmt div = makeStmt(op, loopsOf(y));
+  div.stores.push_back(builder->store(tensorOf(y), value, indexOf(y)));
+  statements.push_back(std::move(div));
+  return llvm::Error::success();
+}
+
+llvm::Error Converter::emitReshape(Operation *op) {
+  return emitReshapeChain(op, nullptr, nullptr);
+}
+
+llvm::Error Converter::emitReshapeChain(Operation *op, Operation *before,
+                                        Operation *after) {
+  const TileOps &ops = program.context->getOps();
+  Value x = op->getOperand(0), r = op->getResult(0);
+  Value src = before ? before->getOperand(0) : x;
+  Value dst = after ? after->getResult(0) : r;
+  // The split or merge of the reshape, if any.
+  const Split *split = nullptr;
+  for (const Split &s : splits) {
+    bool mine = false;
+    for (unsigned d = 0; d < shapeOf(x).size(); ++d)
+      mine |= axis(x, d) == s.big || llvm::is_contained(s.small, axis(x, d));
+    for (unsigned d = 0; d < shapeOf(r).size(); ++d)
+      mine |= axis(r, d) == s.big || llvm::is_contained(s.small, axis(r, d));
+    if (mine) {
+      if (split)
+        return failAt(op, "splits or merges more than one dim");
+      split = &s;
+    }
+  }
+  std::optional<int64_t> splitStep;
+  unsigned bigClass = 0;
+  auto element = [&](Value v, unsigned d) -> unsigned {
+    unsigned a = axis(v, d);
+    if (split && a == split->big)
+      return builder->tile(varName(a));
+    if (split && a == split->small.front())
+      return builder->elem(varName(split->big));
+    if (split && llvm::is_contained(split->small, a))
+      return builder->fulltile();
+    return indexElem(a);
+  };
+  // The transposes' dims are the reshape's, permuted: element of a dim of
+  // `before`'s operand or `after`'s result.
+  auto srcElement = [&](unsigned d) -> unsigned {
+    if (!before)
+      return element(x, d);
+    OpParams params = cast<SemanticsOpInterface>(before).getOpParams();
+    for (unsigned i = 0; i < params.ints.size(); ++i)
+      if (unsigned(params.ints[i]) == d)
+        return element(x, i);
+    return builder->fulltile();
+  };
+  auto dstElement = [&](unsigned d) -> unsigned {
+    if (!after)
+      return element(r, d);
+    OpParams params = cast<SemanticsOpInterface>(after).getOpParams();
+    return element(r, params.ints[d]);
+  };
+  if (split) {
+    int64_t inner = 1;
+    for (unsigned s : llvm::drop_begin(split->small)) {
+      if (vars[find(s)].mode != Mode::Full)
+        return failAt(op, "splits a dim into inner dims that are iterated");
+      inner *= sizes[s];
+    }
+    splitStep = inner;
+    bigClass = find(split->big);
+  }
+  SmallVector<unsigned> xIndex, rIndex, srcIndex, dstIndex;
+  for (unsigned d = 0; d < shapeOf(x).size(); ++d)
+    xIndex.push_back(element(x, d));
+  for (unsigned d = 0; d < shapeOf(r).size(); ++d)
+    rIndex.push_back(element(r, d));
+  for (unsigned d = 0; d < shapeOf(src).size(); ++d)
+    srcIndex.push_back(srcElement(d));
+  for (unsigned d = 0; d < shapeOf(dst).size(); ++d)
+    dstIndex.push_back(dstElement(d));
+  // The tile value: x's tile with its unit dims removed, then r's unit dims
+  // inserted (the remaining dims line up in order).
+  auto unitDims = [&](Value v, ArrayRef<unsigned> index) {
+    SmallVector<bool> unit;
+    for (auto [d, e] : llvm::enumerate(index)) {
+      const egraph::ENode &node = builder->getTerm()[e];
+      unit.push_back(node.op == ops.elem ||
+                     (node.op == ops.fulltile && shapeOf(v)[d] == 1));
+    }
+    return unit;
+  };
+  SmallVector<bool> xUnit = unitDims(x, xIndex), rUnit = unitDims(r, rIndex);
+  unsigned value = builder->load(tensorOf(src), builder->index(srcIndex));
+  if (before) {
+    OpParams params = cast<SemanticsOpInterface>(before).getOpParams();
+    value = builder->permute(value, SmallVector<int64_t>(params.ints.begin(),
+                                                         params.ints.end()));
+  }
+  for (int d = int(xUnit.size()) - 1; d >= 0; --d)
+    if (xUnit[d])
+      value = builder->axisOp(ops.squeeze, d, value);
+  for (unsigned d = 0; d < rUnit.size(); ++d)
+    if (rUnit[d])
+      value = builder->axisOp(ops.unsqueeze, d, value);
+  if (after) {
+    OpParams params = cast<SemanticsOpInterface>(after).getOpParams();
+    value = builder->permute(value, SmallVector<int64_t>(params.ints.begin(),
+                                                         params.ints.end()));
+  }
+  // Loops: the iterated axes of the result other than the split's, then
+  // the split's with the inner size as its step.
+  Stmt stmt = makeStmt(after ? after : op, {});
+  stmt.kind = OpKind::Reshape;
+  for (unsigned d = 0; d < shapeOf(r).size(); ++d) {
+    unsigned a = axis(r, d);
+    if (split && (a == split->big || llvm::is_contained(split->small, a)))
+      continue;
+    unsigned cls = find(a);
+    bool seen = llvm::any_of(stmt.loops, [&](auto &l) { return l.first == cls; });
+    if (vars[cls].mode != Mode::Full && !seen)
+      stmt.loops.push_back({cls, std::nullopt});
+  }
+  if (split)
+    stmt.loops.push_back({bigClass, splitStep});
+  stmt.stores.push_back(
+      builder->store(tensorOf(dst), value, builder->index(dstIndex)));
+  statements.push_back(std::move(stmt));
+  return llvm::Error::success();
+}
+
+llvm::Error Converter::emit(Operation *op) {
+  const TileOps &ops = program.context->getOps();
+  auto semantics = cast<SemanticsOpInterface>(op);
+  OpKind kind = semantics.getOpKind();
+  OpParams params = semantics.getOpParams();
+  Value r = op->getResult(0);
+  auto storeAll = [&](unsigned value) {
+    Stmt stmt = makeStmt(op, loopsOf(r));
+    stmt.stores.push_back(builder->store(tensorOf(r), value, indexOf(r)));
+    statements.push_back(std::move(stmt));
+    return llvm::Error::success();
+  };
+  auto operand = [&](unsigned i) {
+    return broadcast(load(op->getOperand(i)), op->getOperand(i), r);
+  };
+  switch (kind) {
+  case OpKind::Exp:
+    return storeAll(builder->op(ops.exp, {operand(0)}));
+  case OpKind::Sqrt:
+    return storeAll(builder->op(ops.sqrt, {operand(0)}));
+  case OpKind::Sigmoid:
+    return storeAll(builder->op(ops.sigmoid, {operand(0)}));
+  case OpKind::Silu: {
+    unsigned x = operand(0);
+    return storeAll(
+        builder->op(ops.mul, {x, builder->op(ops.sigmoid, {x})}));
+  }
+  case OpKind::Square: {
+    unsigned x = operand(0);
+    return storeAll(builder->op(ops.mul, {x, x}));
+  }
+  case OpKind::Neg:
+    return storeAll(builder->op(ops.mul, {operand(0), builder->num(-1)}));
+  case OpKind::MulScalar:
+    return storeAll(
+        builder->op(ops.mul, {operand(0), builder->constant(params.scalar)}));
+  case OpKind::AddScalar:
+    return storeAll(
+        builder->op(ops.add, {operand(0), builder->constant(params.scalar)}));
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div: {
+    OpId o = kind == OpKind::Add   ? ops.add
+             : kind == OpKind::Sub ? ops.sub
+             : kind == OpKind::Mul ? ops.mul
+                                   : ops.div;
+    return storeAll(builder->op(o, {operand(0), operand(1)}));
+  }
+  case OpKind::Matmul: {
+    Value a = op->getOperand(0);
+    unsigned value = builder->op(ops.matmul, {load(a), load(op->getOperand(1))});
+    return emitReduction(r, value, axis(a, shapeOf(a).size() - 1));
+  }
+  case OpKind::ReduceSum: {
+    Value x = op->getOperand(0);
+    unsigned value = builder->axisOp(ops.rsum, params.dim, load(x));
+    if (!params.keepDim)
+      value = builder->axisOp(ops.squeeze, params.dim, value);
+    return emitReduction(r, value, axis(x, params.dim));
+  }
+  case OpKind::RmsNorm:
+    return emitRmsNorm(op, params);
+  case OpKind::Transpose: {
+    // A transpose of a reshape (or before one) is one statement with it.
+    for (auto &[absorbed, into] : absorbedInto)
+      if (into == op && isa<kn::ReshapeOp>(absorbed))
+        return emitReshapeChain(absorbed, nullptr, op);
+    SmallVector<int64_t> perm(params.ints.begin(), params.ints.end());
+    return storeAll(builder->permute(load(op->getOperand(0)), perm));
+  }
+  case OpKind::Concat: {
+    unsigned d = params.dim;
+    unsigned value = load(op->getOperand(0), {d});
+    for (Value next : llvm::drop_begin(op->getOperands()))
+      value = builder->op(ops.concat, {value, load(next, {d})},
+                          Payload::integer(d));
+    Stmt stmt = makeStmt(op, loopsOf(r, {d}));
+    stmt.stores.push_back(builder->store(tensorOf(r), value, indexOf(r, {d})));
+    statements.push_back(std::move(stmt));
+    return llvm::Error::success();
+  }
+  case OpKind::Split: {
+    unsigned d = params.dim;
+    Value x = op->getOperand(0);
+    int64_t offset = 0;
+    Stmt stmt = makeStmt(op, loopsOf(x, {d}));
+    for (Value result : op->getResults()) {
+      int64_t size = shapeOf(result)[d];
+      SmallVector<unsigned> elements;
+      for (unsigned e = 0; e < shapeOf(x).size(); ++e)
+        elements.push_back(e == d ? builder->constTile(offset, size)
+                                  : indexElem(axis(x, e)));
+      unsigned value =
+          builder->load(tensorOf(x), builder->index(elements));
+      stmt.stores.push_back(
+          builder->store(tensorOf(result), value, indexOf(result, {d})));
+      offset += size;
+    }
+    statements.push_back(std::move(stmt));
+    return llvm::Error::success();
+  }
+  case OpKind::Reshape:
+    for (auto &[absorbed, into] : absorbedInto)
+      if (into == op && isa<kn::TransposeOp>(absorbed))
+        return emitReshapeChain(op, absorbed, nullptr);
+    return emitReshape(op);
+  default:
+    return failAt(op, llvm::formatv("('{0}') has no tile-IR form",
+                                    getOpInfo(kind).name));
+  }
+}
+
+unsigned Converter::build(ArrayRef<const Stmt *> group) {
+  SmallVector<unsigned> inits, stores;
+  for (const Stmt *stmt : group) {
+    inits.append(stmt->inits.begin(), stmt->inits.end());
+    stores.append(stmt->stores.begin(), stmt->stores.end());
+  }
+  const Stmt &first = *group.front();
+  unsigned body = builder->seq(stores);
+  if (first.reduced)
+    body = loop(*first.reduced, body);
+  if (!inits.empty()) {
+    inits.push_back(body);
+    body = builder->seq(inits);
+  }
+  for (auto &[cls, fixed] : llvm::reverse(first.loops))
+    body = loop(cls, body, fixed);
+  return body;
+}
+
+/// Consecutive statements of ops of one kind with the same loops, none
+/// reading another's result, are one loop nest (Trinity's grouped
+/// "Q1,K1,V1" statements); the rest are joined by a right-associated seq.
+unsigned Converter::joinStatements() {
+  SmallVector<unsigned> roots;
+  for (size_t i = 0; i < statements.size();) {
+    SmallVector<const Stmt *> group{&statements[i]};
+    llvm::SmallPtrSet<Operation *, 4> ops{statements[i].op};
+    size_t j = i + 1;
+    for (; j < statements.size(); ++j) {
+      const Stmt &a = statements[i], &b = statements[j];
+      if (b.op == a.op || b.kind != a.kind || b.loops != a.loops ||
+          b.reduced != a.reduced)
+        break;
+      // The values b reads: its op's operands and those of an op
+      // absorbed into its statement.
+      SmallVector<Value> reads(b.op->getOperands());
+      for (auto &[absorbed, into] : absorbedInto)
+        if (into == b.op)
+          reads.append(absorbed->getOperands().begin(),
+                       absorbed->getOperands().end());
+      bool dependent = llvm::any_of(reads, [&](Value v) {
+        return v.getDefiningOp() && ops.count(v.getDefiningOp());
+      });
+      if (dependent)
+        break;
+      group.push_back(&b);
+      ops.insert(b.op);
+    }
+    roots.push_back(build(group));
+    i = j;
+  }
+  return builder->seq(roots);
+}
+
+llvm::Expected<TileProgram> Converter::run() {
+  Block &body = function.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  TileContext &context = *program.context;
+  // Element type.
+  auto typeOf = [](Value v) { return cast<ShapedType>(v.getType()); };
+  for (BlockArgument arg : function.getArguments()) {
+    if (!isa<RankedTensorType>(arg.getType()))
+      return llvm::createStringError("every argument must be a ranked tensor");
+    if (!program.elementType)
+      program.elementType = typeOf(arg).getElementType();
+  }
+  // Names: inputs, outputs, variables.
+  for (auto [i, arg] : llvm::enumerate(function.getArguments())) {
+    std::string name = "in" + std::to_string(i);
+    names[arg] = name;
+    program.inputs.push_back(name);
+    if (llvm::Error e = context.addTensor(name, TensorKind::Input,
+                                          shapeOf(arg)))
+      return std::move(e);
+  }
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    if (names.count(value))
+      return llvm::createStringError(
+          "result " + std::to_string(i) +
+          " is an argument or another result; the tile IR writes every "
+          "result once");
+    std::string name = "out" + std::to_string(i);
+    names[value] = name;
+    program.outputs.push_back(name);
+    if (llvm::Error e = context.addTensor(name, TensorKind::Output,
+                                          shapeOf(value)))
+      return std::move(e);
+  }
+  unsigned index = 0;
+  for (Operation &op : body) {
+    if (&op == ret.getOperation())
+      continue;
+    for (Value result : op.getResults()) {
+      if (typeOf(result).getElementType() != program.elementType)
+        return failAt(&op, "has another element type than the arguments");
+      if (names.count(result))
+        continue;
+      std::string name = llvm::formatv("v{0}_{1}", index,
+                                       op.getName().stripDialect())
+                             .str();
+      if (op.getNumResults() > 1)
+        name += "_" + std::to_string(cast<OpResult>(result).getResultNumber());
+      names[result] = name;
+      if (llvm::Error e = context.addTensor(name, TensorKind::Variable,
+                                            shapeOf(result)))
+        return std::move(e);
+    }
+    ++index;
+  }
+  if (llvm::Error e = collectAxes())
+    return std::move(e);
+  assignModes();
+  // A reshape whose only user is a transpose (or that is the only user of
+  // one) is one statement with it, as in Trinity's head reshapes.
+  llvm::DenseSet<Value> returned(ret.getOperands().begin(),
+                                 ret.getOperands().end());
+  for (Operation &op : body) {
+    if (!isa<kn::ReshapeOp>(op))
+      continue;
+    Value r = op.getResult(0);
+    if (r.hasOneUse() && !returned.count(r) &&
+        isa<kn::TransposeOp>(*r.user_begin())) {
+      absorbedInto[&op] = *r.user_begin();
+      continue;
+    }
+    Operation *producer = op.getOperand(0).getDefiningOp();
+    if (producer && isa<kn::TransposeOp>(producer) &&
+        producer->getResult(0).hasOneUse() &&
+        !returned.count(producer->getResult(0)) &&
+        !absorbedInto.count(producer))
+      absorbedInto[producer] = &op;
+  }
+  // A value whose dims share an axis cannot be tiled per axis.
+  for (Operation &op : body) {
+    if (&op == ret.getOperation())
+      continue;
+    for (Value result : op.getResults()) {
+      SmallVector<unsigned> seen;
+      for (unsigned d = 0; d < shapeOf(result).size(); ++d) {
+        unsigned cls = find(axis(result, d));
+        if (vars[cls].mode != Mode::Full && llvm::is_contained(seen, cls))
+          return failAt(&op, "has two dims on one axis (a square "
+                             "contraction chain); the tile IR iterates each "
+                             "axis once");
+        seen.push_back(cls);
+      }
+    }
+    if (absorbedInto.count(&op))
+      continue;
+    if (llvm::Error e = emit(&op))
+      return std::move(e);
+  }
+  joinStatements();
+  program.term = builder->take();
+  // The loop variables, in order of first appearance.
+  llvm::StringSet<> used;
+  for (const egraph::ENode &node : program.term.getNodes())
+    if (node.op == context.getOps().loop)
+      used.insert(context.getLanguage().getSymbolName(
+          node.payload.getSymbol()));
+  for (auto &[root, var] : vars)
+    if (used.contains(var.name))
+      program.vars.push_back(var);
+  return std::move(program);
+}
+
+} // namespace
+
+llvm::Expected<TileProgram>
+mirage::tile::convertToTileProgram(func::FuncOp function,
+                                   const KernelToTileOptions &options) {
+  Converter converter(function, options);
+  return converter.run();
+}
