@@ -5,9 +5,14 @@
 #
 #   ./run.sh [OUTDIR]      OUTDIR defaults to $OUT, else ./results
 #
-# Builds the runtime, runs mirage-run and the PyTorch baselines on every
-# bundle, and merges both into OUTDIR/results.json and OUTDIR/summary.md,
-# printing the summary table last. Every step runs even when an earlier one
+# Builds the runtime, runs mirage-run (timing every bundle in the three
+# launch modes: CUDA graph, plain stream launches, graph with programmatic
+# dependent launch) and the PyTorch baselines on every bundle, and merges
+# both into OUTDIR/results.json and OUTDIR/summary.md, printing the summary
+# table last. Mega-kernel bundles (manifest version 2) need nothing special:
+# mirage-run runs them, the baselines skip or time their program like any
+# other, and the report sets them beside the per-operator bundles of the
+# same program. Every step runs even when an earlier one
 # failed; the exit status is nonzero when any step or any bundle's check
 # failed. Logs: OUTDIR/*.log. Extra flags for mirage_baselines.py (e.g.
 # --no-compile) can be given in $MIRAGE_BASELINES_ARGS.
@@ -50,7 +55,8 @@ fi
 if [ -n "$mirage_run" ]; then
   echo "== mirage-run (log: mirage-run.log)"
   run_status=0
-  "$mirage_run" "${bundles[@]}" --json "$outdir/mirage-run.json" 2>&1 \
+  "$mirage_run" "${bundles[@]}" --modes graph,plain,pdl \
+    --json "$outdir/mirage-run.json" 2>&1 \
     | tee "$outdir/mirage-run.log" || run_status=$?
   if [ "$run_status" -ne 0 ]; then
     echo "mirage-run exited with status $run_status"

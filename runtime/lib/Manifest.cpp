@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <tuple>
 
 using namespace mirage::runtime;
 
@@ -36,6 +37,15 @@ unsigned Manifest::storageOf(unsigned id) const {
   return id;
 }
 
+const KernelSpec &Manifest::kernel(const std::string &name) const {
+  for (const KernelSpec &spec : kernels)
+    if (spec.name == name)
+      return spec;
+  // Validation makes every step's kernel a listed one.
+  static const KernelSpec none;
+  return none;
+}
+
 uint64_t Manifest::referenceElements() const {
   uint64_t total = 0;
   for (unsigned id : outputs)
@@ -51,6 +61,10 @@ namespace {
 
 constexpr int64_t int64Max = std::numeric_limits<int64_t>::max();
 constexpr int64_t uint32Max = std::numeric_limits<uint32_t>::max();
+constexpr int64_t int32Min = std::numeric_limits<int32_t>::min();
+constexpr int64_t int32Max = std::numeric_limits<int32_t>::max();
+// Deadlines become nanoseconds in a u64 (and far beyond any useful wait).
+constexpr int64_t maxDeadlineMs = int64Max / 1000000;
 // Keeps byte counts far from overflow (and far above any GPU's memory).
 constexpr uint64_t maxBufferBytes = uint64_t(1) << 50;
 
@@ -183,6 +197,11 @@ private:
   Status parseArgumentList(const JsonValue &root, std::string_view key,
                            BufferRole role, std::vector<unsigned> &out);
   Status parseStep(const JsonValue &value, size_t index);
+  Status parseMegaKernel(const JsonValue &value, const std::string &path,
+                         Step &step);
+  Status readInt32Table(const JsonValue &tables, const std::string &path,
+                        std::string_view key, int64_t min,
+                        std::vector<int32_t> &out);
   Status parseSteps(const JsonValue &root);
   Status parseGenerator(const JsonValue &root);
   Status parseReference(const JsonValue &root);
@@ -221,10 +240,17 @@ Status ManifestParser::parseHeader(const JsonValue &root) {
   const JsonValue *version;
   if (Status status = getMember(root, "", "version", version); !status.ok())
     return status;
-  if (!version->isNumber() || version->getInteger() != manifestVersion)
-    return fail("version", "unsupported version " + describeValue(*version) +
-                               " (this runtime reads version " +
-                               std::to_string(manifestVersion) + ")");
+  std::optional<int64_t> number =
+      version->isNumber() ? version->getInteger() : std::nullopt;
+  if (!number || *number < oldestManifestVersion || *number > manifestVersion)
+    return fail(
+        "version",
+        "unsupported version " + describeValue(*version) +
+            " (this runtime reads versions " +
+            std::to_string(oldestManifestVersion) +
+            (manifestVersion == oldestManifestVersion + 1 ? " and " : " to ") +
+            std::to_string(manifestVersion) + ")");
+  manifest.version = *number;
 
   if (Status status = getString(root, "", "name", manifest.name); !status.ok())
     return status;
@@ -286,6 +312,13 @@ Status ManifestParser::parseKernels(const JsonValue &root) {
           !status.ok())
         return status;
       *field = count;
+    }
+    if (const JsonValue *pdl = value.get("pdl"); pdl && !pdl->isNull()) {
+      if (Status status =
+              expectKind(*pdl, memberPath(path, "pdl"), JsonValue::Kind::Bool);
+          !status.ok())
+        return status;
+      kernel.pdl = pdl->getBool();
     }
     manifest.kernels.push_back(std::move(kernel));
   }
@@ -492,10 +525,19 @@ Status ManifestParser::parseStep(const JsonValue &value, size_t index) {
     return Status::success();
   }
 
-  if (kind != "launch")
+  if (kind == "megakernel") {
+    if (manifest.version < 2)
+      return fail(memberPath(path, "kind"),
+                  "megakernel steps need manifest version 2, this is version " +
+                      std::to_string(manifest.version));
+    step.kind = Step::Kind::MegaKernel;
+  } else if (kind == "launch") {
+    step.kind = Step::Kind::Launch;
+  } else {
     return fail(memberPath(path, "kind"),
-                "unknown step kind \"" + kind + "\" (expected launch or copy)");
-  step.kind = Step::Kind::Launch;
+                "unknown step kind \"" + kind +
+                    "\" (expected launch, copy or megakernel)");
+  }
   if (Status status = getString(value, path, "kernel", step.kernel);
       !status.ok())
     return status;
@@ -526,6 +568,15 @@ Status ManifestParser::parseStep(const JsonValue &value, size_t index) {
         return status;
       (*field)[d] = uint32_t(extent);
     }
+    // The persistent kernel numbers its workers and threads along x only.
+    if (step.kind == Step::Kind::MegaKernel &&
+        ((*field)[1] != 1 || (*field)[2] != 1))
+      return fail(dimsPath,
+                  std::string("a mega-kernel's ") + key + " is [" +
+                      (key == std::string("grid") ? "workers" : "threads") +
+                      ", 1, 1], found [" + std::to_string((*field)[0]) + ", " +
+                      std::to_string((*field)[1]) + ", " +
+                      std::to_string((*field)[2]) + "]");
   }
 
   int64_t shared;
@@ -534,6 +585,13 @@ Status ManifestParser::parseStep(const JsonValue &value, size_t index) {
       !status.ok())
     return status;
   step.dynamicSharedBytes = uint32_t(shared);
+
+  if (step.kind == Step::Kind::MegaKernel) {
+    if (Status status = parseMegaKernel(value, path, step); !status.ok())
+      return status;
+    manifest.steps.push_back(std::move(step));
+    return Status::success();
+  }
 
   const JsonValue *args;
   if (Status status =
@@ -549,6 +607,187 @@ Status ManifestParser::parseStep(const JsonValue &value, size_t index) {
     step.args.push_back(id);
   }
   manifest.steps.push_back(std::move(step));
+  return Status::success();
+}
+
+Status ManifestParser::readInt32Table(const JsonValue &tables,
+                                      const std::string &path,
+                                      std::string_view key, int64_t min,
+                                      std::vector<int32_t> &out) {
+  const JsonValue *list;
+  if (Status status =
+          getMember(tables, path, key, JsonValue::Kind::Array, list);
+      !status.ok())
+    return status;
+  std::string listPath = memberPath(path, key);
+  out.reserve(list->getArray().size());
+  for (size_t i = 0; i < list->getArray().size(); ++i) {
+    int64_t entry;
+    if (Status status = readInteger(list->getArray()[i], indexPath(listPath, i),
+                                    min, int32Max, entry);
+        !status.ok())
+      return status;
+    out.push_back(int32_t(entry));
+  }
+  return Status::success();
+}
+
+Status ManifestParser::parseMegaKernel(const JsonValue &value,
+                                       const std::string &path, Step &step) {
+  MegaKernelSpec &mega = step.mega;
+  const uint32_t workers = step.grid[0];
+
+  const JsonValue *addresses;
+  if (Status status = getMember(value, path, "address_table",
+                                JsonValue::Kind::Array, addresses);
+      !status.ok())
+    return status;
+  for (size_t i = 0; i < addresses->getArray().size(); ++i) {
+    unsigned id;
+    if (Status status =
+            readBufferId(addresses->getArray()[i],
+                         indexPath(memberPath(path, "address_table"), i), id);
+        !status.ok())
+      return status;
+    mega.addressTable.push_back(id);
+  }
+
+  if (Status status =
+          readNameList(value, path, "task_kernels", mega.taskKernels);
+      !status.ok())
+    return status;
+  int64_t deadline;
+  if (Status status =
+          getInteger(value, path, "deadline_ms", 0, maxDeadlineMs, deadline);
+      !status.ok())
+    return status;
+  mega.deadlineMs = uint64_t(deadline);
+
+  const JsonValue *tables;
+  if (Status status =
+          getMember(value, path, "tables", JsonValue::Kind::Object, tables);
+      !status.ok())
+    return status;
+  const std::string tablesPath = memberPath(path, "tables");
+  for (auto [key, table, min] :
+       {std::tuple{"tasks", &mega.tasks, int32Min},
+        std::tuple{"queue_starts", &mega.queueStarts, int32Min},
+        std::tuple{"queues", &mega.queues, int32Min},
+        std::tuple{"needed", &mega.needed, int64_t(0)},
+        std::tuple{"operands", &mega.operands, int32Min}})
+    if (Status status = readInt32Table(*tables, tablesPath, key, min, *table);
+        !status.ok())
+      return status;
+
+  // Tasks: whole records.
+  const std::string tasksPath = memberPath(tablesPath, "tasks");
+  if (mega.tasks.size() % taskFields != 0)
+    return fail(tasksPath, "has " + std::to_string(mega.tasks.size()) +
+                               " entries, not a multiple of " +
+                               std::to_string(taskFields) +
+                               " (one record per task)");
+  const size_t taskCount = mega.taskCount();
+
+  // Queues: one per worker, covering every task exactly once.
+  const std::string startsPath = memberPath(tablesPath, "queue_starts");
+  const std::vector<int32_t> &starts = mega.queueStarts;
+  if (starts.size() != size_t(workers) + 1)
+    return fail(startsPath,
+                "has " + std::to_string(starts.size()) + " entries, expected " +
+                    std::to_string(size_t(workers) + 1) + " (workers + 1)");
+  if (starts[0] != 0)
+    return fail(indexPath(startsPath, 0),
+                "is " + std::to_string(starts[0]) + ", expected 0");
+  for (size_t w = 1; w < starts.size(); ++w)
+    if (starts[w] < starts[w - 1])
+      return fail(
+          indexPath(startsPath, w),
+          "is " + std::to_string(starts[w]) + ", below the entry before it (" +
+              std::to_string(starts[w - 1]) + "; queue starts never decrease)");
+  if (uint64_t(starts.back()) != mega.queues.size())
+    return fail(indexPath(startsPath, starts.size() - 1),
+                "is " + std::to_string(starts.back()) + ", expected " +
+                    std::to_string(mega.queues.size()) +
+                    " (the length of queues)");
+  const std::string queuesPath = memberPath(tablesPath, "queues");
+  std::vector<int64_t> queuedAt(taskCount, -1);
+  for (size_t i = 0; i < mega.queues.size(); ++i) {
+    int32_t task = mega.queues[i];
+    if (task < 0 || uint64_t(task) >= taskCount)
+      return fail(indexPath(queuesPath, i),
+                  "task " + std::to_string(task) + " does not exist (" +
+                      std::to_string(taskCount) + " tasks)");
+    if (queuedAt[task] >= 0)
+      return fail(indexPath(queuesPath, i),
+                  "task " + std::to_string(task) +
+                      " is queued twice (also at queues[" +
+                      std::to_string(queuedAt[task]) + "])");
+    queuedAt[task] = int64_t(i);
+  }
+  for (size_t task = 0; task < taskCount; ++task)
+    if (queuedAt[task] < 0)
+      return fail(queuesPath,
+                  "task " + std::to_string(task) + " is in no queue");
+
+  // Operands: entries of the address table.
+  const std::string operandsPath = memberPath(tablesPath, "operands");
+  for (size_t i = 0; i < mega.operands.size(); ++i)
+    if (mega.operands[i] < 0 ||
+        uint64_t(mega.operands[i]) >= mega.addressTable.size())
+      return fail(indexPath(operandsPath, i),
+                  std::to_string(mega.operands[i]) +
+                      " is not an entry of the address table (" +
+                      std::to_string(mega.addressTable.size()) + " entries)");
+
+  // Task records.
+  const int64_t events = int64_t(mega.eventCount());
+  const int64_t kernels = int64_t(mega.taskKernels.size());
+  const int64_t operands = int64_t(mega.operands.size());
+  for (size_t task = 0; task < taskCount; ++task) {
+    auto check = [&](TaskField which, const char *name, bool ok,
+                     const std::string &expected) -> Status {
+      if (ok)
+        return Status::success();
+      return fail(indexPath(tasksPath, task * taskFields + unsigned(which)),
+                  "task " + std::to_string(task) + ": " + name + " is " +
+                      std::to_string(mega.field(task, which)) + ", expected " +
+                      expected);
+    };
+    int32_t body = mega.field(task, TaskField::Body);
+    int32_t kernel = mega.field(task, TaskField::Kernel);
+    int32_t wait = mega.field(task, TaskField::WaitEvent);
+    int32_t trigger = mega.field(task, TaskField::TriggerEvent);
+    int32_t first = mega.field(task, TaskField::FirstOperand);
+    std::string eventRange =
+        "-1 or an event in [0, " + std::to_string(events) + ")";
+    // A task with a body reads its operands from first_operand on; one
+    // without may point at the table's end.
+    int64_t operandLimit = body >= 0 ? operands : operands + 1;
+    for (Status status :
+         {check(TaskField::Body, "body", body >= -1, "-1 or more"),
+          check(TaskField::Kernel, "kernel", kernel >= -1 && kernel < kernels,
+                "-1 or an index of task_kernels in [0, " +
+                    std::to_string(kernels) + ")"),
+          check(TaskField::BlockX, "block_x",
+                mega.field(task, TaskField::BlockX) >= 0,
+                "a non-negative coordinate"),
+          check(TaskField::BlockY, "block_y",
+                mega.field(task, TaskField::BlockY) >= 0,
+                "a non-negative coordinate"),
+          check(TaskField::BlockZ, "block_z",
+                mega.field(task, TaskField::BlockZ) >= 0,
+                "a non-negative coordinate"),
+          check(TaskField::WaitEvent, "wait_event", wait >= -1 && wait < events,
+                eventRange),
+          check(TaskField::TriggerEvent, "trigger_event",
+                trigger >= -1 && trigger < events, eventRange),
+          check(TaskField::FirstOperand, "first_operand",
+                first >= 0 && first < operandLimit,
+                "an index of operands in [0, " + std::to_string(operandLimit) +
+                    ")")})
+      if (!status.ok())
+        return status;
+  }
   return Status::success();
 }
 

@@ -76,6 +76,49 @@ TimingResult mirage::runtime::summarizeTimes(std::vector<double> perRunUs) {
   return timing;
 }
 
+const char *mirage::runtime::timingModeName(TimingMode mode) {
+  switch (mode) {
+  case TimingMode::Graph:
+    return "graph";
+  case TimingMode::Plain:
+    return "plain";
+  case TimingMode::Pdl:
+    return "pdl";
+  }
+  return "?";
+}
+
+std::optional<TimingMode>
+mirage::runtime::parseTimingMode(std::string_view name) {
+  for (TimingMode mode :
+       {TimingMode::Graph, TimingMode::Plain, TimingMode::Pdl})
+    if (name == timingModeName(mode))
+      return mode;
+  return std::nullopt;
+}
+
+Expected<std::vector<TimingMode>>
+mirage::runtime::parseTimingModes(std::string_view list) {
+  std::vector<TimingMode> modes;
+  size_t start = 0;
+  while (true) {
+    size_t comma = list.find(',', start);
+    std::string_view name = list.substr(
+        start, comma == std::string_view::npos ? comma : comma - start);
+    std::optional<TimingMode> mode = parseTimingMode(name);
+    if (!mode)
+      return Status::error("unknown timing mode \"" + std::string(name) +
+                           "\" (expected graph, plain or pdl)");
+    if (std::find(modes.begin(), modes.end(), *mode) != modes.end())
+      return Status::error("timing mode \"" + std::string(name) +
+                           "\" is listed twice");
+    modes.push_back(*mode);
+    if (comma == std::string_view::npos)
+      return modes;
+    start = comma + 1;
+  }
+}
+
 BundleResult mirage::runtime::makeBundleResult(const std::string &bundleDir,
                                                std::string error) {
   BundleResult result;
@@ -145,6 +188,37 @@ static JsonValue timingToJson(const TimingResult &timing) {
   return object;
 }
 
+static JsonValue modeTimingToJson(const ModeTiming &mode) {
+  if (mode.timing)
+    return timingToJson(*mode.timing);
+  JsonValue object = JsonValue::Object();
+  if (mode.skipped)
+    object.set("skipped", *mode.skipped);
+  if (mode.error)
+    object.set("error", *mode.error);
+  return object;
+}
+
+static JsonValue megaKernelToJson(const MegaKernelResult &mega) {
+  JsonValue object = JsonValue::Object();
+  object.set("step", mega.step);
+  object.set("kernel", mega.kernel);
+  object.set("workers", mega.workers);
+  object.set("threads", mega.threads);
+  object.set("tasks", mega.tasks);
+  object.set("events", mega.events);
+  object.set("deadline_ms", mega.deadlineMs);
+  if (mega.hang) {
+    object.set("hang", *mega.hang);
+    object.set("hang_during", mega.hangDuring);
+    JsonValue::Array state;
+    for (uint64_t word : mega.hangState)
+      state.push_back(JsonValue(word));
+    object.set("hang_state", std::move(state));
+  }
+  return object;
+}
+
 JsonValue mirage::runtime::toJson(const BundleResult &result) {
   JsonValue object = JsonValue::Object();
   object.set("name", result.name);
@@ -154,10 +228,24 @@ JsonValue mirage::runtime::toJson(const BundleResult &result) {
     object.set("error", result.error);
   if (!result.binary.empty())
     object.set("binary", result.binary);
+  if (!result.function.empty())
+    object.set("function", result.function);
   if (result.check)
     object.set("check", checkToJson(*result.check));
   if (result.timing)
     object.set("timing", timingToJson(*result.timing));
+  if (!result.timings.empty()) {
+    JsonValue timings = JsonValue::Object();
+    for (const ModeTiming &mode : result.timings)
+      timings.set(timingModeName(mode.mode), modeTimingToJson(mode));
+    object.set("timings", std::move(timings));
+  }
+  if (!result.megaKernels.empty()) {
+    JsonValue::Array megaKernels;
+    for (const MegaKernelResult &mega : result.megaKernels)
+      megaKernels.push_back(megaKernelToJson(mega));
+    object.set("megakernels", std::move(megaKernels));
+  }
   object.set("kernels", result.kernels);
   return object;
 }
@@ -165,15 +253,17 @@ JsonValue mirage::runtime::toJson(const BundleResult &result) {
 std::string mirage::runtime::summaryLine(const BundleResult &result) {
   std::string line = result.name + ": ";
   char buffer[128];
+  const MegaKernelResult *hang = result.hang();
   if (!result.error.empty()) {
     line += "ERROR";
   } else if (!result.check) {
-    line += "RAN";
+    line += hang ? "HANG" : "RAN";
   } else if (result.check->skipped) {
-    line += "RAN (check skipped: " + *result.check->skipped + ")";
+    line += std::string(hang ? "HANG" : "RAN") +
+            " (check skipped: " + *result.check->skipped + ")";
   } else {
     const CheckResult &check = *result.check;
-    line += check.pass ? "PASS" : "FAIL";
+    line += hang ? "HANG" : check.pass ? "PASS" : "FAIL";
     double worst = 0;
     uint64_t nonFinite = 0, unwritten = 0;
     for (const OutputCheck &output : check.outputs) {
@@ -196,7 +286,24 @@ std::string mirage::runtime::summaryLine(const BundleResult &result) {
                   result.timing->medianUs);
     line += buffer;
   }
+  // With several modes, each one's median (or why it has none).
+  if (result.timings.size() > 1) {
+    std::string modes;
+    for (const ModeTiming &mode : result.timings) {
+      modes += modes.empty() ? " (" : ", ";
+      modes += timingModeName(mode.mode);
+      if (mode.timing) {
+        std::snprintf(buffer, sizeof(buffer), " %.2f", mode.timing->medianUs);
+        modes += buffer;
+      } else {
+        modes += mode.error ? " failed" : " skipped";
+      }
+    }
+    line += modes + ")";
+  }
   if (!result.error.empty())
     line += ": " + result.error;
+  if (hang)
+    line += ": " + *hang->hang + " (during " + hang->hangDuring + ")";
   return line;
 }

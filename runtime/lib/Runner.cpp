@@ -4,13 +4,21 @@
 //
 // Everything runs on one non-blocking stream with asynchronous copies and
 // memsets, so nothing depends on the legacy default stream and the same
-// step enqueueing serves the checked run and the graph capture.
+// step enqueueing serves the checked run, the plain timing launches and the
+// graph captures.
+//
+// Mega-kernel steps: their tables (shared by all buffer sets), counters and
+// state are allocated once per bundle; each buffer set has its own address
+// table. The counters and state persist across runs (the kernel counts runs
+// in the state's epoch word), so they are zeroed only at the start and after
+// a hang, when the counters no longer match the epoch.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mirage_runtime/Runner.h"
 
 #include "mirage_runtime/Manifest.h"
+#include "mirage_runtime/MegaKernel.h"
 
 #include <cuda.h>
 
@@ -18,6 +26,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <tuple>
 #include <vector>
 
 using namespace mirage::runtime;
@@ -86,7 +95,29 @@ using DeviceMemory = Owned<CUdeviceptr, cuMemFree>;
 struct BufferSet {
   std::vector<DeviceMemory> storage; // by buffer id; empty for views
   std::vector<CUdeviceptr> pointers; // by buffer id
+  /// Per mega-kernel step (in step order), its address table: the device
+  /// copy and the host values it was uploaded from.
+  std::vector<DeviceMemory> addressTables;
+  std::vector<std::vector<uint64_t>> hostAddressTables;
 };
+
+/// The device side of a mega-kernel step, shared by all buffer sets.
+struct MegaKernelDevice {
+  size_t step = 0;
+  DeviceMemory tasks, queueStarts, queues, needed, operands;
+  DeviceMemory counters, state;
+  uint64_t counterBytes = 0;
+  uint64_t deadlineMs = 0;
+  /// What the Deadline word is uploaded from, and the state read back.
+  uint64_t deadlineNs = 0;
+  MegaKernelState readBack{};
+};
+
+/// Bytes to allocate for `bytes` of table: at least one word, as
+/// cuMemAlloc refuses zero bytes.
+uint64_t allocationBytes(uint64_t bytes) {
+  return std::max<uint64_t>(bytes, sizeof(uint64_t));
+}
 
 std::string describeBuffer(const BufferSpec &buffer) {
   return "buffer " + std::to_string(buffer.id) + " (\"" + buffer.name + "\")";
@@ -109,10 +140,19 @@ private:
   Status loadInputs();
   Status loadReference();
   Status loadModule();
+  Status checkResidency(const Step &step);
   Status allocate(BufferSet &set);
-  Status enqueueSteps(const BufferSet &set, bool checked);
+  Status upload(DeviceMemory &memory, const void *data, uint64_t bytes,
+                const std::string &what);
+  Status setUpMegaKernels();
+  Status resetMegaKernel(MegaKernelDevice &mega);
+  Status readMegaKernelStates(const std::string &during, bool &hung);
+  Status enqueueSteps(const BufferSet &set, bool checked, bool pdl = false,
+                      bool firstInSequence = true);
   Status checkedRun();
   Status time();
+  Expected<TimingResult> timeMode(TimingMode mode,
+                                  const std::vector<const BufferSet *> &sets);
 
   const std::string &bundleDir;
   const RunOptions &options;
@@ -129,6 +169,11 @@ private:
   StreamPtr stream;
   BufferSet set0;
   uint64_t setBytes = 0;
+  /// In step order; megaKernelOf[step] indexes it (-1: not a mega-kernel).
+  std::vector<MegaKernelDevice> megaKernels;
+  std::vector<int> megaKernelOf;
+  /// Set once a mega-kernel hung: later timing is skipped.
+  bool megaKernelHung = false;
 };
 
 } // namespace
@@ -140,6 +185,27 @@ Status BundleRun::run() {
   manifest = std::move(*loaded);
   result.name = manifest.name;
   result.kernels = manifest.kernelsJson;
+  if (manifest.reference)
+    result.function = manifest.reference->function;
+  megaKernelOf.assign(manifest.steps.size(), -1);
+  for (size_t i = 0; i < manifest.steps.size(); ++i) {
+    const Step &step = manifest.steps[i];
+    if (step.kind != Step::Kind::MegaKernel)
+      continue;
+    megaKernelOf[i] = int(megaKernels.size());
+    MegaKernelDevice &device = megaKernels.emplace_back();
+    device.step = i;
+    device.deadlineMs = options.deadlineMs.value_or(step.mega.deadlineMs);
+    MegaKernelResult mega;
+    mega.step = unsigned(i);
+    mega.kernel = step.kernel;
+    mega.workers = step.grid[0];
+    mega.threads = step.block[0];
+    mega.tasks = step.mega.taskCount();
+    mega.events = step.mega.eventCount();
+    mega.deadlineMs = device.deadlineMs;
+    result.megaKernels.push_back(std::move(mega));
+  }
 
   if (options.check) {
     CheckResult check;
@@ -171,6 +237,8 @@ Status BundleRun::run() {
     if (!buffer.base)
       setBytes += buffer.bytes;
   if (Status status = allocate(set0); !status.ok())
+    return status;
+  if (Status status = setUpMegaKernels(); !status.ok())
     return status;
   if (Status status = checkedRun(); !status.ok())
     return status;
@@ -273,7 +341,7 @@ Status BundleRun::loadModule() {
   constexpr uint32_t defaultSharedLimit = 48 * 1024;
   std::map<std::string, uint32_t> sharedBytes;
   for (const Step &step : manifest.steps)
-    if (step.kind == Step::Kind::Launch)
+    if (step.kind != Step::Kind::Copy)
       sharedBytes[step.kernel] =
           std::max(sharedBytes[step.kernel], step.dynamicSharedBytes);
   for (const auto &[name, bytes] : sharedBytes) {
@@ -290,6 +358,151 @@ Status BundleRun::loadModule() {
       return Status::error(status.message() + "; the device allows " +
                            std::to_string(info.sharedOptinBytes) +
                            " bytes of shared memory per block");
+  }
+  // After the shared memory limits: occupancy depends on them.
+  for (const Step &step : manifest.steps)
+    if (step.kind == Step::Kind::MegaKernel)
+      if (Status status = checkResidency(step); !status.ok())
+        return status;
+  return Status::success();
+}
+
+Status BundleRun::checkResidency(const Step &step) {
+  // Workers wait for each other: one that never starts because the others
+  // hold every SM would keep them waiting forever.
+  CUfunction function = functions.at(step.kernel);
+  std::string where = "mega-kernel \"" + step.kernel + "\": ";
+  int perSM = 0;
+  if (Status status = cuCheck(
+          cuOccupancyMaxActiveBlocksPerMultiprocessor(
+              &perSM, function, int(step.block[0]), step.dynamicSharedBytes),
+          where + "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+      !status.ok())
+    return status;
+  if (uint64_t(perSM) * uint64_t(info.smCount) >= step.grid[0])
+    return Status::success();
+  int registers = 0, staticShared = 0;
+  if (Status status = cuCheck(
+          cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, function),
+          where + "cuFuncGetAttribute(NUM_REGS)");
+      !status.ok())
+    return status;
+  if (Status status = cuCheck(
+          cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                             function),
+          where + "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+      !status.ok())
+    return status;
+  return Status::error(describeResidencyRefusal(
+      step.kernel, step.grid[0], perSM, step.block[0],
+      uint64_t(step.dynamicSharedBytes) + uint64_t(staticShared), registers,
+      info.smCount));
+}
+
+Status BundleRun::upload(DeviceMemory &memory, const void *data, uint64_t bytes,
+                         const std::string &what) {
+  if (Status status =
+          cuCheck(cuMemAlloc(memory.receive(), allocationBytes(bytes)),
+                  what + ": cuMemAlloc of " + std::to_string(bytes) + " bytes");
+      !status.ok())
+    return status;
+  if (bytes == 0)
+    return Status::success();
+  // The host data outlives the copy (it belongs to the manifest or a set).
+  return cuCheck(cuMemcpyHtoDAsync(memory.get(), data, bytes, stream.get()),
+                 what + ": cuMemcpyHtoDAsync");
+}
+
+Status BundleRun::setUpMegaKernels() {
+  for (MegaKernelDevice &device : megaKernels) {
+    const Step &step = manifest.steps[device.step];
+    const MegaKernelSpec &mega = step.mega;
+    std::string where = "steps[" + std::to_string(device.step) +
+                        "]: mega-kernel \"" + step.kernel + "\": ";
+    for (auto [table, memory, name] :
+         {std::tuple{&mega.tasks, &device.tasks, "tasks"},
+          std::tuple{&mega.queueStarts, &device.queueStarts, "queue_starts"},
+          std::tuple{&mega.queues, &device.queues, "queues"},
+          std::tuple{&mega.needed, &device.needed, "needed"},
+          std::tuple{&mega.operands, &device.operands, "operands"}})
+      if (Status status =
+              upload(*memory, table->data(), table->size() * sizeof(int32_t),
+                     where + "the " + name + " table");
+          !status.ok())
+        return status;
+    device.counterBytes = mega.eventCount() * sizeof(uint64_t);
+    if (Status status = cuCheck(
+            cuMemAlloc(device.counters.receive(),
+                       allocationBytes(device.counterBytes)),
+            where + "cuMemAlloc of " + std::to_string(device.counterBytes) +
+                " bytes of event counters");
+        !status.ok())
+      return status;
+    if (Status status =
+            cuCheck(cuMemAlloc(device.state.receive(), sizeof(MegaKernelState)),
+                    where + "cuMemAlloc of the state");
+        !status.ok())
+      return status;
+    if (Status status = resetMegaKernel(device); !status.ok())
+      return status;
+  }
+  return Status::success();
+}
+
+Status BundleRun::resetMegaKernel(MegaKernelDevice &device) {
+  std::string where = "steps[" + std::to_string(device.step) +
+                      "]: resetting the mega-kernel's counters and state: ";
+  device.deadlineNs = deadlineNanoseconds(device.deadlineMs);
+  for (Status status :
+       {cuCheck(cuMemsetD8Async(device.counters.get(), 0,
+                                allocationBytes(device.counterBytes),
+                                stream.get()),
+                where + "cuMemsetD8Async"),
+        cuCheck(cuMemsetD8Async(device.state.get(), 0, sizeof(MegaKernelState),
+                                stream.get()),
+                where + "cuMemsetD8Async"),
+        cuCheck(cuMemcpyHtoDAsync(
+                    device.state.get() + Deadline * sizeof(uint64_t),
+                    &device.deadlineNs, sizeof(uint64_t), stream.get()),
+                where + "cuMemcpyHtoDAsync"),
+        cuCheck(cuStreamSynchronize(stream.get()),
+                where + "cuStreamSynchronize")})
+    if (!status.ok())
+      return status;
+  return Status::success();
+}
+
+Status BundleRun::readMegaKernelStates(const std::string &during, bool &hung) {
+  hung = false;
+  for (size_t m = 0; m < megaKernels.size(); ++m) {
+    MegaKernelDevice &device = megaKernels[m];
+    std::string where = "steps[" + std::to_string(device.step) +
+                        "]: reading the mega-kernel's state after " + during;
+    if (Status status = cuCheck(
+            cuMemcpyDtoHAsync(device.readBack.data(), device.state.get(),
+                              sizeof(MegaKernelState), stream.get()),
+            where + ": cuMemcpyDtoHAsync");
+        !status.ok())
+      return status;
+    if (Status status = cuCheck(cuStreamSynchronize(stream.get()),
+                                where + ": cuStreamSynchronize");
+        !status.ok())
+      return status;
+    if (device.readBack[Failed] == 0)
+      continue;
+    hung = true;
+    megaKernelHung = true;
+    MegaKernelResult &mega = result.megaKernels[m];
+    // The first hang is the one to explain; later ones may be its echoes.
+    if (!mega.hang) {
+      mega.hang = describeHang(manifest.steps[device.step], device.readBack,
+                               device.deadlineMs);
+      mega.hangDuring = during;
+      mega.hangState.assign(device.readBack.begin(), device.readBack.end());
+    }
+    // The counters lag the epoch now: start over so later runs can wait.
+    if (Status status = resetMegaKernel(device); !status.ok())
+      return status;
   }
   return Status::success();
 }
@@ -312,10 +525,26 @@ Status BundleRun::allocate(BufferSet &set) {
   for (const BufferSpec &buffer : manifest.buffers)
     if (buffer.base)
       set.pointers[buffer.id] = set.pointers[manifest.storageOf(buffer.id)];
+
+  set.addressTables.resize(megaKernels.size());
+  set.hostAddressTables.resize(megaKernels.size());
+  for (size_t m = 0; m < megaKernels.size(); ++m) {
+    const Step &step = manifest.steps[megaKernels[m].step];
+    std::vector<uint64_t> &table = set.hostAddressTables[m];
+    for (unsigned id : step.mega.addressTable)
+      table.push_back(uint64_t(set.pointers[id]));
+    if (Status status = upload(
+            set.addressTables[m], table.data(), table.size() * sizeof(uint64_t),
+            "steps[" + std::to_string(megaKernels[m].step) +
+                "]: mega-kernel \"" + step.kernel + "\": the address table");
+        !status.ok())
+      return status;
+  }
   return Status::success();
 }
 
-Status BundleRun::enqueueSteps(const BufferSet &set, bool checked) {
+Status BundleRun::enqueueSteps(const BufferSet &set, bool checked, bool pdl,
+                               bool firstInSequence) {
   for (size_t i = 0; i < manifest.steps.size(); ++i) {
     const Step &step = manifest.steps[i];
     std::string where = "steps[" + std::to_string(i) + "]: ";
@@ -328,6 +557,29 @@ Status BundleRun::enqueueSteps(const BufferSet &set, bool checked) {
                                   where + ": cuMemcpyDtoDAsync");
           !status.ok())
         return status;
+    } else if (step.kind == Step::Kind::MegaKernel) {
+      where += "mega-kernel \"" + step.kernel + "\"";
+      int m = megaKernelOf[i];
+      const MegaKernelDevice &device = megaKernels[m];
+      CUdeviceptr pointers[megaKernelParams] = {};
+      pointers[AddressTableParam] = set.addressTables[m].get();
+      pointers[TasksParam] = device.tasks.get();
+      pointers[QueueStartsParam] = device.queueStarts.get();
+      pointers[QueuesParam] = device.queues.get();
+      pointers[NeededParam] = device.needed.get();
+      pointers[CountersParam] = device.counters.get();
+      pointers[OperandsParam] = device.operands.get();
+      pointers[StateParam] = device.state.get();
+      void *params[megaKernelParams];
+      for (unsigned p = 0; p < megaKernelParams; ++p)
+        params[p] = &pointers[p];
+      if (Status status = cuCheck(
+              cuLaunchKernel(functions.at(step.kernel), step.grid[0], 1, 1,
+                             step.block[0], 1, 1, step.dynamicSharedBytes,
+                             stream.get(), params, nullptr),
+              where + ": cuLaunchKernel");
+          !status.ok())
+        return status;
     } else {
       where += "kernel \"" + step.kernel + "\"";
       // kernelParams points at one CUdeviceptr per argument.
@@ -337,15 +589,43 @@ Status BundleRun::enqueueSteps(const BufferSet &set, bool checked) {
       std::vector<void *> params;
       for (CUdeviceptr &pointer : pointers)
         params.push_back(&pointer);
-      if (Status status =
-              cuCheck(cuLaunchKernel(functions.at(step.kernel), step.grid[0],
-                                     step.grid[1], step.grid[2], step.block[0],
-                                     step.block[1], step.block[2],
-                                     step.dynamicSharedBytes, stream.get(),
-                                     params.data(), nullptr),
-                      where + ": cuLaunchKernel");
-          !status.ok())
+      if (pdl && launchesWithPdl(manifest, i, firstInSequence)) {
+        // May start before the kernel before it ends; its
+        // griddepcontrol.wait holds it until that kernel's writes are
+        // visible.
+        CUlaunchAttribute attribute;
+        std::memset(&attribute, 0, sizeof(attribute));
+        attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attribute.value.programmaticStreamSerializationAllowed = 1;
+        CUlaunchConfig config;
+        std::memset(&config, 0, sizeof(config));
+        config.gridDimX = step.grid[0];
+        config.gridDimY = step.grid[1];
+        config.gridDimZ = step.grid[2];
+        config.blockDimX = step.block[0];
+        config.blockDimY = step.block[1];
+        config.blockDimZ = step.block[2];
+        config.sharedMemBytes = step.dynamicSharedBytes;
+        config.hStream = stream.get();
+        config.attrs = &attribute;
+        config.numAttrs = 1;
+        if (Status status =
+                cuCheck(cuLaunchKernelEx(&config, functions.at(step.kernel),
+                                         params.data(), nullptr),
+                        where + ": cuLaunchKernelEx (programmatic stream "
+                                "serialization)");
+            !status.ok())
+          return status;
+      } else if (Status status = cuCheck(
+                     cuLaunchKernel(functions.at(step.kernel), step.grid[0],
+                                    step.grid[1], step.grid[2], step.block[0],
+                                    step.block[1], step.block[2],
+                                    step.dynamicSharedBytes, stream.get(),
+                                    params.data(), nullptr),
+                     where + ": cuLaunchKernel");
+                 !status.ok()) {
         return status;
+      }
     }
     // Waiting after each step pins an asynchronous fault on its step.
     if (checked)
@@ -397,6 +677,10 @@ Status BundleRun::checkedRun() {
                               "reading the outputs (cuStreamSynchronize)");
       !status.ok())
     return status;
+  bool hung = false;
+  if (Status status = readMegaKernelStates("the checked run", hung);
+      !status.ok())
+    return status;
 
   if (compare) {
     CheckResult check;
@@ -435,16 +719,27 @@ Status BundleRun::checkedRun() {
 Status BundleRun::time() {
   if (options.replays == 0)
     return Status::error("timing needs at least one replay");
+  // A kernel that hung once would most likely hang in every timed run, each
+  // costing the deadline.
+  if (megaKernelHung) {
+    for (TimingMode mode : options.modes) {
+      ModeTiming skipped;
+      skipped.mode = mode;
+      skipped.skipped = "a mega-kernel hung in the checked run";
+      result.timings.push_back(std::move(skipped));
+    }
+    return Status::success();
+  }
   size_t freeBytes = 0, totalBytes = 0;
   if (Status status =
           cuCheck(cuMemGetInfo(&freeBytes, &totalBytes), "cuMemGetInfo");
       !status.ok())
     return status;
-  unsigned sets =
+  unsigned setCount =
       rotationSetCount(setBytes, info.l2Bytes, freeBytes, totalBytes);
 
   // Sets 1.. get set 0's inputs; their other buffers need no contents.
-  std::vector<BufferSet> extraSets(sets - 1);
+  std::vector<BufferSet> extraSets(setCount - 1);
   for (BufferSet &set : extraSets) {
     if (Status status = allocate(set); !status.ok())
       return std::move(status).withContext("timing buffer sets: ");
@@ -457,29 +752,94 @@ Status BundleRun::time() {
           !status.ok())
         return status;
   }
-
-  GraphPtr graph;
-  if (Status status = cuCheck(
-          cuStreamBeginCapture(stream.get(), CU_STREAM_CAPTURE_MODE_GLOBAL),
-          "cuStreamBeginCapture");
-      !status.ok())
-    return status;
-  Status captured = enqueueSteps(set0, /*checked=*/false);
+  std::vector<const BufferSet *> sets = {&set0};
   for (const BufferSet &set : extraSets)
-    if (captured.ok())
-      captured = enqueueSteps(set, /*checked=*/false);
-  // Capture must end even after a failure, or the stream stays capturing.
-  CUresult ended = cuStreamEndCapture(stream.get(), graph.receive());
-  if (!captured.ok())
-    return std::move(captured).withContext("capturing the timing graph: ");
-  if (Status status = cuCheck(ended, "cuStreamEndCapture"); !status.ok())
-    return status;
+    sets.push_back(&set);
+
+  Status firstError = Status::success();
+  for (TimingMode mode : options.modes) {
+    ModeTiming entry;
+    entry.mode = mode;
+    std::string name = timingModeName(mode);
+    std::optional<std::string> refusal =
+        mode == TimingMode::Pdl ? pdlRefusal(manifest) : std::nullopt;
+    if (megaKernelHung) {
+      entry.skipped = "a mega-kernel hung in an earlier timing mode";
+    } else if (refusal) {
+      entry.skipped = refusal;
+    } else {
+      Expected<TimingResult> timing = timeMode(mode, sets);
+      if (timing) {
+        timing->rotationSets = setCount;
+        timing->setBytes = setBytes;
+        entry.timing = *timing;
+      } else {
+        entry.error = timing.message();
+        if (firstError.ok())
+          firstError = Status::error(name + " timing: " + timing.message());
+        // A fault in a kernel leaves the context unusable for every later
+        // mode; other errors (a launch the driver refuses) spoil only this
+        // one.
+        if (!cuCheck(cuCtxSynchronize(), "cuCtxSynchronize").ok()) {
+          result.timings.push_back(std::move(entry));
+          return firstError;
+        }
+      }
+      bool hung = false;
+      if (Status status = readMegaKernelStates(name + " timing", hung);
+          !status.ok()) {
+        result.timings.push_back(std::move(entry));
+        return status;
+      }
+      if (hung) {
+        entry.timing.reset();
+        entry.error = "a mega-kernel hung; the times are discarded";
+      }
+    }
+    if (!result.timing && entry.timing)
+      result.timing = entry.timing;
+    result.timings.push_back(std::move(entry));
+  }
+  return firstError;
+}
+
+Expected<TimingResult>
+BundleRun::timeMode(TimingMode mode,
+                    const std::vector<const BufferSet *> &sets) {
+  GraphPtr graph;
   GraphExecPtr exec;
-  if (Status status =
-          cuCheck(cuGraphInstantiate(exec.receive(), graph.get(), 0),
-                  "cuGraphInstantiate");
-      !status.ok())
-    return status;
+  if (mode != TimingMode::Plain) {
+    if (Status status = cuCheck(
+            cuStreamBeginCapture(stream.get(), CU_STREAM_CAPTURE_MODE_GLOBAL),
+            "cuStreamBeginCapture");
+        !status.ok())
+      return status;
+    Status captured = Status::success();
+    for (size_t k = 0; k < sets.size() && captured.ok(); ++k)
+      captured = enqueueSteps(*sets[k], /*checked=*/false,
+                              /*pdl=*/mode == TimingMode::Pdl,
+                              /*firstInSequence=*/k == 0);
+    // Capture must end even after a failure, or the stream stays capturing.
+    CUresult ended = cuStreamEndCapture(stream.get(), graph.receive());
+    if (!captured.ok())
+      return std::move(captured).withContext("capturing the timing graph: ");
+    if (Status status = cuCheck(ended, "cuStreamEndCapture"); !status.ok())
+      return status;
+    if (Status status =
+            cuCheck(cuGraphInstantiate(exec.receive(), graph.get(), 0),
+                    "cuGraphInstantiate");
+        !status.ok())
+      return status;
+  }
+  // One replay runs the steps once on every set.
+  auto replay = [&]() -> Status {
+    if (mode != TimingMode::Plain)
+      return cuCheck(cuGraphLaunch(exec.get(), stream.get()), "cuGraphLaunch");
+    for (const BufferSet *set : sets)
+      if (Status status = enqueueSteps(*set, /*checked=*/false); !status.ok())
+        return status;
+    return Status::success();
+  };
 
   std::vector<EventPtr> events(options.replays + 1);
   for (EventPtr &event : events)
@@ -488,20 +848,17 @@ Status BundleRun::time() {
         !status.ok())
       return status;
   // Everything is queued before the one wait, so the GPU runs the replays
-  // back to back and the events time the GPU, not the launch calls.
+  // back to back and the events time the GPU, not the launch calls (except
+  // in plain mode, where launching may be slower than running).
   for (unsigned i = 0; i < options.warmup; ++i)
-    if (Status status =
-            cuCheck(cuGraphLaunch(exec.get(), stream.get()), "cuGraphLaunch");
-        !status.ok())
+    if (Status status = replay(); !status.ok())
       return status;
   if (Status status = cuCheck(cuEventRecord(events[0].get(), stream.get()),
                               "cuEventRecord");
       !status.ok())
     return status;
   for (unsigned i = 0; i < options.replays; ++i) {
-    if (Status status =
-            cuCheck(cuGraphLaunch(exec.get(), stream.get()), "cuGraphLaunch");
-        !status.ok())
+    if (Status status = replay(); !status.ok())
       return status;
     if (Status status = cuCheck(
             cuEventRecord(events[i + 1].get(), stream.get()), "cuEventRecord");
@@ -522,13 +879,9 @@ Status BundleRun::time() {
                     "cuEventElapsedTime");
         !status.ok())
       return status;
-    perRunUs.push_back(double(milliseconds) * 1000.0 / sets);
+    perRunUs.push_back(double(milliseconds) * 1000.0 / double(sets.size()));
   }
-  TimingResult timing = summarizeTimes(std::move(perRunUs));
-  timing.rotationSets = sets;
-  timing.setBytes = setBytes;
-  result.timing = timing;
-  return Status::success();
+  return summarizeTimes(std::move(perRunUs));
 }
 
 //===----------------------------------------------------------------------===//

@@ -8,6 +8,12 @@ Writes results.json (both documents' entries side by side, plus the derived
 columns) and summary.md, and prints the Markdown table last. Either input may
 be missing (a crashed step): its columns then read "-". Exits 1 when any
 bundle failed its check or did not run, so a runner script can pass that on.
+
+When mirage-run timed several launch modes (--modes graph,plain,pdl), the
+table gets a column per extra mode ("ours us" is the first mode's time, the
+graph replay by default). When the results hold a mega-kernel bundle and a
+per-operator bundle of the same program (the same reference function), a
+second table compares them.
 """
 
 import argparse
@@ -19,6 +25,11 @@ COLUMNS = ["bundle", "rel L2 (worst output)", "pass", "ours us", "eager us",
            "eager+graph us", "compile+graph us", "floor us", "ours / eager",
            "ours / best baseline"]
 BASELINE_KEYS = ["eager_us", "eager_graph_us", "compile_graph_us"]
+# mirage-run's timing modes besides the first, each with its column.
+MODE_COLUMNS = [("plain", "ours plain us"), ("pdl", "ours pdl us")]
+PAIR_COLUMNS = ["program", "mega-kernel bundle", "mega-kernel us",
+                "per-operator bundle", "per-operator us", "best mode",
+                "best mode us", "mega / per-op", "mega / best mode"]
 
 
 def load(path):
@@ -51,6 +62,20 @@ def passed(ours):
     return bool(check.get("pass"))
 
 
+def mode_times(ours):
+    """{mode: median us or None} for every mode mirage-run was asked for."""
+    timings = (ours or {}).get("timings") or {}
+    return {mode: (entry or {}).get("median_us") for mode, entry in timings.items()}
+
+
+def hang(ours):
+    """The first mega-kernel hang mirage-run reported, as (text, when), or None."""
+    for mega in (ours or {}).get("megakernels") or []:
+        if mega.get("hang"):
+            return mega["hang"], mega.get("hang_during")
+    return None
+
+
 def ratio(numerator, denominator):
     if numerator is None or not denominator:
         return None
@@ -73,9 +98,50 @@ def summarize(name, ours, base):
         "floor_us": base.get("floor_us"),
         "ours_over_eager": ratio(ours_us, base.get("eager_us")),
         "ours_over_best": ratio(ours_us, min(baselines) if baselines else None),
+        "modes": mode_times(ours),
+        "function": (ours or {}).get("function"),
+        "megakernel": bool((ours or {}).get("megakernels")),
         "mirage_run": ours,
         "baselines": base or None,
     }
+
+
+def best_mode(row):
+    """(mode, us) of the row's fastest timed mode, or (None, None)."""
+    timed = [(us, mode) for mode, us in row["modes"].items() if us is not None]
+    if not timed:
+        return (None, row["ours_us"]) if row["ours_us"] is not None else (None, None)
+    us, mode = min(timed)
+    return mode, us
+
+
+def megakernel_pairs(rows):
+    """Every timed mega-kernel bundle beside every per-operator bundle of the
+    same program (reference function), with the ratios of their times. A
+    mega-kernel that failed is listed under the problems instead."""
+    by_function = {}
+    for row in rows:
+        if row["mirage_run"] is not None and row["function"]:
+            by_function.setdefault(row["function"], []).append(row)
+    pairs = []
+    for function, group in by_function.items():
+        for mega in (r for r in group
+                     if r["megakernel"] and r["ours_us"] is not None):
+            for per_op in (r for r in group if not r["megakernel"]):
+                mode, best_us = best_mode(per_op)
+                pairs.append({
+                    "function": function,
+                    "megakernel": mega["name"],
+                    "per_operator": per_op["name"],
+                    "megakernel_us": mega["ours_us"],
+                    "per_operator_us": per_op["ours_us"],
+                    "per_operator_best_mode": mode,
+                    "per_operator_best_us": best_us,
+                    "megakernel_over_per_operator":
+                        ratio(mega["ours_us"], per_op["ours_us"]),
+                    "megakernel_over_best": ratio(mega["ours_us"], best_us),
+                })
+    return pairs
 
 
 def merge(ours_doc, base_doc):
@@ -83,13 +149,14 @@ def merge(ours_doc, base_doc):
     ours_by_name = {r["name"]: r for r in (ours_doc or {}).get("results", [])}
     base_by_name = {r["name"]: r for r in (base_doc or {}).get("results", [])}
     names = list(ours_by_name) + [n for n in base_by_name if n not in ours_by_name]
+    rows = [summarize(n, ours_by_name.get(n), base_by_name.get(n)) for n in names]
     return {
         "device": {"mirage_run": (ours_doc or {}).get("device"),
                    "baselines": (base_doc or {}).get("device")},
         "copy_bandwidth_bytes_per_s":
             (base_doc or {}).get("copy_bandwidth_bytes_per_s"),
-        "results": [summarize(n, ours_by_name.get(n), base_by_name.get(n))
-                    for n in names],
+        "results": rows,
+        "megakernel_pairs": megakernel_pairs(rows),
     }
 
 
@@ -98,20 +165,51 @@ def fmt(value, spec):
     return "-" if value is None else format(value, spec)
 
 
-def table_row(row):
+def extra_modes(merged):
+    """The modes besides the first that any row was timed (or asked) in."""
+    present = {mode for row in merged["results"] for mode in row["modes"]}
+    first_modes = {next(iter(row["modes"]), None) for row in merged["results"]}
+    return [(mode, column) for mode, column in MODE_COLUMNS
+            if mode in present and not (first_modes == {mode})]
+
+
+def table_row(row, modes=()):
     verdict = {True: "yes", False: "no", None: "-"}[row["pass"]]
     cells = [row["name"], fmt(row["rel_l2"], ".2e"), verdict,
-             fmt(row["ours_us"], ".1f"), fmt(row["eager_us"], ".1f"),
-             fmt(row["eager_graph_us"], ".1f"), fmt(row["compile_graph_us"], ".1f"),
-             fmt(row["floor_us"], ".1f"), fmt(row["ours_over_eager"], ".2f"),
-             fmt(row["ours_over_best"], ".2f")]
+             fmt(row["ours_us"], ".1f")]
+    cells += [fmt(row["modes"].get(mode), ".1f") for mode, _ in modes]
+    cells += [fmt(row["eager_us"], ".1f"),
+              fmt(row["eager_graph_us"], ".1f"), fmt(row["compile_graph_us"], ".1f"),
+              fmt(row["floor_us"], ".1f"), fmt(row["ours_over_eager"], ".2f"),
+              fmt(row["ours_over_best"], ".2f")]
     return "| " + " | ".join(cells) + " |"
 
 
 def markdown_table(merged):
-    lines = ["| " + " | ".join(COLUMNS) + " |",
-             "|" + "|".join(" --- " for _ in COLUMNS) + "|"]
-    lines += [table_row(row) for row in merged["results"]]
+    modes = extra_modes(merged)
+    columns = COLUMNS[:4] + [column for _, column in modes] + COLUMNS[4:]
+    lines = ["| " + " | ".join(columns) + " |",
+             "|" + "|".join(" --- " for _ in columns) + "|"]
+    lines += [table_row(row, modes) for row in merged["results"]]
+    return "\n".join(lines)
+
+
+def pairs_table(merged):
+    """Mega-kernel against per-operator bundles of one program, or ''."""
+    pairs = merged.get("megakernel_pairs") or []
+    if not pairs:
+        return ""
+    lines = ["| " + " | ".join(PAIR_COLUMNS) + " |",
+             "|" + "|".join(" --- " for _ in PAIR_COLUMNS) + "|"]
+    for pair in pairs:
+        cells = [pair["function"], pair["megakernel"],
+                 fmt(pair["megakernel_us"], ".1f"), pair["per_operator"],
+                 fmt(pair["per_operator_us"], ".1f"),
+                 pair["per_operator_best_mode"] or "-",
+                 fmt(pair["per_operator_best_us"], ".1f"),
+                 fmt(pair["megakernel_over_per_operator"], ".2f"),
+                 fmt(pair["megakernel_over_best"], ".2f")]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -120,12 +218,16 @@ def problems(merged, load_errors):
     lines = [f"- {what}: {why}" for what, why in load_errors]
     for row in merged["results"]:
         ours = row["mirage_run"]
+        hung = hang(ours)
         if ours is None:
             lines.append(f"- {row['name']}: not run by mirage-run")
         elif ours.get("error"):
             lines.append(f"- {row['name']}: mirage-run: {ours['error']}")
-        elif row["pass"] is False:
+        elif row["pass"] is False and not hung:
             lines.append(f"- {row['name']}: check failed")
+        if hung:
+            text, during = hung
+            lines.append(f"- {row['name']}: {text} (during {during})")
         for error in (row["baselines"] or {}).get("errors", []):
             lines.append(f"- {row['name']}: baselines: {error}")
     return lines
@@ -151,6 +253,13 @@ def summary_markdown(merged, load_errors):
     """summary.md: device, pass count, table, then the problems found."""
     parts = ["# Mirage GPU test results", "", device_line(merged), "",
              pass_line(merged), "", markdown_table(merged)]
+    pairs = pairs_table(merged)
+    if pairs:
+        parts += ["", "## Mega-kernel against per-operator kernels", "",
+                  "Each program's mega-kernel bundle beside its per-operator "
+                  "bundles: times of the first mode (CUDA graph replays by "
+                  "default), and the per-operator bundle's fastest mode.", "",
+                  pairs]
     found = problems(merged, load_errors)
     if found:
         parts += ["", "## Problems", ""] + found
@@ -189,6 +298,9 @@ def main(argv=None):
         print("Problems:\n" + "\n".join(found) + "\n")
     print(device_line(merged))
     print(pass_line(merged) + "\n")
+    pairs = pairs_table(merged)
+    if pairs:
+        print(pairs + "\n")
     print(markdown_table(merged))
     return 0 if all_passed(merged, ours_doc) else 1
 

@@ -60,6 +60,65 @@ const char *const validManifest = R"({
   "later_field": {"ignored": true}
 })";
 
+/// A valid version 2 manifest: a mega-kernel step (two workers, four tasks,
+/// one event, a task without a kernel) and a launch of a kernel marked pdl.
+const char *const validMegaManifest = R"({
+  "format": "mirage-bundle",
+  "version": 2,
+  "name": "g",
+  "source": "g.mlir",
+  "chip": "sm_90a",
+  "binary": {"ptx": "kernels.ptx"},
+  "kernels": [
+    {"name": "mk", "registers": 128, "pdl": false},
+    {"name": "k0", "pdl": true}
+  ],
+  "buffers": [
+    {"id": 0, "name": "arg0", "role": "input", "dtype": "f16", "shape": [4, 8]},
+    {"id": 1, "name": "tmp0", "role": "intermediate", "dtype": "f16",
+     "shape": [4, 8]},
+    {"id": 2, "name": "view0", "role": "view", "base": 1, "dtype": "f16",
+     "shape": [32]},
+    {"id": 3, "name": "out0", "role": "output", "dtype": "f16", "shape": [32]}
+  ],
+  "inputs": [0],
+  "outputs": [3],
+  "steps": [
+    {"kind": "megakernel", "kernel": "mk", "grid": [2, 1, 1],
+     "block": [128, 1, 1], "dynamic_shared_bytes": 4096,
+     "address_table": [0, 1, 2, 3],
+     "tables": {
+       "tasks": [0, 0, 0, 0, 0, -1, 0, 0,
+                 0, 0, 1, 0, 0, -1, 0, 1,
+                 1, 1, 0, 0, 0, 0, -1, 2,
+                 -1, -1, 0, 0, 0, -1, -1, 4],
+       "queue_starts": [0, 2, 4],
+       "queues": [0, 2, 1, 3],
+       "needed": [2],
+       "operands": [0, 1, 2, 3]},
+     "task_kernels": ["k0_add", "k1_exp"],
+     "deadline_ms": 2000},
+    {"kind": "launch", "kernel": "k0", "grid": [1, 1, 1], "block": [32, 1, 1],
+     "dynamic_shared_bytes": 0, "args": [2, 3]}
+  ],
+  "inputs_generator": {"kind": "uniform", "seed": 1, "low": -1.0, "high": 1.0},
+  "reference": {"file": "reference.bin", "function": "g",
+                "tolerance": {"rel_l2": 0.01}},
+  "program": null
+})";
+
+/// `text` with `from` (which must occur once) replaced by `to`.
+std::string replacedIn(const std::string &text, const std::string &from,
+                       const std::string &to) {
+  std::string result = text;
+  size_t at = result.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  EXPECT_EQ(result.find(from, at + 1), std::string::npos) << from;
+  if (at != std::string::npos)
+    result.replace(at, from.size(), to);
+  return result;
+}
+
 /// validManifest with `from` (which must occur once) replaced by `to`.
 std::string replaced(const std::string &from, const std::string &to) {
   std::string text = validManifest;
@@ -79,6 +138,11 @@ std::string errorOf(const std::string &text) {
 
 std::string errorWith(const std::string &from, const std::string &to) {
   return errorOf(replaced(from, to));
+}
+
+/// The error of validMegaManifest with `from` replaced by `to`.
+std::string megaErrorWith(const std::string &from, const std::string &to) {
+  return errorOf(replacedIn(validMegaManifest, from, to));
 }
 
 TEST(ManifestTest, Valid) {
@@ -155,9 +219,15 @@ TEST(ManifestTest, Header) {
   EXPECT_EQ(errorWith(R"("format": "mirage-bundle")", R"("format": "other")"),
             "manifest.json: format: expected \"mirage-bundle\", found "
             "\"other\"");
-  EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 2)"),
-            "manifest.json: version: unsupported version 2 (this runtime "
-            "reads version 1)");
+  EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 3)"),
+            "manifest.json: version: unsupported version 3 (this runtime "
+            "reads versions 1 and 2)");
+  EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 0)"),
+            "manifest.json: version: unsupported version 0 (this runtime "
+            "reads versions 1 and 2)");
+  EXPECT_EQ(errorWith(R"("version": 1)", R"("version": "2")"),
+            "manifest.json: version: unsupported version \"2\" (this "
+            "runtime reads versions 1 and 2)");
   EXPECT_EQ(errorWith(R"("version": 1,)", ""),
             "manifest.json: missing field \"version\"");
   EXPECT_EQ(errorWith(R"("name": "f",)", R"("name": 3,)"),
@@ -240,7 +310,7 @@ TEST(ManifestTest, InputsAndOutputs) {
 TEST(ManifestTest, Steps) {
   EXPECT_EQ(errorWith(R"("kind": "copy")", R"("kind": "memset")"),
             "manifest.json: steps[1].kind: unknown step kind \"memset\" "
-            "(expected launch or copy)");
+            "(expected launch, copy or megakernel)");
   EXPECT_EQ(errorWith(R"("kernel": "k1")", R"("kernel": "k2")"),
             "manifest.json: steps[2]: kernel \"k2\" is not listed in kernels");
   EXPECT_EQ(errorWith(R"("grid": [2, 1, 1])", R"("grid": [2, 1])"),
@@ -262,6 +332,191 @@ TEST(ManifestTest, Steps) {
             "bytes)");
   EXPECT_EQ(errorWith(R"("steps": [)", R"("steps": 1, "unused": [)"),
             "manifest.json: steps: expected an array, found 1");
+}
+
+TEST(ManifestTest, ValidVersion2) {
+  Expected<Manifest> parsed = parseManifest(validMegaManifest);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  const Manifest &manifest = *parsed;
+  EXPECT_EQ(manifest.version, 2);
+  EXPECT_FALSE(manifest.kernels[0].pdl);
+  EXPECT_TRUE(manifest.kernels[1].pdl);
+  EXPECT_TRUE(manifest.kernel("k0").pdl);
+  ASSERT_EQ(manifest.steps.size(), 2u);
+  const Step &step = manifest.steps[0];
+  EXPECT_EQ(step.kind, Step::Kind::MegaKernel);
+  EXPECT_EQ(step.kernel, "mk");
+  EXPECT_EQ(step.grid, (std::array<uint32_t, 3>{2, 1, 1}));
+  EXPECT_EQ(step.block, (std::array<uint32_t, 3>{128, 1, 1}));
+  EXPECT_EQ(step.dynamicSharedBytes, 4096u);
+  const MegaKernelSpec &mega = step.mega;
+  EXPECT_EQ(mega.addressTable, (std::vector<unsigned>{0, 1, 2, 3}));
+  EXPECT_EQ(mega.taskCount(), 4u);
+  EXPECT_EQ(mega.eventCount(), 1u);
+  EXPECT_EQ(mega.field(1, TaskField::BlockX), 1);
+  EXPECT_EQ(mega.field(2, TaskField::WaitEvent), 0);
+  EXPECT_EQ(mega.field(3, TaskField::Kernel), -1);
+  EXPECT_EQ(mega.field(3, TaskField::FirstOperand), 4);
+  EXPECT_EQ(mega.queueStarts, (std::vector<int32_t>{0, 2, 4}));
+  EXPECT_EQ(mega.queues, (std::vector<int32_t>{0, 2, 1, 3}));
+  EXPECT_EQ(mega.needed, (std::vector<int32_t>{2}));
+  EXPECT_EQ(mega.operands, (std::vector<int32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(mega.taskKernels, (std::vector<std::string>{"k0_add", "k1_exp"}));
+  EXPECT_EQ(mega.deadlineMs, 2000u);
+  EXPECT_EQ(manifest.steps[1].kind, Step::Kind::Launch);
+
+  // Version 1 manifests parse as before, and without pdl marks.
+  Expected<Manifest> old = parseManifest(validManifest);
+  ASSERT_TRUE(old.ok()) << old.message();
+  EXPECT_EQ(old->version, 1);
+  EXPECT_FALSE(old->kernels[0].pdl);
+  // A mega-kernel without tasks or events is still a valid one.
+  Expected<Manifest> empty = parseManifest(
+      replacedIn(replacedIn(replacedIn(validMegaManifest, R"("needed": [2])",
+                                       R"("needed": [])"),
+                            R"("queue_starts": [0, 2, 4],
+       "queues": [0, 2, 1, 3],)",
+                            R"("queue_starts": [0, 0, 0], "queues": [],)"),
+                 R"([0, 0, 0, 0, 0, -1, 0, 0,
+                 0, 0, 1, 0, 0, -1, 0, 1,
+                 1, 1, 0, 0, 0, 0, -1, 2,
+                 -1, -1, 0, 0, 0, -1, -1, 4])",
+                 "[]"));
+  ASSERT_TRUE(empty.ok()) << empty.message();
+  EXPECT_EQ(empty->steps[0].mega.taskCount(), 0u);
+}
+
+TEST(ManifestTest, MegaKernelStep) {
+  EXPECT_EQ(megaErrorWith(R"("version": 2)", R"("version": 1)"),
+            "manifest.json: steps[0].kind: megakernel steps need manifest "
+            "version 2, this is version 1");
+  EXPECT_EQ(megaErrorWith(R"("pdl": true)", R"("pdl": "yes")"),
+            "manifest.json: kernels[1].pdl: expected a boolean, found "
+            "\"yes\"");
+  EXPECT_EQ(megaErrorWith(R"("kernel": "mk")", R"("kernel": "mk2")"),
+            "manifest.json: steps[0]: kernel \"mk2\" is not listed in "
+            "kernels");
+  EXPECT_EQ(megaErrorWith(R"("grid": [2, 1, 1])", R"("grid": [2, 2, 1])"),
+            "manifest.json: steps[0].grid: a mega-kernel's grid is [workers, "
+            "1, 1], found [2, 2, 1]");
+  EXPECT_EQ(megaErrorWith(R"("block": [128, 1, 1])", R"("block": [128, 1, 2])"),
+            "manifest.json: steps[0].block: a mega-kernel's block is "
+            "[threads, 1, 1], found [128, 1, 2]");
+  EXPECT_EQ(megaErrorWith(R"("address_table": [0, 1, 2, 3])",
+                          R"("address_table": [0, 1, 2, 7])"),
+            "manifest.json: steps[0].address_table[3]: buffer 7 does not "
+            "exist");
+  EXPECT_EQ(megaErrorWith(R"("address_table": [0, 1, 2, 3],)", ""),
+            "manifest.json: steps[0]: missing field \"address_table\"");
+  EXPECT_EQ(megaErrorWith(R"(["k0_add", "k1_exp"])", R"(["k0_add", 3])"),
+            "manifest.json: steps[0].task_kernels[1]: expected a string, "
+            "found 3");
+  EXPECT_EQ(megaErrorWith(R"("deadline_ms": 2000)", R"("deadline_ms": -1)"),
+            "manifest.json: steps[0].deadline_ms: expected an integer in [0, "
+            "9223372036854], found -1");
+  EXPECT_EQ(megaErrorWith(R"("tables": {)", R"("tables": 1, "unused": {)"),
+            "manifest.json: steps[0].tables: expected an object, found 1");
+  EXPECT_EQ(megaErrorWith(R"("operands": [0, 1, 2, 3]})", R"("ops": []})"),
+            "manifest.json: steps[0].tables: missing field \"operands\"");
+  EXPECT_EQ(megaErrorWith(R"("needed": [2])", R"("needed": [-2])"),
+            "manifest.json: steps[0].tables.needed[0]: expected an integer "
+            "in [0, 2147483647], found -2");
+  EXPECT_EQ(megaErrorWith(R"("queues": [0, 2, 1, 3])",
+                          R"("queues": [2147483648, 2, 1, 3])"),
+            "manifest.json: steps[0].tables.queues[0]: expected an integer "
+            "in [-2147483648, 2147483647], found 2147483648");
+}
+
+TEST(ManifestTest, MegaKernelTables) {
+  EXPECT_EQ(megaErrorWith("-1, -1, 0, 0, 0, -1, -1, 4]", "-1, -1, 0]"),
+            "manifest.json: steps[0].tables.tasks: has 27 entries, not a "
+            "multiple of 8 (one record per task)");
+  EXPECT_EQ(megaErrorWith(R"("queue_starts": [0, 2, 4])",
+                          R"("queue_starts": [0, 4])"),
+            "manifest.json: steps[0].tables.queue_starts: has 2 entries, "
+            "expected 3 (workers + 1)");
+  EXPECT_EQ(megaErrorWith(R"("queue_starts": [0, 2, 4])",
+                          R"("queue_starts": [1, 2, 4])"),
+            "manifest.json: steps[0].tables.queue_starts[0]: is 1, expected "
+            "0");
+  EXPECT_EQ(megaErrorWith(R"("queue_starts": [0, 2, 4])",
+                          R"("queue_starts": [0, 5, 4])"),
+            "manifest.json: steps[0].tables.queue_starts[2]: is 4, below the "
+            "entry before it (5; queue starts never decrease)");
+  EXPECT_EQ(megaErrorWith(R"("queue_starts": [0, 2, 4])",
+                          R"("queue_starts": [0, 2, 3])"),
+            "manifest.json: steps[0].tables.queue_starts[2]: is 3, expected 4 "
+            "(the length of queues)");
+  EXPECT_EQ(
+      megaErrorWith(R"("queues": [0, 2, 1, 3])", R"("queues": [0, 2, 1, 4])"),
+      "manifest.json: steps[0].tables.queues[3]: task 4 does not exist "
+      "(4 tasks)");
+  EXPECT_EQ(
+      megaErrorWith(R"("queues": [0, 2, 1, 3])", R"("queues": [0, 2, 1, -1])"),
+      "manifest.json: steps[0].tables.queues[3]: task -1 does not "
+      "exist (4 tasks)");
+  EXPECT_EQ(
+      megaErrorWith(R"("queues": [0, 2, 1, 3])", R"("queues": [0, 2, 1, 0])"),
+      "manifest.json: steps[0].tables.queues[3]: task 0 is queued twice "
+      "(also at queues[0])");
+  EXPECT_EQ(megaErrorWith(R"("queue_starts": [0, 2, 4],
+       "queues": [0, 2, 1, 3],)",
+                          R"("queue_starts": [0, 2, 3],
+       "queues": [0, 2, 1],)"),
+            "manifest.json: steps[0].tables.queues: task 3 is in no queue");
+  EXPECT_EQ(megaErrorWith(R"("operands": [0, 1, 2, 3])",
+                          R"("operands": [0, 1, 2, 4])"),
+            "manifest.json: steps[0].tables.operands[3]: 4 is not an entry of "
+            "the address table (4 entries)");
+  EXPECT_EQ(megaErrorWith(R"("operands": [0, 1, 2, 3])",
+                          R"("operands": [0, -1, 2, 3])"),
+            "manifest.json: steps[0].tables.operands[1]: -1 is not an entry "
+            "of the address table (4 entries)");
+}
+
+TEST(ManifestTest, MegaKernelTaskRecords) {
+  // Task 0 is "0, 0, 0, 0, 0, -1, 0, 0", task 2 "1, 1, 0, 0, 0, 0, -1, 2".
+  const std::string task0 = "[0, 0, 0, 0, 0, -1, 0, 0,";
+  const std::string task2 = "1, 1, 0, 0, 0, 0, -1, 2,";
+  EXPECT_EQ(megaErrorWith(task0, "[-2, 0, 0, 0, 0, -1, 0, 0,"),
+            "manifest.json: steps[0].tables.tasks[0]: task 0: body is -2, "
+            "expected -1 or more");
+  EXPECT_EQ(megaErrorWith(task2, "1, 2, 0, 0, 0, 0, -1, 2,"),
+            "manifest.json: steps[0].tables.tasks[17]: task 2: kernel is 2, "
+            "expected -1 or an index of task_kernels in [0, 2)");
+  EXPECT_EQ(megaErrorWith(task2, "1, -3, 0, 0, 0, 0, -1, 2,"),
+            "manifest.json: steps[0].tables.tasks[17]: task 2: kernel is -3, "
+            "expected -1 or an index of task_kernels in [0, 2)");
+  EXPECT_EQ(megaErrorWith(task0, "[0, 0, -1, 0, 0, -1, 0, 0,"),
+            "manifest.json: steps[0].tables.tasks[2]: task 0: block_x is -1, "
+            "expected a non-negative coordinate");
+  EXPECT_EQ(megaErrorWith(task0, "[0, 0, 0, -1, 0, -1, 0, 0,"),
+            "manifest.json: steps[0].tables.tasks[3]: task 0: block_y is -1, "
+            "expected a non-negative coordinate");
+  EXPECT_EQ(megaErrorWith(task0, "[0, 0, 0, 0, -1, -1, 0, 0,"),
+            "manifest.json: steps[0].tables.tasks[4]: task 0: block_z is -1, "
+            "expected a non-negative coordinate");
+  EXPECT_EQ(megaErrorWith(task2, "1, 1, 0, 0, 0, 1, -1, 2,"),
+            "manifest.json: steps[0].tables.tasks[21]: task 2: wait_event is "
+            "1, expected -1 or an event in [0, 1)");
+  EXPECT_EQ(megaErrorWith(task2, "1, 1, 0, 0, 0, 0, -2, 2,"),
+            "manifest.json: steps[0].tables.tasks[22]: task 2: "
+            "trigger_event is -2, expected -1 or an event in [0, 1)");
+  EXPECT_EQ(megaErrorWith(task0, "[0, 0, 0, 0, 0, -1, 1, 0,"),
+            "manifest.json: steps[0].tables.tasks[6]: task 0: "
+            "trigger_event is 1, expected -1 or an event in [0, 1)");
+  // A task with a body must point into the operand table; one without may
+  // point at its end.
+  EXPECT_EQ(megaErrorWith(task2, "1, 1, 0, 0, 0, 0, -1, 4,"),
+            "manifest.json: steps[0].tables.tasks[23]: task 2: "
+            "first_operand is 4, expected an index of operands in [0, 4)");
+  EXPECT_EQ(megaErrorWith("-1, -1, 0, 0, 0, -1, -1, 4]",
+                          "-1, -1, 0, 0, 0, -1, -1, 5]"),
+            "manifest.json: steps[0].tables.tasks[31]: task 3: "
+            "first_operand is 5, expected an index of operands in [0, 5)");
+  EXPECT_EQ(megaErrorWith(task0, "[0, 0, 0, 0, 0, -1, 0, -1,"),
+            "manifest.json: steps[0].tables.tasks[7]: task 0: "
+            "first_operand is -1, expected an index of operands in [0, 4)");
 }
 
 TEST(ManifestTest, GeneratorAndReference) {

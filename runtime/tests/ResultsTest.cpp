@@ -167,6 +167,128 @@ TEST(ResultsTest, BundleJson) {
             R"("kernels":null})");
 }
 
+TEST(ResultsTest, TimingModes) {
+  EXPECT_EQ(parseTimingMode("graph"), TimingMode::Graph);
+  EXPECT_EQ(parseTimingMode("plain"), TimingMode::Plain);
+  EXPECT_EQ(parseTimingMode("pdl"), TimingMode::Pdl);
+  EXPECT_EQ(parseTimingMode("Graph"), std::nullopt);
+  EXPECT_STREQ(timingModeName(TimingMode::Pdl), "pdl");
+
+  Expected<std::vector<TimingMode>> all = parseTimingModes("graph,plain,pdl");
+  ASSERT_TRUE(all.ok()) << all.message();
+  EXPECT_EQ(*all, (std::vector<TimingMode>{TimingMode::Graph, TimingMode::Plain,
+                                           TimingMode::Pdl}));
+  Expected<std::vector<TimingMode>> one = parseTimingModes("plain");
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(*one, std::vector<TimingMode>{TimingMode::Plain});
+
+  EXPECT_EQ(parseTimingModes("graph,eager").message(),
+            "unknown timing mode \"eager\" (expected graph, plain or pdl)");
+  EXPECT_EQ(parseTimingModes("").message(),
+            "unknown timing mode \"\" (expected graph, plain or pdl)");
+  EXPECT_EQ(parseTimingModes("graph,").message(),
+            "unknown timing mode \"\" (expected graph, plain or pdl)");
+  EXPECT_EQ(parseTimingModes("pdl,graph,pdl").message(),
+            "timing mode \"pdl\" is listed twice");
+}
+
+/// passingResult timed in three modes, pdl skipped.
+BundleResult timedInModes() {
+  BundleResult result = passingResult();
+  ModeTiming graph{TimingMode::Graph, result.timing, {}, {}};
+  TimingResult plainTiming = summarizeTimes({15, 14});
+  plainTiming.rotationSets = 8;
+  plainTiming.setBytes = 1024;
+  ModeTiming plain{TimingMode::Plain, plainTiming, {}, {}};
+  ModeTiming pdl{
+      TimingMode::Pdl, {}, std::string("kernel \"k0\" is not marked"), {}};
+  result.timings = {graph, plain, pdl};
+  return result;
+}
+
+TEST(ResultsTest, ModeTimingsJson) {
+  JsonValue json = toJson(timedInModes());
+  // The first mode stays under "timing", as before.
+  EXPECT_EQ(writeJson(*json.get("timing"), 0),
+            R"({"median_us":11,"min_us":10,"mean_us":11,"replays":3,)"
+            R"("rotation_sets":8,"set_bytes":1024})");
+  EXPECT_EQ(writeJson(*json.get("timings"), 0),
+            R"({"graph":{"median_us":11,"min_us":10,"mean_us":11,"replays":3,)"
+            R"("rotation_sets":8,"set_bytes":1024},)"
+            R"("plain":{"median_us":14.5,"min_us":14,"mean_us":14.5,)"
+            R"("replays":2,"rotation_sets":8,"set_bytes":1024},)"
+            R"("pdl":{"skipped":"kernel \"k0\" is not marked"}})");
+  EXPECT_EQ(summaryLine(timedInModes()),
+            "f: PASS rel_l2 0.00125 (tolerance 0.01) median 11.00 us (graph "
+            "11.00, plain 14.50, pdl skipped)");
+
+  BundleResult failedMode = timedInModes();
+  failedMode.timings[2].skipped.reset();
+  failedMode.timings[2].error = "cuLaunchKernelEx failed";
+  EXPECT_EQ(writeJson(*toJson(failedMode).get("timings")->get("pdl"), 0),
+            R"({"error":"cuLaunchKernelEx failed"})");
+  EXPECT_NE(summaryLine(failedMode).find("pdl failed)"), std::string::npos);
+
+  // One mode: the line reads as before.
+  BundleResult single = passingResult();
+  single.timings = {ModeTiming{TimingMode::Graph, single.timing, {}, {}}};
+  EXPECT_EQ(summaryLine(single),
+            "f: PASS rel_l2 0.00125 (tolerance 0.01) median 11.00 us");
+}
+
+MegaKernelResult megaKernel() {
+  MegaKernelResult mega;
+  mega.step = 0;
+  mega.kernel = "g_megakernel";
+  mega.workers = 132;
+  mega.threads = 128;
+  mega.tasks = 812;
+  mega.events = 97;
+  mega.deadlineMs = 2000;
+  return mega;
+}
+
+TEST(ResultsTest, MegaKernelJson) {
+  BundleResult result = passingResult();
+  result.function = "g";
+  result.megaKernels = {megaKernel()};
+  EXPECT_TRUE(result.ok());
+  EXPECT_EQ(result.hang(), nullptr);
+  JsonValue json = toJson(result);
+  EXPECT_EQ(json.get("function")->getString(), "g");
+  EXPECT_EQ(writeJson(*json.get("megakernels"), 0),
+            R"([{"step":0,"kernel":"g_megakernel","workers":132,)"
+            R"("threads":128,"tasks":812,"events":97,"deadline_ms":2000}])");
+  EXPECT_EQ(summaryLine(result),
+            "f: PASS rel_l2 0.00125 (tolerance 0.01) median 11.00 us");
+
+  // A hang fails the bundle even when its outputs happen to pass.
+  MegaKernelResult &mega = result.megaKernels[0];
+  mega.hang = "mega-kernel hang: task 812 (k5_matmul, block [3, 0, 0]) on "
+              "worker 17 waited more than 2000 ms on event 97: 3 of 4 "
+              "triggers this run";
+  mega.hangDuring = "graph timing";
+  mega.hangState = {5, 0, 1, 812, 97, 23, 24, 17, 2000000000};
+  EXPECT_FALSE(result.ok());
+  EXPECT_EQ(result.hang(), &result.megaKernels[0]);
+  json = toJson(result);
+  EXPECT_FALSE(json.get("ok")->getBool());
+  const JsonValue &entry = json.get("megakernels")->getArray()[0];
+  EXPECT_EQ(entry.get("hang")->getString(), *mega.hang);
+  EXPECT_EQ(entry.get("hang_during")->getString(), "graph timing");
+  EXPECT_EQ(writeJson(*entry.get("hang_state"), 0),
+            "[5,0,1,812,97,23,24,17,2000000000]");
+  EXPECT_EQ(summaryLine(result),
+            "f: HANG rel_l2 0.00125 (tolerance 0.01) median 11.00 us: "
+            "mega-kernel hang: task 812 (k5_matmul, block [3, 0, 0]) on "
+            "worker 17 waited more than 2000 ms on event 97: 3 of 4 triggers "
+            "this run (during graph timing)");
+
+  result.check.reset();
+  result.timing.reset();
+  EXPECT_EQ(summaryLine(result).substr(0, 17), "f: HANG: mega-ker");
+}
+
 TEST(ResultsTest, DeviceJson) {
   DeviceInfo device;
   device.name = "NVIDIA H100 80GB HBM3";

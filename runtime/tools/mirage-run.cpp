@@ -39,8 +39,14 @@ static const char *const usage =
     "                     the reference check is skipped)\n"
     "  --no-check         do not compare with the reference\n"
     "  --no-time          do not time\n"
-    "  --warmup N         graph replays before timing (default 3)\n"
-    "  --replays N        timed graph replays (default 20)\n"
+    "  --warmup N         replays before timing (default 3)\n"
+    "  --replays N        timed replays (default 20)\n"
+    "  --modes LIST       how to launch the timed runs, timed in turn:\n"
+    "                     graph (a CUDA graph), plain (stream launches),\n"
+    "                     pdl (a CUDA graph with programmatic dependent\n"
+    "                     launch); default graph\n"
+    "  --deadline-ms N    mega-kernels: abandon a run whose wait takes\n"
+    "                     longer (0: never; default: the manifest's)\n"
     "  --json FILE        write the results there (default: stdout)\n"
     "  --dump-outputs DIR write output k to DIR/<bundle name>/output<k>.bin\n";
 
@@ -121,6 +127,22 @@ Expected<Options> parseArguments(int argc, char **argv) {
       status = number(options.run.replays);
       if (status.ok() && options.run.replays == 0)
         status = Status::error("--replays must be at least 1");
+    } else if (name == "--modes") {
+      status = takeValue();
+      if (status.ok()) {
+        Expected<std::vector<TimingMode>> modes = parseTimingModes(value);
+        if (modes)
+          options.run.modes = std::move(*modes);
+        else
+          status = Status::error("--modes: " + modes.message());
+      }
+    } else if (name == "--deadline-ms") {
+      uint64_t deadline = 0;
+      status = number(deadline);
+      // Nanoseconds must fit the kernel's 64-bit deadline word.
+      if (status.ok() && deadline > UINT64_MAX / 1000000)
+        status = Status::error("--deadline-ms: " + value + " is too large");
+      options.run.deadlineMs = deadline;
     } else if (name == "--json") {
       status = takeValue();
       options.jsonFile = value;

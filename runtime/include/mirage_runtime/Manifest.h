@@ -2,9 +2,9 @@
 //
 // Part of the Mirage MLIR project.
 //
-// manifest.json, version 1 (docs/Bundle.md), parsed and validated: a
+// manifest.json, versions 1 and 2 (docs/Bundle.md), parsed and validated: a
 // Manifest that parseManifest returns is consistent (ids, roles, views,
-// steps), so the runner needs no checks of its own.
+// steps, a mega-kernel's tables), so the runner needs no checks of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,8 +25,10 @@
 
 namespace mirage::runtime {
 
-/// The manifest version this runtime reads.
-constexpr int64_t manifestVersion = 1;
+/// The manifest versions this runtime reads: 1, and 2 (mega-kernel steps,
+/// kernels marked for programmatic dependent launch).
+constexpr int64_t oldestManifestVersion = 1;
+constexpr int64_t manifestVersion = 2;
 
 enum class BufferRole { Input, Output, Intermediate, View };
 
@@ -50,18 +52,67 @@ struct KernelSpec {
   std::optional<int64_t> registers;
   std::optional<int64_t> spillBytes;
   std::optional<int64_t> staticSharedBytes;
+  /// Version 2: the kernel starts with griddepcontrol.wait, so it may be
+  /// launched with programmatic dependent launch.
+  bool pdl = false;
+};
+
+/// The fields of a task record in a mega-kernel's task table, in order.
+enum class TaskField : unsigned {
+  Body,
+  Kernel,
+  BlockX,
+  BlockY,
+  BlockZ,
+  WaitEvent,
+  TriggerEvent,
+  FirstOperand
+};
+constexpr unsigned taskFields = 8;
+
+/// What a mega-kernel step adds to a launch (version 2): the tables its
+/// persistent kernel reads. Validated: every index is in range and every
+/// task is in exactly one queue.
+struct MegaKernelSpec {
+  /// Buffer ids; the kernel's argument 0 holds their device addresses.
+  std::vector<unsigned> addressTable;
+  /// taskFields int32 per task (TaskField order).
+  std::vector<int32_t> tasks;
+  /// workers + 1 entries: worker w runs queues[queueStarts[w] ..
+  /// queueStarts[w + 1]).
+  std::vector<int32_t> queueStarts;
+  std::vector<int32_t> queues;
+  /// Per event, its trigger count in one run.
+  std::vector<int32_t> needed;
+  /// Indices into the address table.
+  std::vector<int32_t> operands;
+  /// The task-graph kernels by kernel index, for messages.
+  std::vector<std::string> taskKernels;
+  /// A wait longer than this aborts the run; 0: no limit.
+  uint64_t deadlineMs = 0;
+
+  size_t taskCount() const { return tasks.size() / taskFields; }
+  size_t eventCount() const { return needed.size(); }
+  int32_t field(size_t task, TaskField which) const {
+    return tasks[task * taskFields + unsigned(which)];
+  }
 };
 
 struct Step {
-  enum class Kind { Launch, Copy };
+  enum class Kind { Launch, Copy, MegaKernel };
   Kind kind = Kind::Launch;
 
-  // Launch.
+  // Launch and MegaKernel (whose grid is [workers, 1, 1] and block
+  // [threads, 1, 1]).
   std::string kernel;
   std::array<uint32_t, 3> grid{};
   std::array<uint32_t, 3> block{};
   uint32_t dynamicSharedBytes = 0;
+  /// Launch: one device pointer per buffer id.
   std::vector<unsigned> args;
+
+  // MegaKernel.
+  MegaKernelSpec mega;
 
   // Copy.
   unsigned src = 0;
@@ -76,6 +127,7 @@ struct ReferenceSpec {
 };
 
 struct Manifest {
+  int64_t version = manifestVersion;
   std::string name;
   std::string source;
   std::string chip;
@@ -95,6 +147,8 @@ struct Manifest {
   unsigned storageOf(unsigned id) const;
   /// The number of float64 values in reference.bin (all outputs).
   uint64_t referenceElements() const;
+  /// The kernel named `name`; it must exist (steps name listed kernels).
+  const KernelSpec &kernel(const std::string &name) const;
 };
 
 /// Parses and validates the text of a manifest. Messages start with

@@ -14,10 +14,12 @@
 
 #include "mirage_runtime/DType.h"
 #include "mirage_runtime/Json.h"
+#include "mirage_runtime/Status.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mirage::runtime {
@@ -67,6 +69,52 @@ struct TimingResult {
 /// not be empty. The median of an even count is the mean of the middle two.
 TimingResult summarizeTimes(std::vector<double> perRunUs);
 
+/// How the timed runs are launched (runtime/README.md, "Timing").
+enum class TimingMode {
+  /// A CUDA graph of the steps for every buffer set, replayed.
+  Graph,
+  /// The steps enqueued on the stream again for every replay.
+  Plain,
+  /// Like Graph, captured from launches that allow programmatic dependent
+  /// launch (kernels marked "pdl" only).
+  Pdl
+};
+
+const char *timingModeName(TimingMode mode);
+std::optional<TimingMode> parseTimingMode(std::string_view name);
+/// A comma-separated list of mode names ("graph,plain,pdl"): at least one,
+/// none twice.
+Expected<std::vector<TimingMode>> parseTimingModes(std::string_view list);
+
+/// One timing mode's outcome: its times, or why it was not timed, or what
+/// went wrong.
+struct ModeTiming {
+  TimingMode mode = TimingMode::Graph;
+  std::optional<TimingResult> timing;
+  std::optional<std::string> skipped;
+  std::optional<std::string> error;
+};
+
+/// A mega-kernel step of a bundle, and the first wait that ran past its
+/// deadline, if one did.
+struct MegaKernelResult {
+  unsigned step = 0;
+  std::string kernel;
+  uint64_t workers = 0;
+  uint64_t threads = 0;
+  uint64_t tasks = 0;
+  uint64_t events = 0;
+  /// The deadline in effect (0: none).
+  uint64_t deadlineMs = 0;
+  /// "mega-kernel hang: task 812 (k5_matmul, block [3, 0, 0]) on worker 17
+  /// waited more than 2000 ms on event 97: 3 of 4 triggers this run".
+  std::optional<std::string> hang;
+  /// When: "the checked run", "graph timing", ...
+  std::string hangDuring;
+  /// The raw state words read back after the hang (MegaKernelState order).
+  std::vector<uint64_t> hangState;
+};
+
 struct CheckResult {
   /// Why no comparison was made, when none was.
   std::optional<std::string> skipped;
@@ -96,12 +144,30 @@ struct BundleResult {
   /// "cubin" or "ptx": what was loaded.
   std::string binary;
   std::optional<CheckResult> check;
+  /// The first timing mode that produced times (graph unless the modes
+  /// say otherwise).
   std::optional<TimingResult> timing;
+  /// Every requested timing mode, in the order requested; empty when
+  /// timing was off.
+  std::vector<ModeTiming> timings;
+  /// The mega-kernel steps, in step order (version 2 bundles).
+  std::vector<MegaKernelResult> megaKernels;
+  /// The reference's `function`: bundles of one program share it.
+  std::string function;
   /// The manifest's "kernels", copied.
   JsonValue kernels;
 
+  /// The description of the first mega-kernel hang, or null.
+  const MegaKernelResult *hang() const {
+    for (const MegaKernelResult &mega : megaKernels)
+      if (mega.hang)
+        return &mega;
+    return nullptr;
+  }
+
   bool ok() const {
-    return error.empty() && (!check || check->skipped || check->pass);
+    return error.empty() && !hang() &&
+           (!check || check->skipped || check->pass);
   }
 };
 
@@ -113,7 +179,8 @@ BundleResult makeBundleResult(const std::string &bundleDir,
 JsonValue toJson(const DeviceInfo &device);
 JsonValue toJson(const BundleResult &result);
 
-/// One line for people: name, PASS/FAIL/ERROR, worst rel_l2, median time.
+/// One line for people: name, PASS/FAIL/HANG/ERROR, worst rel_l2, median
+/// time (and the other modes' medians).
 std::string summaryLine(const BundleResult &result);
 
 } // namespace mirage::runtime

@@ -5,7 +5,13 @@
 // Loads bundles (docs/Bundle.md) and runs them through the CUDA driver API:
 // one checked run compared with the float64 reference, then the project's
 // timing method (a CUDA graph replayed over rotating buffer sets so that
-// every run starts with its data out of L2). A failing bundle is reported in
+// every run starts with its data out of L2; optionally also plain stream
+// launches and a graph with programmatic dependent launch). Mega-kernel
+// steps get their tables, counters and state once per bundle, are refused
+// when their workers cannot all be resident, and have their state read
+// after the checked run and after each timing mode: a wait past the
+// deadline fails the bundle with a description of the wait. A failing
+// bundle is reported in
 // its BundleResult and the runner goes on, except after a failure that loses
 // the CUDA context (a fault in a kernel): CUDA cannot recover from that
 // within the process, so mirage-run then carries on in a new process.
@@ -22,6 +28,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 // cuda.h's handle type, declared here so that users need not include cuda.h.
 struct CUctx_st;
@@ -41,6 +48,12 @@ struct RunOptions {
   unsigned replays = 20;
   /// Write output k to `dumpDir`/<bundle name>/output<k>.bin.
   std::string dumpDir;
+  /// How to launch the timed runs, each timed in turn; the first one that
+  /// produces times gives BundleResult::timing.
+  std::vector<TimingMode> modes = {TimingMode::Graph};
+  /// Mega-kernels: abandon a run when a wait takes longer than this many
+  /// milliseconds (0: never), instead of the manifest's deadline_ms.
+  std::optional<uint64_t> deadlineMs;
 };
 
 class Runner {

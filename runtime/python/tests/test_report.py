@@ -140,3 +140,111 @@ def test_main_with_missing_baselines(tmp_path, capsys):
     assert status == 0
     assert "| a | 3.00e-04 | yes | 10.0 | - | - | - | - | - | - |" in \
         capsys.readouterr().out
+
+
+def timing(median):
+    return {"median_us": median, "min_us": median, "mean_us": median,
+            "replays": 20, "rotation_sets": 2, "set_bytes": 64}
+
+
+# A per-operator bundle timed in three modes and a mega-kernel bundle of the
+# same program, plus a mega-kernel of another program that hung.
+MODES = {
+    "device": {"name": "NVIDIA H100 80GB HBM3"},
+    "results": [
+        {"name": "f_ops", "ok": True, "function": "f",
+         "check": {"pass": True, "tolerance": 0.01, "outputs": [
+             {"buffer": 1, "elements": 8, "rel_l2": 1e-4, "max_abs": 1e-3,
+              "nonfinite": 0, "unwritten": 0}]},
+         "timing": timing(20.0),
+         "timings": {"graph": timing(20.0), "plain": timing(30.0),
+                     "pdl": timing(16.0)},
+         "kernels": []},
+        {"name": "f_mega", "ok": True, "function": "f",
+         "check": {"pass": True, "tolerance": 0.01, "outputs": [
+             {"buffer": 1, "elements": 8, "rel_l2": 2e-4, "max_abs": 1e-3,
+              "nonfinite": 0, "unwritten": 0}]},
+         "timing": timing(12.0),
+         "timings": {"graph": timing(12.0), "plain": timing(13.0),
+                     "pdl": {"skipped": "the bundle has no launch steps"}},
+         "megakernels": [{"step": 0, "kernel": "f_mk", "workers": 132,
+                          "threads": 128, "tasks": 800, "events": 90,
+                          "deadline_ms": 2000}],
+         "kernels": []},
+        {"name": "g_mega", "ok": False, "function": "g",
+         "check": {"pass": False, "tolerance": 0.01, "outputs": [
+             {"buffer": 1, "elements": 8, "rel_l2": 1.0, "max_abs": 1.0,
+              "nonfinite": 0, "unwritten": 8}]},
+         "timings": {"graph": {"skipped": "a mega-kernel hung in the checked run"},
+                     "plain": {"skipped": "a mega-kernel hung in the checked run"},
+                     "pdl": {"skipped": "a mega-kernel hung in the checked run"}},
+         "megakernels": [{"step": 0, "kernel": "g_mk", "workers": 132,
+                          "threads": 128, "tasks": 800, "events": 90,
+                          "deadline_ms": 2000,
+                          "hang": "mega-kernel hang: task 812 (k5_matmul, "
+                                  "block [3, 0, 0]) on worker 17 waited more "
+                                  "than 2000 ms on event 97: 3 of 4 triggers "
+                                  "this run",
+                          "hang_during": "the checked run",
+                          "hang_state": [0, 0, 1, 812, 97, 3, 4, 17, 2000000000]}],
+         "kernels": []},
+    ],
+}
+
+
+def test_mode_columns():
+    merged = mr.merge(MODES, None)
+    rows = rows_by_name(merged)
+    assert rows["f_ops"]["modes"] == {"graph": 20.0, "plain": 30.0, "pdl": 16.0}
+    assert rows["f_mega"]["modes"]["pdl"] is None
+    assert rows["f_mega"]["megakernel"] and not rows["f_ops"]["megakernel"]
+    table = mr.markdown_table(merged).splitlines()
+    assert table[0].startswith("| bundle | rel L2 (worst output) | pass | ours us"
+                               " | ours plain us | ours pdl us | eager us |")
+    assert table[2].startswith("| f_ops | 1.00e-04 | yes | 20.0 | 30.0 | 16.0 | - |")
+    assert table[3].startswith("| f_mega | 2.00e-04 | yes | 12.0 | 13.0 | - | - |")
+    assert table[4].startswith("| g_mega | 1.00e+00 | no | - | - | - | - |")
+
+
+def test_no_mode_columns_for_the_first_mode_alone():
+    only_plain = {"results": [{"name": "a", "ok": True, "timing": timing(5.0),
+                               "timings": {"plain": timing(5.0)}}]}
+    header = mr.markdown_table(mr.merge(only_plain, None)).splitlines()[0]
+    assert "ours plain us" not in header and "| ours us |" in header
+
+
+def test_megakernel_pairs():
+    merged = mr.merge(MODES, None)
+    assert merged["megakernel_pairs"] == [{
+        "function": "f", "megakernel": "f_mega", "per_operator": "f_ops",
+        "megakernel_us": 12.0, "per_operator_us": 20.0,
+        "per_operator_best_mode": "pdl", "per_operator_best_us": 16.0,
+        "megakernel_over_per_operator": 0.6, "megakernel_over_best": 0.75}]
+    table = mr.pairs_table(merged).splitlines()
+    assert table[0] == ("| program | mega-kernel bundle | mega-kernel us"
+                        " | per-operator bundle | per-operator us | best mode"
+                        " | best mode us | mega / per-op | mega / best mode |")
+    assert table[2] == "| f | f_mega | 12.0 | f_ops | 20.0 | pdl | 16.0 | 0.60 | 0.75 |"
+    # A mega-kernel with no time (here, one that hung) is not paired.
+    hung_f = json.loads(json.dumps(MODES))
+    hung_f["results"][2]["function"] = "f"
+    assert [p["megakernel"] for p in mr.merge(hung_f, None)["megakernel_pairs"]] \
+        == ["f_mega"]
+    # Nothing to pair: no table.
+    assert mr.pairs_table(mr.merge(OURS, BASE)) == ""
+    assert mr.merge(OURS, BASE)["megakernel_pairs"] == []
+
+
+def test_hangs_are_problems(tmp_path, capsys):
+    found = "\n".join(mr.problems(mr.merge(MODES, None), []))
+    assert ("g_mega: mega-kernel hang: task 812 (k5_matmul, block [3, 0, 0]) on "
+            "worker 17 waited more than 2000 ms on event 97: 3 of 4 triggers "
+            "this run (during the checked run)") in found
+    assert "g_mega: check failed" not in found
+    status = run_main(tmp_path, write(tmp_path, "ours.json", MODES), None)
+    assert status == 1
+    out = capsys.readouterr().out
+    assert "| f | f_mega | 12.0 | f_ops |" in out
+    assert out.rstrip().splitlines()[-1].startswith("| g_mega |")
+    summary = (tmp_path / "summary.md").read_text()
+    assert "## Mega-kernel against per-operator kernels" in summary

@@ -1,0 +1,102 @@
+//===- MegaKernel.h - Running mega-kernels, the device-free part -*- C++
+//-*-===//
+//
+// Part of the Mirage MLIR project.
+//
+// A mega-kernel step (manifest version 2, docs/Bundle.md) launches one
+// persistent kernel whose CTAs ("workers") each run a static queue of tasks,
+// waiting on event counters in device memory. This header holds what the
+// runner needs about it that involves no GPU, so that tests cover it: the
+// layout of the kernel's state words, the words as messages (a wait that ran
+// past its deadline; a grid that cannot be resident), the deadline in the
+// kernel's units, and which steps programmatic dependent launch may apply
+// to.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_RUNTIME_MEGAKERNEL_H
+#define MIRAGE_RUNTIME_MEGAKERNEL_H
+
+#include "mirage_runtime/Manifest.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mirage::runtime {
+
+/// The kernel's parameters, in order; each is one device pointer.
+enum MegaKernelParam : unsigned {
+  /// u64 per address_table entry: its buffer's device address.
+  AddressTableParam,
+  TasksParam,
+  QueueStartsParam,
+  QueuesParam,
+  NeededParam,
+  /// u64 per event: triggers so far, over all runs (never reset).
+  CountersParam,
+  OperandsParam,
+  /// u64[megaKernelStateWords] (StateWord order).
+  StateParam,
+  megaKernelParams
+};
+
+/// The words of the kernel's state buffer. It persists across runs like the
+/// counters: a wait of run `Epoch` needs counter >= (Epoch + 1) * needed.
+enum StateWord : unsigned {
+  /// Runs completed.
+  Epoch,
+  /// Workers done with the current run.
+  Finished,
+  /// Nonzero once a wait ran past the deadline; the next five describe the
+  /// first such wait.
+  Failed,
+  FailedTask,
+  FailedEvent,
+  /// The raw counter value the wait saw, and the value it waited for.
+  FailedCount,
+  FailedTarget,
+  FailedWorker,
+  /// Nanoseconds a wait may take (0: no limit), written by the runtime.
+  Deadline,
+  megaKernelStateWords
+};
+
+using MegaKernelState = std::array<uint64_t, megaKernelStateWords>;
+
+/// The Deadline word for a deadline in milliseconds.
+inline uint64_t deadlineNanoseconds(uint64_t milliseconds) {
+  return milliseconds * 1000000;
+}
+
+/// The hang that `state` records for mega-kernel `step`: "mega-kernel hang:
+/// task 812 (k5_matmul, block [3, 0, 0]) on worker 17 waited more than
+/// 2000 ms on event 97: 3 of 4 triggers this run". Words out of range (the
+/// state of another kernel) are shown raw rather than trusted.
+std::string describeHang(const Step &step, const MegaKernelState &state,
+                         uint64_t deadlineMs);
+
+/// Why a mega-kernel of `workers` CTAs cannot run when only `perSM` fit on
+/// each of `smCount` SMs: all workers must be resident at once.
+std::string describeResidencyRefusal(const std::string &kernel,
+                                     uint64_t workers, int perSM,
+                                     uint32_t threads, uint64_t sharedBytes,
+                                     int registers, int smCount);
+
+/// Why `manifest`'s steps cannot be timed with programmatic dependent launch
+/// (a launch step whose kernel is not marked "pdl", or no launch step at
+/// all), or nothing when they can.
+std::optional<std::string> pdlRefusal(const Manifest &manifest);
+
+/// Whether step `index` is launched with programmatic stream serialization
+/// in `pdl` timing: a launch step that directly follows another launch step
+/// (the first step of a buffer set follows the last step of the set before,
+/// `firstInSequence` says whether anything does). Mega-kernel steps, and
+/// launches after copies or mega-kernels, are launched normally.
+bool launchesWithPdl(const Manifest &manifest, size_t index,
+                     bool firstInSequence);
+
+} // namespace mirage::runtime
+
+#endif // MIRAGE_RUNTIME_MEGAKERNEL_H

@@ -1,0 +1,96 @@
+//===- MegaKernel.cpp - Running mega-kernels, the device-free part --------===//
+//
+// Part of the Mirage MLIR project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage_runtime/MegaKernel.h"
+
+using namespace mirage::runtime;
+
+std::string mirage::runtime::describeHang(const Step &step,
+                                          const MegaKernelState &state,
+                                          uint64_t deadlineMs) {
+  const MegaKernelSpec &mega = step.mega;
+  // The kernel stores int32 fields sign-extended.
+  auto word = [&](StateWord which) { return int64_t(state[which]); };
+  int64_t task = word(FailedTask), event = word(FailedEvent);
+  int64_t count = word(FailedCount), target = word(FailedTarget);
+
+  std::string text = "mega-kernel hang: task " + std::to_string(task);
+  if (task >= 0 && uint64_t(task) < mega.taskCount()) {
+    int32_t kernel = mega.field(size_t(task), TaskField::Kernel);
+    if (kernel < 0) {
+      text += " (no kernel)";
+    } else {
+      std::string name = uint64_t(kernel) < mega.taskKernels.size()
+                             ? mega.taskKernels[size_t(kernel)]
+                             : "kernel " + std::to_string(kernel);
+      text +=
+          " (" + name + ", block [" +
+          std::to_string(mega.field(size_t(task), TaskField::BlockX)) + ", " +
+          std::to_string(mega.field(size_t(task), TaskField::BlockY)) + ", " +
+          std::to_string(mega.field(size_t(task), TaskField::BlockZ)) + "])";
+    }
+  }
+  text += " on worker " + std::to_string(word(FailedWorker)) +
+          " waited more than " + std::to_string(deadlineMs) + " ms on event " +
+          std::to_string(event) + ": ";
+  if (event >= 0 && uint64_t(event) < mega.eventCount()) {
+    // The wait's target is (epoch + 1) * needed: the run's triggers are
+    // those above epoch * needed.
+    int64_t needed = mega.needed[size_t(event)];
+    text += std::to_string(count - (target - needed)) + " of " +
+            std::to_string(needed) + " triggers this run";
+  } else {
+    text += "counter " + std::to_string(count) + ", waiting for " +
+            std::to_string(target);
+  }
+  return text;
+}
+
+std::string mirage::runtime::describeResidencyRefusal(
+    const std::string &kernel, uint64_t workers, int perSM, uint32_t threads,
+    uint64_t sharedBytes, int registers, int smCount) {
+  return "mega-kernel \"" + kernel + "\": " + std::to_string(workers) +
+         " workers cannot all be resident: " + std::to_string(perSM) +
+         (perSM == 1 ? " CTA" : " CTAs") + " of " + std::to_string(threads) +
+         " threads with " + std::to_string(sharedBytes) +
+         " B of shared memory and " + std::to_string(registers) +
+         " registers per thread " + (perSM == 1 ? "fits" : "fit") +
+         " per SM, " + std::to_string(smCount) +
+         " SMs (the workers wait on each other, so all of them must run at "
+         "once: a waiting worker would keep one not yet started off its SM "
+         "forever)";
+}
+
+std::optional<std::string>
+mirage::runtime::pdlRefusal(const Manifest &manifest) {
+  bool anyLaunch = false;
+  for (size_t i = 0; i < manifest.steps.size(); ++i) {
+    const Step &step = manifest.steps[i];
+    if (step.kind != Step::Kind::Launch)
+      continue;
+    anyLaunch = true;
+    if (!manifest.kernel(step.kernel).pdl)
+      return "kernel \"" + step.kernel + "\" (steps[" + std::to_string(i) +
+             "]) is not marked \"pdl\": it may read its inputs before the "
+             "kernel before it has written them";
+  }
+  if (!anyLaunch)
+    return std::string("the bundle has no launch steps (mega-kernel steps "
+                       "launch normally in every mode)");
+  return std::nullopt;
+}
+
+bool mirage::runtime::launchesWithPdl(const Manifest &manifest, size_t index,
+                                      bool firstInSequence) {
+  const std::vector<Step> &steps = manifest.steps;
+  if (steps[index].kind != Step::Kind::Launch ||
+      !manifest.kernel(steps[index].kernel).pdl)
+    return false;
+  if (index == 0 && firstInSequence)
+    return false;
+  const Step &before = index ? steps[index - 1] : steps.back();
+  return before.kind == Step::Kind::Launch;
+}

@@ -1,0 +1,154 @@
+//===- smoke.cu - Kernels of the runtime's GPU smoke test -----------------===//
+//
+// Part of the Mirage MLIR project.
+//
+// A hand-written mega-kernel that follows the contract of docs/Bundle.md,
+// version 2 (parameters, task records, epoch-based waits with a deadline,
+// the state words), and per-operator kernels of the same program marked for
+// programmatic dependent launch. The program, over NB blocks of 256 floats:
+//
+//   tmp = 2 x;   out[b, t] = tmp[b, t] + tmp[(b + 1) % NB, t]
+//
+// make_bundles.py turns them into bundles; run-smoke.sh runs mirage-run on
+// them and checks what it reports.
+//
+//===----------------------------------------------------------------------===//
+typedef unsigned long long u64;
+#define NB 128
+
+enum {
+  Epoch,
+  Finished,
+  Failed,
+  FailedTask,
+  FailedEvent,
+  FailedCount,
+  FailedTarget,
+  FailedWorker,
+  Deadline
+};
+
+__device__ __forceinline__ u64 globaltimer() {
+  u64 t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ u64 loadAcquire(const u64 *p) {
+  u64 v;
+  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];"
+               : "=l"(v)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+
+__device__ void scaleBody(const u64 *addr, const int *ops, int bx) {
+  const float *x = (const float *)addr[ops[0]];
+  float *tmp = (float *)addr[ops[1]];
+  int i = bx * 256 + threadIdx.x;
+  tmp[i] = 2.0f * x[i];
+}
+__device__ void mixBody(const u64 *addr, const int *ops, int bx) {
+  const float *tmp = (const float *)addr[ops[0]];
+  float *out = (float *)addr[ops[1]];
+  int i = bx * 256 + threadIdx.x;
+  int j = ((bx + 1) % NB) * 256 + threadIdx.x;
+  out[i] = tmp[i] + tmp[j];
+}
+
+// Late: run 5 drops a trigger (a hang in the timed runs), and every run
+// after a hang returns at once (the early exit a real kernel should have).
+template <bool Late>
+__device__ void megaKernel(const u64 *addr, const int *tasks,
+                           const int *queueStarts, const int *queues,
+                           const int *needed, u64 *counters,
+                           const int *operands, u64 *state) {
+  int worker = blockIdx.x;
+  u64 epoch = state[Epoch];
+  u64 deadline = state[Deadline];
+  if (Late && state[Failed])
+    return;
+  for (int q = queueStarts[worker]; q < queueStarts[worker + 1]; ++q) {
+    int task = queues[q];
+    const int *record = tasks + 8 * task;
+    int event = record[5];
+    int gaveUp = 0;
+    if (threadIdx.x == 0 && event >= 0) {
+      u64 target = (epoch + 1) * (u64)needed[event];
+      u64 start = globaltimer(), count;
+      unsigned sleep = 32;
+      while ((count = loadAcquire(&counters[event])) < target) {
+        if (deadline && globaltimer() - start > deadline) {
+          gaveUp = 1;
+          break;
+        }
+        __nanosleep(sleep);
+        sleep = min(sleep * 2, 1024u);
+      }
+      if (gaveUp && atomicCAS(&state[Failed], 0ull, 1ull) == 0ull) {
+        state[FailedTask] = (u64)(long long)task;
+        state[FailedEvent] = (u64)(long long)event;
+        state[FailedCount] = count;
+        state[FailedTarget] = target;
+        state[FailedWorker] = worker;
+      }
+    }
+    if (__syncthreads_or(gaveUp))
+      break;
+    const int *ops = operands + record[7];
+    if (record[0] == 0)
+      scaleBody(addr, ops, record[2]);
+    else if (record[0] == 1)
+      mixBody(addr, ops, record[2]);
+    __syncthreads();
+    int trigger = record[6];
+    if (threadIdx.x == 0 && trigger >= 0 &&
+        !(Late && epoch == 5 && task == 0)) {
+      __threadfence();
+      atomicAdd(&counters[trigger], 1ull);
+    }
+  }
+  if (threadIdx.x == 0) {
+    u64 finished = atomicAdd(&state[Finished], 1ull);
+    if (finished == gridDim.x - 1) {
+      state[Finished] = 0;
+      state[Epoch] = epoch + 1;
+    }
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    smoke_mk(const u64 *addr, const int *tasks, const int *queueStarts,
+             const int *queues, const int *needed, u64 *counters,
+             const int *operands, u64 *state) {
+  megaKernel<false>(addr, tasks, queueStarts, queues, needed, counters,
+                    operands, state);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    smoke_mk_late(const u64 *addr, const int *tasks, const int *queueStarts,
+                  const int *queues, const int *needed, u64 *counters,
+                  const int *operands, u64 *state) {
+  megaKernel<true>(addr, tasks, queueStarts, queues, needed, counters, operands,
+                   state);
+}
+
+__device__ __forceinline__ void pdlWait() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    smoke_scale(const float *x, float *tmp) {
+  pdlWait();
+  int i = blockIdx.x * 256 + threadIdx.x;
+  tmp[i] = 2.0f * x[i];
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    smoke_mix(const float *tmp, float *out) {
+  pdlWait();
+  int i = blockIdx.x * 256 + threadIdx.x;
+  int j = ((blockIdx.x + 1) % NB) * 256 + threadIdx.x;
+  out[i] = tmp[i] + tmp[j];
+}
