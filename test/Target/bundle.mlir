@@ -1,12 +1,16 @@
 // mirage-bundle writes a bundle per function: PTX, the launch manifest read
-// off the host function, and the float64 reference outputs.
-// RUN: rm -rf %t && mirage-bundle %s -o %t --ptxas=none 2>&1 | FileCheck %s --check-prefix=LOG
+// off the host function, and the float64 reference outputs. Unfused
+// (--fuse=false), @two_kernels keeps its two kernels and their intermediate;
+// fused (the default), they are one kernel.
+// RUN: rm -rf %t && mirage-bundle %s -o %t --ptxas=none --fuse=false 2>&1 | FileCheck %s --check-prefix=LOG
 // RUN: %PYTHON %S/Inputs/print-manifest.py %t/two_kernels/manifest.json | FileCheck %s
 // RUN: %PYTHON %S/Inputs/print-manifest.py %t/two_kernels_fused/manifest.json | FileCheck %s --check-prefix=FUSED
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/two_kernels/kernels.ptx
 // Two outputs of 32 float64 values each.
 // RUN: wc -c < %t/two_kernels/reference.bin | FileCheck %s --check-prefix=SIZE
 // RUN: not mirage-bundle %s -o %t --function nope 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: rm -rf %t.fused && mirage-bundle %s -o %t.fused --ptxas=none --function two_kernels
+// RUN: %PYTHON %S/Inputs/print-manifest.py %t.fused/two_kernels/manifest.json | FileCheck %s --check-prefix=ONE
 
 // LOG: [1/2] two_kernels
 // LOG: reference: float64 interpreter on @two_kernels
@@ -47,6 +51,12 @@
 // SIZE: 512
 
 // MISSING: error: nope: no function named 'nope'
+
+// ONE: buffers [{"dtype": "f16", "id": 0, "name": "arg0", "role": "input", "shape": [4, 8]}
+// ONE-SAME: {"dtype": "f16", "id": 1, "name": "out0", "role": "output", "shape": [4, 8]}
+// ONE-SAME: {"dtype": "f16", "id": 2, "name": "out1", "role": "output", "shape": [32]}
+// ONE-NOT: intermediate
+// ONE: kernels [{"name": "two_kernels_k0"}]
 
 func.func @two_kernels(%x: tensor<4x8xf16>) -> (tensor<4x8xf16>, tensor<32xf16>) {
   %e = kn.exp %x : tensor<4x8xf16>

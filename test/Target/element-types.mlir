@@ -5,14 +5,21 @@
 // f32 accumulators) and SIMT in f32 or with tensor-cores=false; results are
 // rounded to the stored type (cvt.rn); the PTX of one type names no other
 // 16-bit type. element-types-cubin.mlir assembles the same with ptxas.
-// RUN: sed 's/ELT/f16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx | FileCheck %s --check-prefixes=CHECK,SM90,MMA-F16,F16 --implicit-check-not=.bf16
-// RUN: sed 's/ELT/bf16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx | FileCheck %s --check-prefixes=CHECK,SM90,MMA-BF16,BF16 --implicit-check-not=.f16
-// RUN: sed 's/ELT/f32/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx | FileCheck %s --check-prefixes=CHECK,SM90 --implicit-check-not=.f16 --implicit-check-not=.bf16 --implicit-check-not=mma.sync
-// RUN: sed 's/ELT/f16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx="tensor-cores=false" | FileCheck %s --check-prefixes=CHECK,SM90,F16 --implicit-check-not=.bf16 --implicit-check-not=mma.sync
-// RUN: sed 's/ELT/bf16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx="tensor-cores=false" | FileCheck %s --check-prefixes=CHECK,SM90,BF16 --implicit-check-not=.f16 --implicit-check-not=mma.sync
+// These RUN lines lower every op as its own kernel (fuse=false); the last
+// ones fuse them (kn-fuse's default) and check the fused kernels' PTX.
+// RUN: sed 's/ELT/f16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx="fuse=false" | FileCheck %s --check-prefixes=CHECK,SM90,MMA-F16,F16 --implicit-check-not=.bf16
+// RUN: sed 's/ELT/bf16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx="fuse=false" | FileCheck %s --check-prefixes=CHECK,SM90,MMA-BF16,BF16 --implicit-check-not=.f16
+// RUN: sed 's/ELT/f32/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx="fuse=false" | FileCheck %s --check-prefixes=CHECK,SM90 --implicit-check-not=.f16 --implicit-check-not=.bf16 --implicit-check-not=mma.sync
+// RUN: sed 's/ELT/f16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx="fuse=false tensor-cores=false" | FileCheck %s --check-prefixes=CHECK,SM90,F16 --implicit-check-not=.bf16 --implicit-check-not=mma.sync
+// RUN: sed 's/ELT/bf16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx="fuse=false tensor-cores=false" | FileCheck %s --check-prefixes=CHECK,SM90,BF16 --implicit-check-not=.f16 --implicit-check-not=mma.sync
 // sm_80 (PTX 7.0) has the same tensor-core instructions.
-// RUN: sed 's/ELT/f16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx="chip=sm_80" | FileCheck %s --check-prefixes=CHECK,SM80,MMA-F16,F16 --implicit-check-not=.bf16
-// RUN: sed 's/ELT/bf16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx="chip=sm_80" | FileCheck %s --check-prefixes=CHECK,SM80,MMA-BF16,BF16 --implicit-check-not=.f16
+// RUN: sed 's/ELT/f16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx="fuse=false chip=sm_80" | FileCheck %s --check-prefixes=CHECK,SM80,MMA-F16,F16 --implicit-check-not=.bf16
+// RUN: sed 's/ELT/bf16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx="fuse=false chip=sm_80" | FileCheck %s --check-prefixes=CHECK,SM80,MMA-BF16,BF16 --implicit-check-not=.f16
+// Fused: each function is one kernel (its unary and binary ops, its two
+// reductions, its data movement each share one block graph).
+// RUN: sed 's/ELT/f16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx | FileCheck %s --check-prefixes=FUSED,FUSED-MMA-F16 --implicit-check-not=.bf16
+// RUN: sed 's/ELT/bf16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx | FileCheck %s --check-prefixes=FUSED,FUSED-MMA-BF16 --implicit-check-not=.f16
+// RUN: sed 's/ELT/f32/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx | FileCheck %s --check-prefixes=FUSED --implicit-check-not=.f16 --implicit-check-not=.bf16 --implicit-check-not=mma.sync
 
 // CHECK-LABEL: gpu.binary @matmul_kernels
 // SM90-SAME: .target sm_90a
@@ -98,3 +105,34 @@
 // CHECK-SAME: .visible .entry data_movement_k1(
 // CHECK-SAME: .visible .entry data_movement_k2(
 // CHECK-NOT: .entry
+
+// FUSED-LABEL: gpu.binary @matmul_kernels
+// FUSED-SAME: .visible .entry matmul_k0(
+// FUSED-MMA-F16-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// FUSED-MMA-BF16-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// FUSED-NOT: .entry matmul_k1(
+// FUSED-LABEL: gpu.binary @matmul_loop_kernels
+// FUSED-SAME: .visible .entry matmul_loop_k0(
+// FUSED-MMA-F16-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// FUSED-MMA-BF16-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// FUSED-NOT: .entry matmul_loop_k1(
+// FUSED-LABEL: gpu.binary @matmul_batched_kernels
+// FUSED-SAME: .visible .entry matmul_batched_k0(
+// FUSED-MMA-F16-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// FUSED-MMA-BF16-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// FUSED-NOT: .entry matmul_batched_k1(
+// FUSED-LABEL: gpu.binary @unary_kernels
+// FUSED-SAME: .visible .entry unary_k0(
+// FUSED-NOT: .entry unary_k1(
+// FUSED-LABEL: gpu.binary @binary_kernels
+// FUSED-SAME: .visible .entry binary_k0(
+// FUSED-NOT: .entry binary_k1(
+// FUSED-LABEL: gpu.binary @reduce_kernels
+// FUSED-SAME: .visible .entry reduce_k0(
+// FUSED-NOT: .entry reduce_k1(
+// FUSED-LABEL: gpu.binary @rms_norm_kernels
+// FUSED-SAME: .visible .entry rms_norm_k0(
+// FUSED-NOT: .entry rms_norm_k1(
+// FUSED-LABEL: gpu.binary @data_movement_kernels
+// FUSED-SAME: .visible .entry data_movement_k0(
+// FUSED-NOT: .entry data_movement_k1(

@@ -50,6 +50,8 @@ static cl::opt<unsigned> pipelineStages("pipeline-stages", cl::init(0),
 static cl::opt<int64_t> targetBlocks(
     "target-blocks", cl::init(264),
     cl::desc("Grid size default matmul tiles aim for"));
+static cl::opt<bool> fuse("fuse", cl::init(true),
+                          cl::desc("Fuse kernel ops first (kn-fuse)"));
 static cl::opt<bool> tensorCores("tensor-cores", cl::init(true),
                                  cl::desc("Tile matmuls on tensor cores"));
 static cl::opt<bool> asyncCopy("async-copy", cl::init(true),
@@ -86,6 +88,7 @@ int main(int argc, char **argv) {
   options.ptxas = ptxas;
   options.source = inputFile;
   options.targetBlocks = targetBlocks;
+  options.fuse = fuse;
   options.pipelineStages = pipelineStages;
   options.tensorCores = tensorCores;
   options.asyncCopy = asyncCopy;

@@ -54,6 +54,10 @@ struct MirageToPTXOptions
   Option<bool> asyncCopy{*this, "async-copy",
                          llvm::cl::desc("Load input tiles with cp.async"),
                          llvm::cl::init(true)};
+  Option<bool> fuse{*this, "fuse",
+                    llvm::cl::desc("Fuse kernel ops into graph-defined "
+                                   "kernels first (kn-fuse)"),
+                    llvm::cl::init(true)};
 };
 
 /// The lowest PTX ISA version (times ten) that supports `chip`, or 0 for an

@@ -140,6 +140,11 @@ struct OpInfo {
   /// u = 2^-53, relative to the result (0: exact). Contractions and rms_norm
   /// add theirs per summed term instead (gamma_n, docs/Verification.md).
   unsigned roundingUlps;
+  /// Multiplies its first operand elementwise by a factor its other operand
+  /// gives (mul, div): applied to a matmul's left operand with a factor that
+  /// does not vary along the contracted dim, it can as well be applied to
+  /// the matmul's result.
+  bool scales;
   /// The operator's scalar formula, by which conversions from other IRs
   /// (convert-linalg-to-kn, convert-tosa-to-kn; docs/Embedding.md) recognize
   /// it; empty for operators they do not produce. An s-expression over the

@@ -33,6 +33,8 @@ struct BundleOptions {
   std::string source;
   /// Grid size of default matmul tiles (kn-default-block-graphs).
   int64_t targetBlocks = 264;
+  /// Fuse kernel ops first (kn-fuse).
+  bool fuse = true;
   /// Options of convert-kn-to-gpu.
   unsigned pipelineStages = 0;
   bool tensorCores = true;

@@ -6,6 +6,7 @@
 
 #include "BlockGraphPlan.h"
 
+#include "mirage/Conversion/KernelToGPU.h"
 #include "mirage/Dialect/Thread/IR/Thread.h"
 
 using namespace mlir;
@@ -312,4 +313,15 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
              << "tiles with " << stages << " pipeline stage(s), more than the "
              << limit << " bytes per block of the target";
   }
+}
+
+FailureOr<int64_t>
+mirage::planBlockGraphSharedMemory(tb::GraphOp graph,
+                                   int64_t chipSharedMemory) {
+  Options options;
+  options.chipSharedMemory = chipSharedMemory;
+  BlockGraphPlan plan(graph, options);
+  if (failed(plan.build()))
+    return failure();
+  return plan.getSharedMemoryBytes();
 }

@@ -17,6 +17,11 @@ using namespace mirage;
 
 void mirage::buildMirageToTaskGraphPipeline(
     OpPassManager &pm, const MirageToTaskGraphOptions &options) {
+  kn::KnFuseOptions fusion;
+  fusion.persistent = true;
+  fusion.workers = options.workers;
+  fusion.device = options.device;
+  pm.addPass(kn::createKnFuse(fusion));
   kn::KnDefaultBlockGraphsOptions partition;
   partition.persistent = true;
   partition.workers = options.workers;
@@ -41,7 +46,7 @@ void mirage::buildMirageToTaskGraphPipeline(
 void mirage::registerMirageToTaskGraphPipeline() {
   PassPipelineRegistration<MirageToTaskGraphOptions>(
       "mirage-to-task-graph",
-      "Compile kernel graphs into scheduled task graphs: "
+      "Compile kernel graphs into scheduled task graphs: kn-fuse{persistent}, "
       "kn-default-block-graphs{persistent}, mirage-build-task-graph, then on "
       "each tg.graph tg-fuse-events, tg-normalize, tg-linearize, "
       "tg-label-launch, tg-schedule and tg-check-schedule.",

@@ -74,6 +74,12 @@ static std::string getCudaPath(llvm::StringRef requested) {
 
 void mirage::buildMirageToPTXPipeline(OpPassManager &pm,
                                       const MirageToPTXOptions &options) {
+  if (options.fuse) {
+    kn::KnFuseOptions fusion;
+    fusion.targetBlocks = options.targetBlocks;
+    fusion.chip = options.chip;
+    pm.addPass(kn::createKnFuse(fusion));
+  }
   kn::KnDefaultBlockGraphsOptions defaults;
   defaults.targetBlocks = options.targetBlocks;
   pm.addPass(kn::createKnDefaultBlockGraphs(defaults));
@@ -116,7 +122,7 @@ void mirage::buildMirageToPTXPipeline(OpPassManager &pm,
 void mirage::registerMirageToPTXPipeline() {
   PassPipelineRegistration<MirageToPTXOptions>(
       "mirage-to-ptx",
-      "Lower kernel graphs to PTX or cubin: kn-default-block-graphs, "
+      "Lower kernel graphs to PTX or cubin: kn-fuse, kn-default-block-graphs, "
       "convert-kn-to-gpu, then the NVVM path of the gpu.modules ending in "
       "gpu-module-to-binary. Host functions stay as memref + gpu.launch_func.",
       [](OpPassManager &pm, const MirageToPTXOptions &options) {

@@ -451,6 +451,7 @@ llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
   pipeline.ptx = options.ptx;
   pipeline.format = "isa";
   pipeline.targetBlocks = options.targetBlocks;
+  pipeline.fuse = options.fuse;
   pipeline.pipelineStages = options.pipelineStages;
   pipeline.tensorCores = options.tensorCores;
   pipeline.asyncCopy = options.asyncCopy;

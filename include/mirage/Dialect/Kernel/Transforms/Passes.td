@@ -64,4 +64,126 @@ def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::ModuleOp"> {
   ];
 }
 
+def KnFuse : Pass<"kn-fuse", "::mlir::ModuleOp"> {
+  let summary = "Fuse kernel-graph ops into graph-defined kernels";
+  let description = [{
+    Groups the predefined `kn` ops of every function and replaces each group
+    of two or more ops by one `kn.kernel` whose block graph computes all of
+    it: the group's intermediates stay in shared memory instead of going
+    through device memory, and one launch replaces several. Ops it leaves
+    alone are wrapped one by one by `kn-default-block-graphs`, which runs
+    after it in `mirage-to-ptx` and `mirage-to-task-graph`.
+
+    **Plans.** A group is planned on classes of dims. The operator records'
+    tiling facet (`mirage::getTileDims`) says which dim of its iteration
+    space every operand and result dim follows, which dims an operator needs
+    whole in a tile (reduced rows it keeps, normalized, concatenated and
+    split dims, dims a reshape regroups) and which it contracts (a matmul's
+    k, a reduction's dim); joining these across the group gives the classes
+    of dims that are cut together. A plan cuts up to three classes that
+    every group output has over the grid, and may walk one contracted class
+    that no output has in the for-loop: the ops that read it run in the loop
+    body, their partial results pass the record's accumulator (`accum_sum`,
+    `accum_max`), what follows runs after the loop, and group inputs read
+    after the loop arrive in slices that `accum_concat` reassembles (a
+    residual added to a looped matmul). Other contracted and whole classes
+    stay whole in every tile, so a norm's or softmax's rows live on chip.
+    `kn.reshape`s between two ops of a group become `tb.reshape`s; the
+    others stay views. Before grouping, a split into equal pieces becomes a
+    view with the piece index as a dim of its own (so gate | up halves cut
+    like any elementwise operand), and a scaling op (the record's `scales`:
+    mul, div) whose factor is constant along the last dim and that only
+    feeds matmuls as their left operand moves after them (softmax(s) @ v
+    divides after the product, so the loop can walk the positions).
+
+    **Launch shapes** come from the speed model (`mirage::estimateKernelUs`
+    for `device`, the SM count of the target chip from `tb.target` or
+    `chip`): every plan's grid sizes (divisors of the cut classes), loop
+    range and the resulting tiles are costed, and the cheapest plan (fewer
+    blocks among estimates within 1%) whose block graph the tb verifiers
+    accept and the GPU lowering can place in shared memory
+    (`mirage::planBlockGraphSharedMemory`) is built.
+
+    **Groups** grow greedily, producer into consumer (largest intermediate
+    first) and between ops that read the same tensor, while the fused
+    kernel's estimate stays within `tolerance` (5%) of the kernels it
+    replaces (unfused ops costed as their default block graphs); the margin
+    credits what it spares device memory, which each kernel's estimate alone
+    does not count. What must not fuse does not: a reduction whose rows do
+    not fit in shared memory and whose consumer needs them again; a norm
+    before a matmul whose k would then have to stay whole in too large a
+    tile; a value two groups need (it is computed once and written, never
+    recomputed); a group whose common grid would starve the GPU or cost
+    more than its parts; ops with `kn.partition` (left to
+    `kn-default-block-graphs`); collectives. `kn.data_dependent` carries
+    over to the fused kernel.
+
+    With `persistent`, plans are costed as tasks of a persistent kernel of
+    `workers` workers (default: the target's SMs) without launches, as
+    `mirage-to-task-graph` needs.
+
+    Fusion patterns this covers (test/Conversion/fuse.mlir): elementwise
+    and broadcast chains; softmax, norms and mean/variance chains with their
+    producers and consumers; elementwise prologues and epilogues of
+    matmuls, an RMSNorm before a decode-sized matmul, a residual after one;
+    RoPE's split, neg, concat, mul and add; gated MLPs (two projections of
+    one activation, or gate | up halves before the down projection);
+    softmax(s) @ v; independent ops that read the same input.
+  }];
+  let dependentDialects = ["::mirage::tb::BlockDialect"];
+  let options = [
+    Option<"device", "device", "std::string", /*default=*/"\"h100\"",
+           "Device whose speed model costs the plans (h100, h200)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "The chip compiled for, whose shared memory and SMs bound the "
+           "plans besides tb.target's (convert-kn-to-gpu's chip)">,
+    Option<"targetBlocks", "target-blocks", "int64_t", /*default=*/"264",
+           "kn-default-block-graphs' target-blocks, for the cost of the "
+           "ops left unfused">,
+    Option<"persistent", "persistent", "bool", /*default=*/"false",
+           "Cost plans as tasks of a persistent kernel (no launches)">,
+    Option<"workers", "workers", "int64_t", /*default=*/"0",
+           "The persistent kernel's workers (0: the SMs of the target chip)">,
+    Option<"maxGroupOps", "max-group-ops", "int64_t", /*default=*/"64",
+           "The most kernel ops one fused kernel may hold">,
+    Option<"tolerance", "tolerance", "double", /*default=*/"0.05",
+           "Fuse while the fused kernel's estimate is at most this fraction "
+           "above the kernels it replaces (it moves fewer bytes)">,
+  ];
+}
+
+def KnReportTraffic : Pass<"kn-report-traffic", "::mlir::ModuleOp"> {
+  let summary = "Report kernels and device-memory traffic of kernel graphs";
+  let description = [{
+    Emits a remark on every function with what its kernels move through
+    device memory: the number of kernels (graph-defined `kn.kernel`s and
+    predefined ops, each one launch; `kn.reshape` is a view), the bytes all
+    kernels read and write (each kernel's distinct operand tensors and its
+    results, a view counted as the tensor it views), the program's minimal
+    bytes (the arguments it reads and the results it returns, once each),
+    their ratio, and the bytes that go between kernels through device
+    memory (results written for another kernel and read back). For
+    graph-defined kernels it adds what their blocks load and store, tiles
+    re-read by several blocks counted each time (mostly L2 traffic). With
+    `per-kernel`, every kernel gets a remark of its own. The IR is
+    unchanged.
+
+    ```
+    remark: traffic: 2 kernels (2 graph-defined, 0 predefined); kernels
+      move 196608 bytes (131072 read, 65536 written), 196608 minimal
+      (131072 in, 65536 out): ratio 1.00; 0 bytes between kernels; blocks
+      load and store 196608 bytes
+    ```
+
+    The ratio is the CPU-side measure of fusion: a chain of elementwise
+    ops and reductions fused into one kernel moves its inputs and outputs
+    once (ratio 1); each intermediate that goes through device memory adds
+    its size twice.
+  }];
+  let options = [
+    Option<"perKernel", "per-kernel", "bool", /*default=*/"false",
+           "Also report every kernel's reads and writes">,
+  ];
+}
+
 #endif // MIRAGE_DIALECT_KERNEL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,28 @@
+//===- KernelToGPU.h - What the GPU lowering can place ----------*- C++ -*-===//
+//
+// Questions other passes ask the block-graph lowering (convert-kn-to-gpu)
+// before they commit to a block graph, so that what they build is what it
+// can lower.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_CONVERSION_KERNELTOGPU_H
+#define MIRAGE_CONVERSION_KERNELTOGPU_H
+
+#include "mirage/Dialect/Block/IR/Block.h"
+
+namespace mirage {
+
+/// Plans `graph`'s kernel as convert-kn-to-gpu does with its default options
+/// (tensor cores, cp.async pipeline, automatic stage count, the graph's
+/// tb.target, and a chip with `chipSharedMemory` bytes per block where not
+/// 0) and returns the dynamic shared memory it needs, in bytes; a failure,
+/// with the lowering's diagnostic on the graph, when its tiles do not fit
+/// even with the fewest stages, or the graph has a shape the lowering
+/// refuses.
+mlir::FailureOr<int64_t>
+planBlockGraphSharedMemory(tb::GraphOp graph, int64_t chipSharedMemory = 0);
+
+} // namespace mirage
+
+#endif // MIRAGE_CONVERSION_KERNELTOGPU_H

@@ -1,0 +1,1250 @@
+//===- Fusion.cpp - Fuse kernel-graph ops into graph-defined kernels ------===//
+//
+// kn-fuse (see Passes.td). A group of kernel ops is planned on classes of
+// dims: the operator records' tiling facet lines every operand and result
+// dim up with a dim of the operator's iteration space, and joining those
+// across the group gives the dims that must be cut together. A plan cuts
+// some classes over the grid and may walk one contracted class in the
+// for-loop; the speed model picks the plan, the tb verifiers check the
+// block graph built from it. Groups grow greedily while the fused kernel is
+// estimated faster than the kernels it replaces.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Dialect/Kernel/Transforms/Passes.h"
+
+#include "mirage/Conversion/KernelToGPU.h"
+#include "mirage/CostModel/CostModel.h"
+#include "mirage/Dialect/Block/IR/Block.h"
+#include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/Dialect/Kernel/Transforms/BlockGraphBuilder.h"
+#include "mirage/IR/GraphUtils.h"
+#include "mirage/IR/SemanticsOpInterface.h"
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace mirage::kn {
+#define GEN_PASS_DEF_KNFUSE
+#include "mirage/Dialect/Kernel/Transforms/Passes.h.inc"
+} // namespace mirage::kn
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::kn;
+
+namespace {
+
+/// CUDA's limit on grid dims y and z.
+constexpr int64_t kMaxGridYZ = 65535;
+/// Tiles are loaded and stored in runs of this many elements where the
+/// innermost dim allows (16 bytes of a 16-bit type).
+constexpr int64_t kVectorRun = 8;
+/// Candidate plans whose block graphs are built and verified, cheapest
+/// first, before a group is given up.
+constexpr int kMaxPlansTried = 12;
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
+}
+
+int64_t elementBytesOf(Value value) {
+  return cast<ShapedType>(value.getType()).getElementTypeBitWidth() / 8;
+}
+
+SmallVector<int64_t> divisorsOf(int64_t n) {
+  SmallVector<int64_t> divisors;
+  for (int64_t d = 1; d * d <= n; ++d)
+    if (n % d == 0) {
+      divisors.push_back(d);
+      if (d != n / d)
+        divisors.push_back(n / d);
+    }
+  llvm::sort(divisors);
+  return divisors;
+}
+
+/// Disjoint sets over dim nodes.
+struct UnionFind {
+  SmallVector<int> parent;
+  int add() {
+    parent.push_back(parent.size());
+    return parent.size() - 1;
+  }
+  int find(int x) {
+    while (parent[x] != x)
+      x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void unite(int a, int b) { parent[find(a)] = find(b); }
+};
+
+/// A class of dims cut together.
+struct DimClass {
+  int64_t extent = 1;
+  /// Some op needs it whole; some op contracts it (folded by `accumulator`);
+  /// two dims of one value or space fall into it; the extents disagree.
+  bool whole = false, reduced = false, conflict = false;
+  /// Every group output has a dim in it; some output has.
+  bool inAllOutputs = true, inSomeOutput = false;
+};
+
+enum class Phase { Input, Free, Body, Post };
+
+/// Where a group's ops run for one choice of loop class.
+struct Phases {
+  int loopClass = -1;
+  llvm::DenseMap<Operation *, Phase> ops;
+  llvm::DenseMap<Value, Phase> values;
+  /// Ops whose results are partial sums over the loop class.
+  llvm::DenseSet<Operation *> accumulated;
+  /// Group inputs read in the loop body and after the loop.
+  llvm::SetVector<Value> bodyInputs, postInputs;
+};
+
+/// One launch shape of a group.
+struct Plan {
+  const Phases *phases = nullptr;
+  int64_t forloop = 1;
+  SmallVector<int> gridClasses;
+  SmallVector<int64_t> gridSizes;
+  double cost = 0;
+  int64_t smemEstimate = 0;
+};
+
+/// A group of kernel ops, analyzed: its ops in program order (the members
+/// and the reshapes between them), inputs, outputs and dim classes.
+class Group {
+public:
+  Group(ArrayRef<Operation *> members, Block &body);
+
+  bool isValid() const { return valid; }
+
+  /// The cheapest plans, best first, at most `limit`.
+  SmallVector<Plan> getPlans(const DeviceModel &device, int64_t smemLimit,
+                             size_t limit);
+
+  /// Builds the plan's kernel before `insertionPoint`; null when its block
+  /// graph does not verify or does not leave room for the lowering.
+  KernelOp build(const Plan &plan, Operation *insertionPoint,
+                 int64_t smemLimit);
+
+  /// Replaces the group's outputs by `kernel`'s results and erases the ops.
+  void replace(KernelOp kernel);
+
+  ArrayRef<Operation *> getOps() const { return ops; }
+
+private:
+  void analyze();
+  std::optional<Phases> computePhases(int loopClass);
+  /// The tile of `value` under `plan`, read in `phase` (Body tiles take a
+  /// loop chunk of the loop class).
+  Shape getTile(Value value, const Plan &plan, Phase phase);
+  /// The data dim of `value` each grid dim of `plan` cuts, or kReplica.
+  SmallVector<int64_t> getGridMap(Value value, const Plan &plan);
+  /// The dim along which a post-loop input arrives in slices.
+  std::optional<int64_t> getSliceDim(Value value, const Plan &plan);
+  std::optional<double> estimate(Plan &plan, const DeviceModel &device,
+                                 int64_t smemLimit);
+
+  SmallVector<Operation *> ops;
+  llvm::DenseSet<Operation *> opSet;
+  SmallVector<Value> inputs, outputs;
+  bool valid = true;
+
+  UnionFind uf;
+  llvm::DenseMap<Value, SmallVector<int>> valueDims;
+  llvm::DenseMap<Operation *, SmallVector<int>> spaceDims;
+  llvm::DenseMap<Operation *, TileDims> tileDims;
+  /// Class index of each union-find root.
+  llvm::DenseMap<int, int> classIndex;
+  SmallVector<DimClass> classes;
+  std::vector<std::unique_ptr<Phases>> phaseChoices;
+};
+
+bool isMember(Operation *op) {
+  return isa<SemanticsOpInterface>(op) && !isa<ReshapeOp>(op);
+}
+
+Group::Group(ArrayRef<Operation *> members, Block &body) {
+  llvm::DenseSet<Operation *> memberSet(members.begin(), members.end());
+  // Internal values: member results, and reshapes of internal values that
+  // lead to a member.
+  llvm::DenseSet<Value> internal;
+  SmallVector<Operation *> candidates;
+  for (Operation &op : body) {
+    if (memberSet.contains(&op)) {
+      candidates.push_back(&op);
+      for (Value result : op.getResults())
+        internal.insert(result);
+    } else if (isa<ReshapeOp>(op) && internal.contains(op.getOperand(0))) {
+      candidates.push_back(&op);
+      internal.insert(op.getResult(0));
+    }
+  }
+  // Drop reshapes that lead to no member (outputs seen through a view).
+  llvm::DenseSet<Operation *> kept(memberSet.begin(), memberSet.end());
+  for (Operation *op : llvm::reverse(candidates)) {
+    if (!isa<ReshapeOp>(op))
+      continue;
+    if (llvm::any_of(op->getUsers(),
+                     [&](Operation *user) { return kept.contains(user); }))
+      kept.insert(op);
+  }
+  for (Operation *op : candidates)
+    if (kept.contains(op))
+      ops.push_back(op);
+  opSet.insert(ops.begin(), ops.end());
+
+  llvm::SetVector<Value> inputSet;
+  for (Operation *op : ops)
+    for (Value operand : op->getOperands())
+      if (!operand.getDefiningOp() || !opSet.contains(operand.getDefiningOp()))
+        inputSet.insert(operand);
+  inputs = inputSet.takeVector();
+  for (Operation *op : ops)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !opSet.contains(user);
+          }))
+        outputs.push_back(result);
+  analyze();
+}
+
+void Group::analyze() {
+  auto addValue = [&](Value value) {
+    if (valueDims.count(value))
+      return;
+    SmallVector<int> dims;
+    for (size_t d = 0; d < shapeOf(value).size(); ++d)
+      dims.push_back(uf.add());
+    valueDims[value] = dims;
+  };
+  for (Value input : inputs)
+    addValue(input);
+  // Nodes marked whole, and the extent of every node.
+  SmallVector<bool> wholeNode;
+  SmallVector<int64_t> extent;
+  auto grow = [&] {
+    wholeNode.resize(uf.parent.size(), false);
+    extent.resize(uf.parent.size(), 1);
+  };
+  for (Value input : inputs) {
+    grow();
+    for (auto [d, node] : llvm::enumerate(valueDims[input]))
+      extent[node] = shapeOf(input)[d];
+  }
+  SmallVector<int> reducedNodes;
+  for (Operation *op : ops) {
+    for (Value result : op->getResults())
+      addValue(result);
+    auto semantics = cast<SemanticsOpInterface>(op);
+    SmallVector<ArrayRef<int64_t>> in;
+    for (Value operand : op->getOperands())
+      in.push_back(shapeOf(operand));
+    std::optional<TileDims> tiles =
+        getTileDims(semantics.getOpKind(), in, semantics.getOpParams());
+    if (!tiles || tiles->operands.size() != op->getNumOperands() ||
+        tiles->results.size() != op->getNumResults()) {
+      valid = false;
+      return;
+    }
+    SmallVector<int> space;
+    for (size_t s = 0; s < tiles->space.size(); ++s)
+      space.push_back(uf.add());
+    grow();
+    for (auto [s, node] : llvm::enumerate(space)) {
+      extent[node] = tiles->space[s];
+      if (tiles->reduced[s])
+        reducedNodes.push_back(node);
+    }
+    auto link = [&](Value value, ArrayRef<int64_t> dims) {
+      for (auto [d, node] : llvm::enumerate(valueDims[value])) {
+        extent[node] = shapeOf(value)[d];
+        if (dims[d] == kWholeDim)
+          wholeNode[node] = true;
+        else if (dims[d] >= 0)
+          uf.unite(node, space[dims[d]]);
+      }
+    };
+    for (auto [operand, dims] : llvm::zip(op->getOperands(), tiles->operands))
+      link(operand, dims);
+    for (auto [result, dims] : llvm::zip(op->getResults(), tiles->results))
+      link(result, dims);
+    spaceDims[op] = space;
+    tileDims[op] = std::move(*tiles);
+  }
+  // Classes.
+  grow();
+  for (int node = 0; node < static_cast<int>(uf.parent.size()); ++node) {
+    int root = uf.find(node);
+    auto [it, inserted] = classIndex.try_emplace(root, classes.size());
+    if (inserted) {
+      classes.emplace_back();
+      classes.back().extent = extent[node];
+    }
+    DimClass &cls = classes[it->second];
+    if (cls.extent != extent[node])
+      cls.conflict = true;
+    cls.whole |= wholeNode[node];
+  }
+  for (int node : reducedNodes)
+    classes[classIndex[uf.find(node)]].reduced = true;
+  // A value or space with two dims in one class cannot be cut along it.
+  auto checkDistinct = [&](ArrayRef<int> nodes) {
+    llvm::SmallDenseSet<int> seen;
+    for (int node : nodes)
+      if (!seen.insert(classIndex[uf.find(node)]).second)
+        classes[classIndex[uf.find(node)]].conflict = true;
+  };
+  for (auto &entry : valueDims) {
+    checkDistinct(entry.second);
+    if (shapeOf(entry.first).empty())
+      valid = false;
+  }
+  for (auto &entry : spaceDims)
+    checkDistinct(entry.second);
+  for (Value output : outputs) {
+    llvm::SmallDenseSet<int> has;
+    for (int node : valueDims[output])
+      has.insert(classIndex[uf.find(node)]);
+    for (auto [index, cls] : llvm::enumerate(classes)) {
+      if (has.contains(index))
+        cls.inSomeOutput = true;
+      else
+        cls.inAllOutputs = false;
+    }
+  }
+  // Store class indices in place of nodes.
+  for (auto &entry : valueDims)
+    for (int &node : entry.second)
+      node = classIndex[uf.find(node)];
+  for (auto &entry : spaceDims)
+    for (int &node : entry.second)
+      node = classIndex[uf.find(node)];
+  uf.parent.clear();
+  for (size_t c = 0; c < classes.size(); ++c)
+    uf.add();
+  if (outputs.empty())
+    valid = false;
+}
+
+std::optional<Phases> Group::computePhases(int loopClass) {
+  Phases phases;
+  phases.loopClass = loopClass;
+  for (Value input : inputs)
+    phases.values[input] = Phase::Input;
+  if (loopClass < 0) {
+    for (Operation *op : ops) {
+      phases.ops[op] = Phase::Body;
+      for (Value result : op->getResults())
+        phases.values[result] = Phase::Body;
+      for (Value operand : op->getOperands())
+        if (phases.values[operand] == Phase::Input)
+          phases.bodyInputs.insert(operand);
+    }
+    return phases;
+  }
+  for (Operation *op : ops) {
+    bool hasLoop = llvm::is_contained(spaceDims[op], loopClass);
+    bool post = false, body = false;
+    for (Value operand : op->getOperands()) {
+      Phase phase = phases.values[operand];
+      post |= phase == Phase::Post;
+      body |= phase == Phase::Body;
+    }
+    Phase phase;
+    if (hasLoop) {
+      if (post)
+        return std::nullopt;
+      phase = Phase::Body;
+      const TileDims &tiles = tileDims[op];
+      bool reduces = false;
+      for (auto [s, cls] : llvm::enumerate(spaceDims[op]))
+        reduces |= cls == loopClass && tiles.reduced[s];
+      if (reduces)
+        phases.accumulated.insert(op);
+      for (Value result : op->getResults())
+        phases.values[result] = reduces ? Phase::Post : Phase::Body;
+    } else {
+      if (post && body)
+        return std::nullopt;
+      phase = post ? Phase::Post : body ? Phase::Body : Phase::Free;
+      for (Value result : op->getResults())
+        phases.values[result] = phase;
+    }
+    phases.ops[op] = phase;
+  }
+  // Ops on group inputs only run where their users do; outputs are saved
+  // after the loop.
+  llvm::DenseSet<Value> outputSet(outputs.begin(), outputs.end());
+  for (Operation *op : llvm::reverse(ops)) {
+    if (phases.ops[op] != Phase::Free)
+      continue;
+    bool post = false, body = false;
+    for (Value result : op->getResults()) {
+      post |= outputSet.contains(result);
+      for (Operation *user : result.getUsers()) {
+        if (!opSet.contains(user))
+          continue;
+        post |= phases.ops[user] == Phase::Post;
+        body |= phases.ops[user] == Phase::Body;
+      }
+    }
+    if (post && body)
+      return std::nullopt;
+    Phase phase = post ? Phase::Post : Phase::Body;
+    phases.ops[op] = phase;
+    for (Value result : op->getResults())
+      phases.values[result] = phase;
+  }
+  for (Value output : outputs)
+    if (phases.values[output] != Phase::Post)
+      return std::nullopt;
+  for (Operation *op : ops) {
+    Phase phase = phases.ops[op];
+    for (Value operand : op->getOperands()) {
+      Phase operandPhase = phases.values[operand];
+      if (operandPhase == Phase::Input)
+        (phase == Phase::Post ? phases.postInputs : phases.bodyInputs)
+            .insert(operand);
+      else if (phase == Phase::Post && operandPhase == Phase::Body)
+        return std::nullopt;
+    }
+  }
+  return phases;
+}
+
+Shape Group::getTile(Value value, const Plan &plan, Phase phase) {
+  Shape tile(shapeOf(value));
+  ArrayRef<int> dims = valueDims[value];
+  for (auto [d, cls] : llvm::enumerate(dims)) {
+    for (auto [gridClass, size] : llvm::zip(plan.gridClasses, plan.gridSizes))
+      if (cls == gridClass)
+        tile[d] /= size;
+    if (phase == Phase::Body && cls == plan.phases->loopClass)
+      tile[d] /= plan.forloop;
+  }
+  return tile;
+}
+
+SmallVector<int64_t> Group::getGridMap(Value value, const Plan &plan) {
+  SmallVector<int64_t> map;
+  ArrayRef<int> dims = valueDims[value];
+  for (int gridClass : plan.gridClasses) {
+    const int *it = llvm::find(dims, gridClass);
+    map.push_back(it == dims.end() ? kReplica : it - dims.begin());
+  }
+  return map;
+}
+
+std::optional<int64_t> Group::getSliceDim(Value value, const Plan &plan) {
+  Shape tile = getTile(value, plan, Phase::Post);
+  for (auto [d, size] : llvm::enumerate(tile))
+    if (size % plan.forloop == 0)
+      return d;
+  return std::nullopt;
+}
+
+/// Whether `op`'s result is computed inside its only user by the lowering
+/// (an elementwise chain in registers), so it needs no tile of its own.
+bool isInlinedByLowering(Operation *op, const Phases &phases) {
+  auto semantics = cast<SemanticsOpInterface>(op);
+  if (!getOpInfo(semantics.getOpKind()).elementwise || !op->hasOneUse())
+    return false;
+  Operation *user = *op->getUsers().begin();
+  auto userSemantics = dyn_cast<SemanticsOpInterface>(user);
+  return userSemantics && getOpInfo(userSemantics.getOpKind()).elementwise &&
+         phases.ops.lookup(user) == phases.ops.lookup(op) &&
+         shapeOf(user->getResult(0)) == shapeOf(op->getResult(0));
+}
+
+std::optional<double> Group::estimate(Plan &plan, const DeviceModel &device,
+                                      int64_t smemLimit) {
+  const Phases &phases = *plan.phases;
+  KernelProfile profile;
+  profile.blocks = 1;
+  for (int64_t size : plan.gridSizes)
+    profile.blocks *= size;
+  profile.threads = kDefaultThreads;
+  profile.iterations = plan.forloop;
+  bool looped = plan.forloop > 1;
+  int64_t smem = 0;
+  for (Value input : phases.bodyInputs) {
+    int64_t bytes = getNumElements(getTile(input, plan, Phase::Body)) *
+                    elementBytesOf(input);
+    bool varies =
+        looped && llvm::is_contained(valueDims[input], phases.loopClass);
+    (varies ? profile.loopBytes : profile.onceBytes) += bytes;
+    smem += varies ? 2 * bytes : bytes;
+  }
+  for (Value input : phases.postInputs) {
+    int64_t bytes = getNumElements(getTile(input, plan, Phase::Post)) *
+                    elementBytesOf(input);
+    profile.loopBytes += static_cast<double>(bytes) / plan.forloop;
+    smem += bytes + 2 * bytes / plan.forloop;
+  }
+  for (Value output : outputs)
+    profile.outputBytes += getNumElements(getTile(output, plan, Phase::Post)) *
+                           elementBytesOf(output);
+  for (Value input : inputs)
+    profile.uniqueBytes += getNumElements(shapeOf(input)) * elementBytesOf(input);
+  for (Value output : outputs)
+    profile.uniqueBytes +=
+        getNumElements(shapeOf(output)) * elementBytesOf(output);
+  for (Operation *op : ops) {
+    Phase phase = phases.ops.lookup(op);
+    auto semantics = cast<SemanticsOpInterface>(op);
+    SmallVector<Shape> inTiles;
+    for (Value operand : op->getOperands()) {
+      Phase read = phase == Phase::Post ? Phase::Post : Phase::Body;
+      inTiles.push_back(getTile(operand, plan, read));
+    }
+    SmallVector<ArrayRef<int64_t>> in(inTiles.begin(), inTiles.end());
+    Shape out = getTile(op->getResult(0), plan,
+                        phases.accumulated.contains(op) ? Phase::Post : phase);
+    unsigned elementBytes = elementBytesOf(op->getResult(0));
+    OpKind kind = semantics.getOpKind();
+    OpParams params = semantics.getOpParams();
+    if (isa<ReshapeOp>(op))
+      params.ints.assign(out.begin(), out.end());
+    Flops flops = getFlops(kind, params, in, out, elementBytes);
+    double latency = getTileOpLatencyUs(kind, params, in, out,
+                                        kDefaultThreads, elementBytes, device);
+    bool post = phase == Phase::Post;
+    Flops &sum = post ? profile.postFlops : profile.bodyFlops;
+    sum.tensor += flops.tensor;
+    sum.simt += flops.simt;
+    (post ? profile.postLatencyUs : profile.bodyLatencyUs) += latency;
+    if (!isInlinedByLowering(op, phases))
+      for (Value result : op->getResults())
+        smem += getNumElements(getTile(result, plan, phase == Phase::Post
+                                                         ? Phase::Post
+                                                         : Phase::Body)) *
+                elementBytes;
+    if (phases.accumulated.contains(op))
+      for (Value result : op->getResults())
+        smem += getNumElements(getTile(result, plan, Phase::Post)) * 4;
+  }
+  // The sum of all tiles bounds what the lowering places; a plan far above
+  // the limit will not verify.
+  if (smem > 2 * smemLimit)
+    return std::nullopt;
+  profile.sharedMemoryBytes = std::min(smem, smemLimit);
+  plan.smemEstimate = smem;
+  return estimateKernelUs(profile, device);
+}
+
+SmallVector<Plan> Group::getPlans(const DeviceModel &device, int64_t smemLimit,
+                                  size_t limit) {
+  SmallVector<Plan> plans;
+  if (!valid)
+    return plans;
+  SmallVector<int> gridCapable, loopCapable;
+  for (auto [index, cls] : llvm::enumerate(classes)) {
+    if (cls.whole || cls.conflict || cls.extent <= 1)
+      continue;
+    if (!cls.reduced && cls.inAllOutputs)
+      gridCapable.push_back(index);
+    if (cls.reduced && !cls.inSomeOutput)
+      loopCapable.push_back(index);
+  }
+  // Larger classes first: they go to grid dim x, which has no 65535 limit.
+  llvm::sort(gridCapable, [&](int a, int b) {
+    return classes[a].extent != classes[b].extent
+               ? classes[a].extent > classes[b].extent
+               : a < b;
+  });
+  if (gridCapable.size() > 3)
+    gridCapable.resize(3);
+  // Classes holding the innermost dim of a group input or output: cutting
+  // them below a vector run would make every load and store scalar.
+  llvm::DenseSet<int> innermost;
+  for (Value value : llvm::concat<Value>(inputs, outputs))
+    if (!valueDims[value].empty())
+      innermost.insert(valueDims[value].back());
+
+  SmallVector<int> loopChoices{-1};
+  loopChoices.append(loopCapable.begin(), loopCapable.end());
+  for (int loopClass : loopChoices) {
+    std::optional<Phases> phases = computePhases(loopClass);
+    if (!phases)
+      continue;
+    phaseChoices.push_back(std::make_unique<Phases>(std::move(*phases)));
+    const Phases *chosen = phaseChoices.back().get();
+    SmallVector<int64_t> forloops{1};
+    if (loopClass >= 0) {
+      forloops = divisorsOf(classes[loopClass].extent);
+      forloops.erase(forloops.begin());
+    }
+    SmallVector<SmallVector<int64_t>> sizes;
+    for (int cls : gridCapable) {
+      SmallVector<int64_t> options;
+      int64_t extent = classes[cls].extent;
+      for (int64_t size : divisorsOf(extent)) {
+        int64_t tile = extent / size;
+        if (innermost.contains(cls) && tile < std::min(extent, kVectorRun))
+          continue;
+        options.push_back(size);
+      }
+      sizes.push_back(options);
+    }
+    for (int64_t forloop : forloops) {
+      if (forloop > 1 && innermost.contains(loopClass) &&
+          classes[loopClass].extent / forloop <
+              std::min(classes[loopClass].extent, kVectorRun))
+        continue;
+      // Every combination of sizes (1 leaves a class uncut).
+      SmallVector<size_t> index(gridCapable.size(), 0);
+      while (true) {
+        Plan plan;
+        plan.phases = chosen;
+        plan.forloop = forloop;
+        int64_t blocks = 1;
+        for (auto [c, cls] : llvm::enumerate(gridCapable)) {
+          int64_t size = sizes[c][index[c]];
+          if (size == 1)
+            continue;
+          plan.gridClasses.push_back(cls);
+          plan.gridSizes.push_back(size);
+          blocks *= size;
+        }
+        bool fits = blocks <= 16 * device.sms * device.maxBlocksPerSM;
+        for (auto [g, size] : llvm::enumerate(plan.gridSizes))
+          fits &= g == 0 || size <= kMaxGridYZ;
+        if (plan.gridClasses.empty()) {
+          // One block; its grid dim maps to no class.
+          plan.gridSizes.clear();
+        }
+        if (fits && forloop > 1)
+          for (Value input : chosen->postInputs)
+            fits &= getSliceDim(input, plan).has_value();
+        if (fits) {
+          if (std::optional<double> cost =
+                  estimate(plan, device, smemLimit)) {
+            plan.cost = *cost;
+            plans.push_back(plan);
+          }
+        }
+        // Next combination.
+        size_t c = 0;
+        for (; c < index.size(); ++c) {
+          if (++index[c] < sizes[c].size())
+            break;
+          index[c] = 0;
+        }
+        if (c == index.size())
+          break;
+      }
+    }
+  }
+  // Cheapest first, in bands of 1% of the best cost; within a band fewer
+  // blocks (larger tiles, fewer re-read operands), then enumeration order.
+  double best = std::numeric_limits<double>::infinity();
+  for (const Plan &plan : plans)
+    best = std::min(best, plan.cost);
+  auto band = [&](const Plan &plan) {
+    return static_cast<int64_t>(plan.cost / (0.01 * best));
+  };
+  auto blocks = [](const Plan &plan) {
+    int64_t count = 1;
+    for (int64_t size : plan.gridSizes)
+      count *= size;
+    return count;
+  };
+  SmallVector<size_t> order(plans.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  llvm::sort(order, [&](size_t a, size_t b) {
+    return std::make_tuple(band(plans[a]), blocks(plans[a]), a) <
+           std::make_tuple(band(plans[b]), blocks(plans[b]), b);
+  });
+  SmallVector<Plan> sorted;
+  for (size_t i = 0; i < order.size() && i < limit; ++i)
+    sorted.push_back(plans[order[i]]);
+  return sorted;
+}
+
+KernelOp Group::build(const Plan &plan, Operation *insertionPoint,
+                      int64_t smemLimit) {
+  const Phases &phases = *plan.phases;
+  OpBuilder b(insertionPoint);
+  Location loc = ops.front()->getLoc();
+  SmallVector<Type> resultTypes;
+  for (Value output : outputs)
+    resultTypes.push_back(output.getType());
+  SmallVector<int64_t> grid(plan.gridSizes);
+  if (grid.empty())
+    grid.push_back(1);
+  BlockGraphBuilder builder(b, loc, inputs, resultTypes, grid, kDefaultThreads,
+                            plan.forloop, ops.front(), "cannot be fused");
+  KernelOp kernel = builder.getKernel();
+  auto fail = [&]() -> KernelOp {
+    kernel->erase();
+    return {};
+  };
+  // The graph map of a value: one entry per grid dim (a one-block grid
+  // replicates).
+  auto gridMap = [&](Value value) {
+    if (plan.gridClasses.empty())
+      return SmallVector<int64_t>{kReplica};
+    return getGridMap(value, plan);
+  };
+  llvm::DenseMap<Value, unsigned> inputIndex;
+  for (auto [index, input] : llvm::enumerate(inputs))
+    inputIndex[input] = index;
+  llvm::DenseMap<Value, Value> bodyTiles, postTiles;
+  auto inputTile = [&](Value input, bool post) -> FailureOr<Value> {
+    auto &cache = post ? postTiles : bodyTiles;
+    if (Value tile = cache.lookup(input))
+      return tile;
+    Value arg = builder.getInput(inputIndex[input]);
+    SmallVector<int64_t> imap = gridMap(input);
+    FailureOr<Value> tile;
+    if (post && plan.forloop > 1) {
+      std::optional<int64_t> dim = getSliceDim(input, plan);
+      if (!dim)
+        return failure();
+      tile = builder.iterate(arg, imap, *dim);
+      if (succeeded(tile))
+        tile = builder.accumulateConcat(*tile, *dim);
+    } else {
+      int64_t fmap = kReplica;
+      if (plan.forloop > 1)
+        if (const int *it = llvm::find(valueDims[input], phases.loopClass);
+            it != valueDims[input].end())
+          fmap = it - valueDims[input].begin();
+      tile = builder.iterate(arg, imap, fmap);
+    }
+    if (succeeded(tile))
+      cache[input] = *tile;
+    return tile;
+  };
+  llvm::DenseMap<Value, Value> tiles;
+  for (Operation *op : ops) {
+    bool post = phases.ops.lookup(op) == Phase::Post;
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      if (Value tile = tiles.lookup(operand)) {
+        operands.push_back(tile);
+        continue;
+      }
+      FailureOr<Value> tile = inputTile(operand, post);
+      if (failed(tile))
+        return fail();
+      operands.push_back(*tile);
+    }
+    auto semantics = cast<SemanticsOpInterface>(op);
+    SmallVector<NamedAttribute> attributes;
+    for (NamedAttribute attr : op->getAttrs())
+      if (!attr.getName().getValue().starts_with("kn."))
+        attributes.push_back(attr);
+    Phase resultPhase = post ? Phase::Post : Phase::Body;
+    SmallVector<Shape> expected;
+    for (Value result : op->getResults())
+      expected.push_back(getTile(result, plan, resultPhase));
+    std::optional<ArrayRef<Shape>> written;
+    if (isa<ReshapeOp>(op))
+      written = ArrayRef<Shape>(expected);
+    Type elementType =
+        cast<ShapedType>(op->getResult(0).getType()).getElementType();
+    auto computed = builder.compute(semantics.getOpKind(),
+                                    op->getName().stripDialect(), operands,
+                                    semantics.getOpParams(), attributes,
+                                    elementType, written);
+    if (failed(computed))
+      return fail();
+    for (auto [result, tile, shape] :
+         llvm::zip(op->getResults(), *computed, expected)) {
+      if (cast<tb::TileType>(tile.getType()).getShape() != ArrayRef(shape))
+        return fail();
+      Value value = tile;
+      if (phases.accumulated.contains(op))
+        value = builder.accumulate(value, tileDims[op].accumulator);
+      tiles[result] = value;
+    }
+  }
+  SmallVector<Value> saved;
+  SmallVector<SmallVector<int64_t>> omaps;
+  for (Value output : outputs) {
+    saved.push_back(tiles.lookup(output));
+    SmallVector<int64_t> omap = gridMap(output);
+    if (plan.gridClasses.empty()) {
+      // One block: map grid dim x to the output's innermost dim.
+      omap = {static_cast<int64_t>(shapeOf(output).size()) - 1};
+    }
+    if (llvm::is_contained(omap, kReplica))
+      return fail();
+    omaps.push_back(omap);
+  }
+  builder.save(saved, omaps);
+
+  // The tb verifiers, then the lowering's own plan of shared memory
+  // (input tiles loaded up front, pipeline stages, f32 sums).
+  {
+    ScopedDiagnosticHandler quiet(kernel->getContext(),
+                                  [](Diagnostic &) { return success(); });
+    if (failed(mlir::verify(kernel)) ||
+        failed(planBlockGraphSharedMemory(kernel.getBlockGraph(), smemLimit)))
+      return fail();
+  }
+  return kernel;
+}
+
+void Group::replace(KernelOp kernel) {
+  for (auto [output, result] : llvm::zip(outputs, kernel.getResults()))
+    output.replaceUsesWithIf(result, [&](OpOperand &use) {
+      return !opSet.contains(use.getOwner());
+    });
+  bool dataDependent = false;
+  for (Operation *op : llvm::reverse(ops)) {
+    dataDependent |=
+        op->hasAttr(KernelDialect::getDataDependentAttrName());
+    op->erase();
+  }
+  if (dataDependent)
+    kernel->setAttr(KernelDialect::getDataDependentAttrName(),
+                    UnitAttr::get(kernel->getContext()));
+}
+
+/// Rewrites every kn.split into P equal pieces of size s along dim d as a
+/// view of its operand with dim d cut into [P, s], a split of the size-P
+/// dim and views dropping it from each piece. A split keeps its dim whole in
+/// a tile; afterwards that is only the size-P dim, and the pieces' s-dims
+/// line up with each other, so a gate | up split lets the gated product be
+/// cut (and looped over as a matmul's k) like any elementwise op.
+void exposeEqualSplits(func::FuncOp function) {
+  SmallVector<SplitOp> splits;
+  function.walk([&](SplitOp split) { splits.push_back(split); });
+  for (SplitOp split : splits) {
+    ArrayRef<int64_t> sizes = split.getSizes();
+    int64_t pieces = sizes.size();
+    if (pieces < 2 || sizes.front() == 1 ||
+        !llvm::all_equal(sizes) ||
+        split->hasAttr(KernelDialect::getPartitionAttrName()))
+      continue;
+    int64_t dim = split.getDim();
+    auto type = cast<RankedTensorType>(split.getInput().getType());
+    Shape shape(type.getShape());
+    shape[dim] = pieces;
+    shape.insert(shape.begin() + dim + 1, sizes.front());
+    OpBuilder b(split);
+    Location loc = split.getLoc();
+    Value view = ReshapeOp::create(
+        b, loc, RankedTensorType::get(shape, type.getElementType()),
+        split.getInput());
+    auto cut = SplitOp::create(b, loc, view, dim,
+                               SmallVector<int64_t>(pieces, 1));
+    for (auto [piece, result] : llvm::zip(cut.getResults(), split.getResults()))
+      result.replaceAllUsesWith(
+          ReshapeOp::create(b, loc, result.getType(), piece).getResult());
+    split->erase();
+  }
+}
+
+/// A scaling op (its record's `scales`: mul, div) whose factor does not vary
+/// along the last dim of the scaled tensor, used only as the left operand
+/// of matmuls, is applied to the matmuls' results instead: matmul(e * r, v)
+/// = matmul(e, v) * r when r is constant along the contracted dim. Then the
+/// matmul reads e itself, so a softmax's division follows the loop over the
+/// contracted dim and the whole chain fuses (the form of Mirage's fused
+/// attention and of flash attention without the running maximum).
+void moveScalesPastMatmuls(func::FuncOp function) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<Operation *> scales;
+    for (Operation &op : function.getBody().front()) {
+      auto semantics = dyn_cast<SemanticsOpInterface>(op);
+      if (!semantics || !getOpInfo(semantics.getOpKind()).scales ||
+          op.getNumOperands() != 2 || op.getNumResults() != 1 ||
+          op.hasAttr(KernelDialect::getPartitionAttrName()))
+        continue;
+      ArrayRef<int64_t> scaled = shapeOf(op.getOperand(0));
+      ArrayRef<int64_t> factor = shapeOf(op.getOperand(1));
+      if (scaled.size() < 2 || factor.empty() || factor.back() != 1 ||
+          scaled.back() == 1 || shapeOf(op.getResult(0)) != scaled)
+        continue;
+      Value result = op.getResult(0);
+      if (result.use_empty() ||
+          !llvm::all_of(result.getUses(), [](OpOperand &use) {
+            auto matmul = dyn_cast<MatmulOp>(use.getOwner());
+            return matmul && use.getOperandNumber() == 0 &&
+                   matmul.getRhs() != use.get() &&
+                   !matmul->hasAttr(KernelDialect::getPartitionAttrName());
+          }))
+        continue;
+      scales.push_back(&op);
+    }
+    for (Operation *op : scales) {
+      auto semantics = cast<SemanticsOpInterface>(op);
+      Value scaled = op->getOperand(0), factor = op->getOperand(1);
+      SmallVector<MatmulOp> users;
+      for (Operation *user : op->getResult(0).getUsers())
+        users.push_back(cast<MatmulOp>(user));
+      // Every new scale must broadcast the factor into the product.
+      bool fits = true;
+      for (MatmulOp matmul : users) {
+        auto product = inferShapes(OpKind::Matmul,
+                                   {shapeOf(scaled), shapeOf(matmul.getRhs())},
+                                   OpParams());
+        if (!product) {
+          llvm::consumeError(product.takeError());
+          fits = false;
+          continue;
+        }
+        auto shapes = inferShapes(semantics.getOpKind(),
+                                  {(*product)[0], shapeOf(factor)},
+                                  semantics.getOpParams());
+        if (!shapes) {
+          llvm::consumeError(shapes.takeError());
+          fits = false;
+          continue;
+        }
+        fits &= (*shapes)[0] == (*product)[0];
+      }
+      if (!fits)
+        continue;
+      for (MatmulOp matmul : users) {
+        OpBuilder b(matmul);
+        auto product =
+            MatmulOp::create(b, matmul.getLoc(), scaled, matmul.getRhs());
+        OperationState state(op->getLoc(), op->getName());
+        state.addOperands({product.getResult(), factor});
+        state.addAttributes(op->getAttrs());
+        state.addTypes(matmul.getResult().getType());
+        Operation *moved = b.create(state);
+        matmul.getResult().replaceAllUsesWith(moved->getResult(0));
+        matmul->erase();
+      }
+      op->erase();
+      changed = true;
+    }
+  }
+}
+
+/// Forms the fusion groups of one function and builds their kernels.
+class Fuser {
+public:
+  Fuser(func::FuncOp function, const DeviceModel &device, int64_t smemLimit,
+        int64_t targetBlocks, int64_t maxGroupOps, double tolerance)
+      : function(function), device(device), smemLimit(smemLimit),
+        targetBlocks(targetBlocks), maxGroupOps(maxGroupOps),
+        tolerance(tolerance) {}
+
+  LogicalResult run();
+
+private:
+  struct Best {
+    double cost = 0;
+    std::optional<Plan> plan;
+    std::shared_ptr<Group> group;
+  };
+
+  /// The producers of `op` among the candidates, seen through reshapes.
+  SmallVector<Operation *> getProducers(Operation *op);
+  /// The best plan of a set of candidates (cached), or none.
+  const Best *getBest(ArrayRef<int> members);
+  /// The estimated time of a group: its fused kernel, or for one op its
+  /// default kernel.
+  std::optional<double> getCost(int group);
+  bool wouldCycle(int a, int b);
+  bool tryMerge(int a, int b);
+
+  func::FuncOp function;
+  const DeviceModel &device;
+  int64_t smemLimit, targetBlocks, maxGroupOps;
+  double tolerance;
+
+  SmallVector<Operation *> candidates;
+  llvm::DenseMap<Operation *, int> indexOf;
+  SmallVector<int> groupOf;
+  std::map<int, SmallVector<int>> groups;
+  std::map<SmallVector<int>, Best> cache;
+  llvm::DenseMap<Operation *, double> singleCost;
+};
+
+SmallVector<Operation *> Fuser::getProducers(Operation *op) {
+  SmallVector<Operation *> producers;
+  for (Value operand : op->getOperands()) {
+    Operation *def = operand.getDefiningOp();
+    while (def && isa<ReshapeOp>(def))
+      def = def->getOperand(0).getDefiningOp();
+    if (def && indexOf.count(def) && !llvm::is_contained(producers, def))
+      producers.push_back(def);
+  }
+  return producers;
+}
+
+const Fuser::Best *Fuser::getBest(ArrayRef<int> members) {
+  SmallVector<int> key(members);
+  llvm::sort(key);
+  auto it = cache.find(key);
+  if (it != cache.end())
+    return it->second.plan ? &it->second : nullptr;
+  Best &best = cache[key];
+  SmallVector<Operation *> ops;
+  for (int index : key)
+    ops.push_back(candidates[index]);
+  best.group = std::make_shared<Group>(ops, function.getBody().front());
+  // The cheapest plan whose block graph verifies and lowers.
+  for (const Plan &plan :
+       best.group->getPlans(device, smemLimit, kMaxPlansTried)) {
+    KernelOp kernel =
+        best.group->build(plan, best.group->getOps().back(), smemLimit);
+    if (!kernel)
+      continue;
+    kernel->erase();
+    best.plan = plan;
+    best.cost = plan.cost;
+    return &best;
+  }
+  return nullptr;
+}
+
+std::optional<double> Fuser::getCost(int group) {
+  const SmallVector<int> &members = groups[group];
+  if (members.size() > 1) {
+    const Best *best = getBest(members);
+    return best ? std::optional<double>(best->cost) : std::nullopt;
+  }
+  Operation *op = candidates[members.front()];
+  auto known = singleCost.find(op);
+  if (known != singleCost.end())
+    return known->second;
+  double cost;
+  {
+    ScopedDiagnosticHandler quiet(op->getContext(),
+                                  [](Diagnostic &) { return success(); });
+    KernelOp kernel = buildDefaultKernel(op, targetBlocks);
+    if (!kernel) {
+      // No default kernel: only its group's plan can build it.
+      return std::nullopt;
+    }
+    cost = estimateKernelUs(getKernelProfile(kernel, device), device);
+    kernel->erase();
+  }
+  singleCost[op] = cost;
+  return cost;
+}
+
+bool Fuser::wouldCycle(int a, int b) {
+  // A path from one group to the other through a third group.
+  auto reaches = [&](int from, int to) {
+    SmallVector<int> stack;
+    llvm::DenseSet<int> seen;
+    auto pushUsers = [&](int group, bool skipDirect) {
+      for (int member : groups[group]) {
+        SmallVector<Operation *> users;
+        SmallVector<Value> values(candidates[member]->getResults());
+        while (!values.empty()) {
+          Value value = values.pop_back_val();
+          for (Operation *user : value.getUsers()) {
+            if (isa<ReshapeOp>(user)) {
+              values.push_back(user->getResult(0));
+              continue;
+            }
+            auto it = indexOf.find(user);
+            if (it == indexOf.end())
+              continue;
+            int target = groupOf[it->second];
+            if (target == group || (skipDirect && target == to))
+              continue;
+            if (seen.insert(target).second)
+              stack.push_back(target);
+          }
+        }
+      }
+    };
+    pushUsers(from, true);
+    while (!stack.empty()) {
+      int group = stack.pop_back_val();
+      if (group == to)
+        return true;
+      pushUsers(group, false);
+    }
+    return false;
+  };
+  return reaches(a, b) || reaches(b, a);
+}
+
+bool Fuser::tryMerge(int a, int b) {
+  if (a == b)
+    return false;
+  if (static_cast<int64_t>(groups[a].size() + groups[b].size()) > maxGroupOps)
+    return false;
+  if (wouldCycle(a, b))
+    return false;
+  SmallVector<int> merged(groups[a]);
+  merged.append(groups[b]);
+  const Best *best = getBest(merged);
+  if (!best)
+    return false;
+  std::optional<double> costA = getCost(a), costB = getCost(b);
+  // An op without a default kernel joins any group that can take it.
+  // Within `tolerance` of the kernels it replaces, the fused kernel wins:
+  // it moves fewer bytes through device memory, which the estimate of each
+  // kernel alone does not credit (other kernels' traffic, L2 pollution).
+  if (costA && costB && best->cost > (*costA + *costB) * (1 + tolerance))
+    return false;
+  for (int member : groups[b])
+    groupOf[member] = a;
+  groups[a] = merged;
+  groups.erase(b);
+  return true;
+}
+
+LogicalResult Fuser::run() {
+  exposeEqualSplits(function);
+  moveScalesPastMatmuls(function);
+  Block &body = function.getBody().front();
+  for (Operation &op : body) {
+    if (!isMember(&op) || op.hasAttr(KernelDialect::getPartitionAttrName()))
+      continue;
+    auto semantics = cast<SemanticsOpInterface>(op);
+    SmallVector<ArrayRef<int64_t>> in;
+    for (Value operand : op.getOperands())
+      in.push_back(shapeOf(operand));
+    if (!getTileDims(semantics.getOpKind(), in, semantics.getOpParams()))
+      continue;
+    indexOf[&op] = candidates.size();
+    groupOf.push_back(candidates.size());
+    groups[candidates.size()] = {static_cast<int>(candidates.size())};
+    candidates.push_back(&op);
+  }
+  // Producer into consumer, largest intermediate first; then ops that
+  // share an input; until nothing changes.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Operation *op : candidates) {
+      SmallVector<Operation *> producers = getProducers(op);
+      auto bytes = [](Operation *o) {
+        int64_t total = 0;
+        for (Value result : o->getResults())
+          total += getByteSize(cast<ShapedType>(result.getType()));
+        return total;
+      };
+      llvm::sort(producers, [&](Operation *x, Operation *y) {
+        return bytes(x) != bytes(y) ? bytes(x) > bytes(y)
+                                    : indexOf[x] < indexOf[y];
+      });
+      for (Operation *producer : producers)
+        if (tryMerge(groupOf[indexOf[op]], groupOf[indexOf[producer]])) {
+          changed = true;
+          break;
+        }
+    }
+    if (changed)
+      continue;
+    // Siblings: groups reading the same value.
+    llvm::DenseMap<Value, SmallVector<int>> readers;
+    SmallVector<Value> order;
+    for (Operation *op : candidates)
+      for (Value operand : op->getOperands()) {
+        Value source = operand;
+        while (auto reshape = source.getDefiningOp<ReshapeOp>())
+          source = reshape.getOperand();
+        auto &list = readers[source];
+        if (list.empty())
+          order.push_back(source);
+        int group = groupOf[indexOf[op]];
+        if (!llvm::is_contained(list, group))
+          list.push_back(group);
+      }
+    for (Value value : order) {
+      SmallVector<int> &list = readers[value];
+      for (size_t i = 0; i < list.size() && !changed; ++i)
+        for (size_t j = i + 1; j < list.size() && !changed; ++j)
+          if (groups.count(list[i]) && groups.count(list[j]))
+            changed = tryMerge(list[i], list[j]);
+      if (changed)
+        break;
+    }
+  }
+  // Build every group of two or more ops, each analyzed afresh: the groups
+  // built before it changed its inputs.
+  for (auto &[id, members] : groups) {
+    if (members.size() < 2)
+      continue;
+    SmallVector<Operation *> ops;
+    for (int index : members)
+      ops.push_back(candidates[index]);
+    Group group(ops, body);
+    if (!group.isValid())
+      continue;
+    Operation *last = group.getOps().back();
+    SmallVector<Plan> plans =
+        group.getPlans(device, smemLimit, kMaxPlansTried);
+    KernelOp kernel;
+    for (const Plan &plan : plans)
+      if ((kernel = group.build(plan, last, smemLimit)))
+        break;
+    if (!kernel)
+      continue;
+    group.replace(kernel);
+  }
+  if (!sortTopologically(&body))
+    return function.emitError() << "kn-fuse: the fused program has a cycle";
+  return success();
+}
+
+struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::optional<DeviceModel> model = DeviceModel::get(device);
+    if (!model) {
+      getOperation().emitError()
+          << "kn-fuse: unknown device '" << device << "' (h100, h200)";
+      return signalPassFailure();
+    }
+    if (workers < 0 || maxGroupOps < 1 || tolerance < 0) {
+      getOperation().emitError()
+          << "kn-fuse: workers and tolerance must be 0 or positive and "
+             "max-group-ops positive";
+      return signalPassFailure();
+    }
+    tb::TargetAttr compiledChip;
+    if (!this->chip.empty()) {
+      compiledChip = tb::TargetAttr::getKnown(&getContext(), this->chip);
+      if (!compiledChip) {
+        getOperation().emitError()
+            << "kn-fuse: unknown chip '" << this->chip << "'";
+        return signalPassFailure();
+      }
+    }
+    SmallVector<func::FuncOp> functions(
+        getOperation().getOps<func::FuncOp>());
+    for (func::FuncOp function : functions) {
+      if (function.isExternal())
+        continue;
+      DeviceModel chip = *model;
+      tb::TargetAttr target = tb::TargetAttr::lookup(function);
+      int64_t smemLimit = target.getSmemPerBlock();
+      if (target.getSms() > 0)
+        chip.sms = target.getSms();
+      if (compiledChip) {
+        smemLimit = std::min(smemLimit, compiledChip.getSmemPerBlock());
+        chip.sms = compiledChip.getSms() > 0 ? compiledChip.getSms() : chip.sms;
+      }
+      if (persistent) {
+        chip.launchUs = 0;
+        if (workers > 0)
+          chip.sms = workers;
+      }
+      Fuser fuser(function, chip, smemLimit, targetBlocks, maxGroupOps,
+                  tolerance);
+      if (failed(fuser.run()))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
