@@ -7,6 +7,8 @@
 #ifndef MIRAGE_INITALLPASSES_H
 #define MIRAGE_INITALLPASSES_H
 
+#include "mirage/Conversion/Frontend/Passes.h"
+#include "mirage/Conversion/Frontend/Pipelines.h"
 #include "mirage/Conversion/Passes.h"
 #include "mirage/Conversion/Pipelines.h"
 #include "mirage/Conversion/TaskGraphPipeline.h"
@@ -26,8 +28,10 @@ inline void registerAllPasses() {
   registerMirageVerifyPasses();
   registerMirageSearchPasses();
   registerMirageConversionPasses();
+  registerMirageFrontendPasses();
   registerMirageToPTXPipeline();
   registerMirageToTaskGraphPipeline();
+  registerFrontendToPTXPipelines();
 }
 
 } // namespace mirage

@@ -10,6 +10,7 @@
 #include "mirage/Conversion/Passes.h"
 
 #include "Codegen.h"
+#include "mirage/Conversion/Frontend/Guard.h"
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -276,6 +277,9 @@ struct ConvertKernelToGPU
     options.asyncCopy = asyncCopy;
     SmallVector<func::FuncOp> functions;
     for (auto function : module.getOps<func::FuncOp>()) {
+      // linalg or tosa input is converted first, not passed through.
+      if (failed(checkNoFrontendOps(function, getArgument())))
+        return signalPassFailure();
       bool hasKernelOps = false;
       function.walk([&](Operation *op) {
         hasKernelOps |= op->getDialect() &&

@@ -8,6 +8,7 @@
 
 #include "mirage/Search/Passes.h"
 
+#include "mirage/Conversion/Frontend/Guard.h"
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/Dialect/Thread/IR/Thread.h"
@@ -109,6 +110,9 @@ struct Superoptimize
     topModule = topK ? *topK : nullptr;
 
     SmallVector<func::FuncOp> functions;
+    for (auto function : module.getOps<func::FuncOp>())
+      if (failed(checkNoFrontendOps(function, getArgument())))
+        return signalPassFailure();
     for (auto function : module.getOps<func::FuncOp>())
       if (!function.isDeclaration() &&
           !function->hasAttr(kn::KernelDialect::getReferenceAttrName()))

@@ -1,0 +1,50 @@
+//===- FrontendPipelines.cpp - linalg or tosa to PTX ----------------------===//
+//
+// mirage-linalg-to-ptx and mirage-tosa-to-ptx: the conversion into kn, the
+// µGraph search when asked, then the passes of mirage-to-ptx.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Conversion/Frontend/Pipelines.h"
+
+#include "mirage/Conversion/Frontend/Passes.h"
+#include "mirage/Search/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+void mirage::buildFrontendToPTXPipeline(OpPassManager &pm, FrontendInput input,
+                                        const FrontendToPTXOptions &options) {
+  if (input == FrontendInput::Linalg)
+    pm.addPass(createConvertLinalgToKernel());
+  else
+    pm.addPass(createConvertTosaToKernel());
+  if (options.superoptimize) {
+    MirageSuperoptimizeOptions search;
+    search.timeBudget = options.timeBudget;
+    search.device = options.device;
+    search.progressInterval = 0;
+    pm.addPass(createMirageSuperoptimize(search));
+  }
+  buildMirageToPTXPipeline(pm, options);
+}
+
+void mirage::registerFrontendToPTXPipelines() {
+  PassPipelineRegistration<FrontendToPTXOptions>(
+      "mirage-linalg-to-ptx",
+      "Compile linalg on tensors to PTX or cubin: convert-linalg-to-kn, "
+      "mirage-superoptimize (with superoptimize=true), then mirage-to-ptx "
+      "(whose options it takes)",
+      [](OpPassManager &pm, const FrontendToPTXOptions &options) {
+        buildFrontendToPTXPipeline(pm, FrontendInput::Linalg, options);
+      });
+  PassPipelineRegistration<FrontendToPTXOptions>(
+      "mirage-tosa-to-ptx",
+      "Compile tosa to PTX or cubin: convert-tosa-to-kn, "
+      "mirage-superoptimize (with superoptimize=true), then mirage-to-ptx "
+      "(whose options it takes)",
+      [](OpPassManager &pm, const FrontendToPTXOptions &options) {
+        buildFrontendToPTXPipeline(pm, FrontendInput::Tosa, options);
+      });
+}
