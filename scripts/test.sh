@@ -7,7 +7,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MIRAGE_BUILD_DIR:-$root/build}"
 
 "$root/scripts/install-deps.sh"
-"$root/scripts/build.sh" mirage-opt mirage-bundle mirage-bench-interpreter MirageUnitTests \
+"$root/scripts/build.sh" mirage-opt mirage-bundle mirage-bench-interpreter mirage-capi-test MirageUnitTests \
   mirage-doc mirage-python
 
 lit_results="$build/test-results.json"

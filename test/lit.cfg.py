@@ -9,7 +9,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "MIRAGE"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test"]
+config.suffixes = [".mlir", ".test", ".c"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.mirage_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit"]
@@ -26,6 +26,7 @@ tools = [
     "mirage-opt",
     "mirage-bundle",
     "mirage-bench-interpreter",
+    "mirage-capi-test",
     "not",
     "count",
     ToolSubst("%PYTHON", config.python_executable),
