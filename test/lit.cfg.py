@@ -33,6 +33,21 @@ tools = [
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
+# %cmake_project: cmake configuring a project with this build's generator,
+# compilers, launcher and linker (test/Embedding builds one against the
+# install tree).
+cmake_project = [config.cmake_command, "-G", "Ninja",
+                 "-DCMAKE_MAKE_PROGRAM=" + config.make_program,
+                 "-DCMAKE_BUILD_TYPE=Release",
+                 "-DCMAKE_C_COMPILER=" + config.c_compiler,
+                 "-DCMAKE_CXX_COMPILER=" + config.cxx_compiler]
+if config.compiler_launcher:
+    cmake_project.append("-DCMAKE_CXX_COMPILER_LAUNCHER=" + config.compiler_launcher)
+if config.llvm_use_linker:
+    cmake_project.append("-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=" + config.llvm_use_linker)
+config.substitutions.append(("%cmake_project", " ".join(cmake_project)))
+config.substitutions.append(("%cmake", config.cmake_command))
+
 # Cubin generation needs ptxas from the CUDA toolkit.
 if config.ptxas_path:
     config.available_features.add("ptxas")

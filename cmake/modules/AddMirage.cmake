@@ -24,9 +24,10 @@ function(add_mirage_doc td_filename output_file)
 endfunction()
 
 # add_mirage_library(<name> <sources...> [DEPENDS ...] [LINK_LIBS ...])
+# Installed with the CMake package (MirageInstall.cmake), not as MLIR's.
 function(add_mirage_library name)
   set_property(GLOBAL APPEND PROPERTY MIRAGE_ALL_LIBS ${name})
-  add_mlir_library(${ARGV})
+  add_mlir_library(${ARGV} DISABLE_INSTALL)
   # Generated headers of every dialect must exist before any Mirage TU compiles.
   add_dependencies(${name} mirage-headers)
   if(TARGET obj.${name})

@@ -13,6 +13,7 @@
 
 #include "mirage/Conversion/Passes.h"
 
+#include "mirage/Conversion/Pipelines.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -151,6 +152,15 @@ struct MmaSyncBF16ToNVVM : public ConvertOpToLLVMPattern<nvgpu::MmaSyncOp> {
 struct ConvertNVGPUToNVVMWithLayout
     : public mirage::impl::ConvertNVGPUToNVVMWithLayoutBase<
           ConvertNVGPUToNVVMWithLayout> {
+  /// The first pass of the device path to PTX declares what the whole path
+  /// needs (the dialects it lowers through, their conversions to LLVM, the
+  /// NVVM target, the LLVM IR translations), so that a tool that registers
+  /// only the Mirage dialects and passes can run mirage-to-ptx.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    ConvertNVGPUToNVVMWithLayoutBase::getDependentDialects(registry);
+    mirage::registerMirageToPTXDependencies(registry);
+  }
+
   void runOnOperation() override {
     gpu::GPUModuleOp module = getOperation();
     MLIRContext *context = &getContext();
