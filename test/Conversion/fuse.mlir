@@ -250,11 +250,16 @@ func.func @softmax_matmul(%s: tensor<2x256x4096xf16>, %v: tensor<2x4096x64xf16>)
 }
 
 // Not fused: rows of 1M floats do not fit in shared memory, and looping
-// over them leaves the division without its rows after the loop.
+// over them leaves the division without its rows after the loop. The sum
+// alone gets a planned launch shape (its row walked by the loop); the
+// division is left to kn-default-block-graphs.
 // CHECK-LABEL: func.func @row_too_long
-// CHECK-NOT: kn.kernel
-// CHECK: kn.reduce_sum
-// CHECK: kn.div
+// CHECK: %[[S:.*]] = kn.kernel(%arg0)
+// CHECK: tb.graph grid [2] threads 128 forloop {{[0-9]+}}
+// CHECK: tb.reduce_sum
+// CHECK: tb.accum_sum
+// CHECK-NOT: tb.div
+// CHECK: kn.div %arg0, %[[S]]
 // CHECK: return
 func.func @row_too_long(%x: tensor<2x1048576xf32>) -> tensor<2x1048576xf32> {
   %s = kn.reduce_sum %x dim 1 : tensor<2x1048576xf32>
@@ -283,8 +288,10 @@ func.func @norm_k_too_long(%x: tensor<1x32768xf16>, %g: tensor<32768xf16>, %w: t
 // CHECK-COUNT-1: tb.matmul
 // CHECK: tb.reduce_sum
 // CHECK-NOT: tb.matmul
-// CHECK: kn.reduce_max %[[K]]#0 dim 1
-// CHECK-NOT: kn.matmul
+// CHECK: kn.kernel(%[[K]]#0)
+// CHECK-NOT: tb.matmul
+// CHECK: tb.reduce_max
+// CHECK-NOT: matmul
 // CHECK: return
 func.func @shared_matmul(%x: tensor<1024x64xf16>, %w: tensor<64x4096xf16>) -> (tensor<1024x1xf16>, tensor<1x4096xf16>) {
   %m = kn.matmul %x, %w : tensor<1024x64xf16>, tensor<64x4096xf16>
@@ -293,11 +300,15 @@ func.func @shared_matmul(%x: tensor<1024x64xf16>, %w: tensor<64x4096xf16>) -> (t
   return %r, %c : tensor<1024x1xf16>, tensor<1x4096xf16>
 }
 
-// An op with an explicit kn.partition is left to kn-default-block-graphs.
+// An op with an explicit kn.partition is left to kn-default-block-graphs,
+// so its consumer does not fuse with it. Alone, the neg gets the planned
+// launch shape: 128 blocks of one row, where the fixed tiling would give
+// 16 blocks of 8 rows on a chip of 132 SMs.
 // CHECK-LABEL: func.func @partitioned
-// CHECK-NOT: kn.kernel
-// CHECK: kn.exp %arg0 {kn.partition
-// CHECK: kn.neg
+// CHECK: %[[E:.*]] = kn.exp %arg0 {kn.partition
+// CHECK: kn.kernel(%[[E]])
+// CHECK: tb.graph grid [64, 2] threads 128 forloop 1
+// CHECK: tb.neg
 // CHECK: return
 func.func @partitioned(%x: tensor<64x512xf32>) -> tensor<64x512xf32> {
   %e = kn.exp %x {kn.partition = array<i64: 8, 1>} : tensor<64x512xf32>
@@ -307,10 +318,11 @@ func.func @partitioned(%x: tensor<64x512xf32>) -> tensor<64x512xf32> {
 
 // A collective separates what is before it from what is after it.
 // CHECK-LABEL: func.func @all_reduce
-// CHECK-NOT: kn.kernel
-// CHECK: kn.exp
-// CHECK: kn.all_reduce
-// CHECK: kn.neg
+// CHECK: %[[E:.*]] = kn.kernel(%arg0)
+// CHECK: tb.exp
+// CHECK: %[[A:.*]] = kn.all_reduce %[[E]]
+// CHECK: kn.kernel(%[[A]])
+// CHECK: tb.neg
 // CHECK: return
 func.func @all_reduce(%x: tensor<64x512xf32>) -> tensor<64x512xf32> {
   %e = kn.exp %x : tensor<64x512xf32>

@@ -49,6 +49,9 @@ constexpr int64_t kVectorRun = 8;
 /// Candidate plans whose block graphs are built and verified, cheapest
 /// first, before a group is given up.
 constexpr int kMaxPlansTried = 12;
+/// A lone op gets a planned launch shape when its estimate beats its
+/// default kernel's by this fraction.
+constexpr double kRelaunchGain = 0.05;
 
 ArrayRef<int64_t> shapeOf(Value value) {
   return cast<ShapedType>(value.getType()).getShape();
@@ -1168,10 +1171,31 @@ LogicalResult Fuser::run() {
         break;
     }
   }
-  // Build every group of two or more ops, each analyzed afresh: the groups
-  // built before it changed its inputs.
+  // A memory-bound op left alone (no multiply-adds in its record's work)
+  // gets the speed model's launch shape where that beats the fixed tiling
+  // of its default kernel by more than the model's noise.
+  llvm::DenseSet<int> relaunched;
   for (auto &[id, members] : groups) {
-    if (members.size() < 2)
+    if (members.size() != 1)
+      continue;
+    Operation *op = candidates[members.front()];
+    auto semantics = cast<SemanticsOpInterface>(op);
+    SmallVector<ArrayRef<int64_t>> in;
+    for (Value operand : op->getOperands())
+      in.push_back(shapeOf(operand));
+    if (getWork(semantics.getOpKind(), in, shapeOf(op->getResult(0)),
+                semantics.getOpParams())
+            .multiplyAdds > 0)
+      continue;
+    std::optional<double> fixed = getCost(id);
+    const Best *best = getBest(members);
+    if (best && (!fixed || best->cost < *fixed * (1 - kRelaunchGain)))
+      relaunched.insert(id);
+  }
+  // Build every group of two or more ops (and the relaunched ones), each
+  // analyzed afresh: the groups built before it changed its inputs.
+  for (auto &[id, members] : groups) {
+    if (members.size() < 2 && !relaunched.contains(id))
       continue;
     SmallVector<Operation *> ops;
     for (int index : members)

@@ -102,7 +102,9 @@ def KnFuse : Pass<"kn-fuse", "::mlir::ModuleOp"> {
     range and the resulting tiles are costed, and the cheapest plan (fewer
     blocks among estimates within 1%) whose block graph the tb verifiers
     accept and the GPU lowering can place in shared memory
-    (`mirage::planBlockGraphSharedMemory`) is built.
+    (`mirage::planBlockGraphSharedMemory`) is built. A memory-bound op left
+    alone (no multiply-adds in its record's work) gets its planned launch
+    shape when that is estimated 5% faster than its default kernel.
 
     **Groups** grow greedily, producer into consumer (largest intermediate
     first) and between ops that read the same tensor, while the fused
