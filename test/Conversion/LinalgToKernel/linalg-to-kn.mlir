@@ -479,3 +479,36 @@ func.func @other_ops(%x: tensor<4xf32>) -> tensor<4xf32> {
   %n = linalg.negf ins(%c : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   return %n : tensor<4xf32>
 }
+
+// -----
+
+// More named forms read through the same interface: vecmat, batch_matvec,
+// linalg.contract, linalg.map, linalg.elementwise.
+// CHECK-LABEL: func.func @named_forms(
+// CHECK-SAME: %[[V:.*]]: tensor<16xf32>, %[[A:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<2x8x16xf32>, %[[W:.*]]: tensor<2x16xf32>)
+// CHECK: %[[V2:.*]] = kn.reshape %[[V]] : tensor<16xf32> -> tensor<1x16xf32>
+// CHECK: %[[VM:.*]] = kn.matmul %[[V2]], %[[A]] : tensor<1x16xf32>, tensor<16x8xf32>
+// CHECK: %[[W2:.*]] = kn.reshape %[[W]] : tensor<2x16xf32> -> tensor<2x16x1xf32>
+// CHECK: %[[BM:.*]] = kn.matmul %[[B]], %[[W2]] : tensor<2x8x16xf32>, tensor<2x16x1xf32>
+// CHECK: %[[C:.*]] = kn.matmul %{{.*}}, %[[A]] : tensor<{{.*}}>, tensor<16x8xf32>
+// CHECK: kn.exp %[[A]]
+// CHECK: kn.sub %[[A]], %[[A]]
+func.func @named_forms(%v: tensor<16xf32>, %a: tensor<16x8xf32>, %b: tensor<2x8x16xf32>, %w: tensor<2x16xf32>)
+    -> (tensor<8xf32>, tensor<2x8xf32>, tensor<4x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<8xf32>
+  %f8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %vm = linalg.vecmat ins(%v, %a : tensor<16xf32>, tensor<16x8xf32>) outs(%f8 : tensor<8xf32>) -> tensor<8xf32>
+  %e28 = tensor.empty() : tensor<2x8xf32>
+  %f28 = linalg.fill ins(%zero : f32) outs(%e28 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %bm = linalg.batch_matvec ins(%b, %w : tensor<2x8x16xf32>, tensor<2x16xf32>) outs(%f28 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %rows = tensor.extract_slice %b[0, 0, 0] [1, 4, 16] [1, 1, 1] : tensor<2x8x16xf32> to tensor<4x16xf32>
+  %e48 = tensor.empty() : tensor<4x8xf32>
+  %f48 = linalg.fill ins(%zero : f32) outs(%e48 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %c = linalg.contract indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%rows, %a : tensor<4x16xf32>, tensor<16x8xf32>) outs(%f48 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e = tensor.empty() : tensor<16x8xf32>
+  %m = linalg.map { math.exp } ins(%a : tensor<16x8xf32>) outs(%e : tensor<16x8xf32>)
+  %s = linalg.elementwise kind=#linalg.elementwise_kind<sub> ins(%a, %a : tensor<16x8xf32>, tensor<16x8xf32>) outs(%e : tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %vm, %bm, %c, %m, %s : tensor<8xf32>, tensor<2x8xf32>, tensor<4x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>
+}
