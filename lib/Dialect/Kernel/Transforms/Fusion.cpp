@@ -129,9 +129,10 @@ public:
 
   bool isValid() const { return valid; }
 
-  /// The cheapest plans, best first, at most `limit`.
+  /// The cheapest plans of at most `maxBlocks` blocks, best first, at most
+  /// `limit`.
   SmallVector<Plan> getPlans(const DeviceModel &device, int64_t smemLimit,
-                             size_t limit);
+                             int64_t maxBlocks, size_t limit);
 
   /// Builds the plan's kernel before `insertionPoint`; null when its block
   /// graph does not verify or does not leave room for the lowering.
@@ -545,7 +546,7 @@ std::optional<double> Group::estimate(Plan &plan, const DeviceModel &device,
 }
 
 SmallVector<Plan> Group::getPlans(const DeviceModel &device, int64_t smemLimit,
-                                  size_t limit) {
+                                  int64_t maxBlocks, size_t limit) {
   SmallVector<Plan> plans;
   if (!valid)
     return plans;
@@ -618,7 +619,7 @@ SmallVector<Plan> Group::getPlans(const DeviceModel &device, int64_t smemLimit,
           plan.gridSizes.push_back(size);
           blocks *= size;
         }
-        bool fits = blocks <= 16 * device.sms * device.maxBlocksPerSM;
+        bool fits = blocks <= maxBlocks;
         for (auto [g, size] : llvm::enumerate(plan.gridSizes))
           fits &= g == 0 || size <= kMaxGridYZ;
         if (plan.gridClasses.empty()) {
@@ -936,10 +937,11 @@ void moveScalesPastMatmuls(func::FuncOp function) {
 class Fuser {
 public:
   Fuser(func::FuncOp function, const DeviceModel &device, int64_t smemLimit,
-        int64_t targetBlocks, int64_t maxGroupOps, double tolerance)
+        int64_t maxBlocks, int64_t targetBlocks, int64_t maxGroupOps,
+        double tolerance)
       : function(function), device(device), smemLimit(smemLimit),
-        targetBlocks(targetBlocks), maxGroupOps(maxGroupOps),
-        tolerance(tolerance) {}
+        maxBlocks(maxBlocks), targetBlocks(targetBlocks),
+        maxGroupOps(maxGroupOps), tolerance(tolerance) {}
 
   LogicalResult run();
 
@@ -962,7 +964,7 @@ private:
 
   func::FuncOp function;
   const DeviceModel &device;
-  int64_t smemLimit, targetBlocks, maxGroupOps;
+  int64_t smemLimit, maxBlocks, targetBlocks, maxGroupOps;
   double tolerance;
 
   SmallVector<Operation *> candidates;
@@ -998,7 +1000,7 @@ const Fuser::Best *Fuser::getBest(ArrayRef<int> members) {
   best.group = std::make_shared<Group>(ops, function.getBody().front());
   // The cheapest plan whose block graph verifies and lowers.
   for (const Plan &plan :
-       best.group->getPlans(device, smemLimit, kMaxPlansTried)) {
+       best.group->getPlans(device, smemLimit, maxBlocks, kMaxPlansTried)) {
     KernelOp kernel =
         best.group->build(plan, best.group->getOps().back(), smemLimit);
     if (!kernel)
@@ -1205,7 +1207,7 @@ LogicalResult Fuser::run() {
       continue;
     Operation *last = group.getOps().back();
     SmallVector<Plan> plans =
-        group.getPlans(device, smemLimit, kMaxPlansTried);
+        group.getPlans(device, smemLimit, maxBlocks, kMaxPlansTried);
     KernelOp kernel;
     for (const Plan &plan : plans)
       if ((kernel = group.build(plan, last, smemLimit)))
@@ -1263,8 +1265,13 @@ struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
         if (workers > 0)
           chip.sms = workers;
       }
-      Fuser fuser(function, chip, smemLimit, targetBlocks, maxGroupOps,
-                  tolerance);
+      // A launch may have many waves of blocks; a persistent kernel's tasks
+      // are at most 4 per worker (as kn-default-block-graphs{persistent}).
+      int64_t maxBlocks = persistent
+                              ? 4 * chip.sms
+                              : 16 * chip.sms * chip.maxBlocksPerSM;
+      Fuser fuser(function, chip, smemLimit, maxBlocks, targetBlocks,
+                  maxGroupOps, tolerance);
       if (failed(fuser.run()))
         return signalPassFailure();
     }

@@ -121,8 +121,8 @@ def KnFuse : Pass<"kn-fuse", "::mlir::ModuleOp"> {
     over to the fused kernel.
 
     With `persistent`, plans are costed as tasks of a persistent kernel of
-    `workers` workers (default: the target's SMs) without launches, as
-    `mirage-to-task-graph` needs.
+    `workers` workers (default: the target's SMs) without launches and have
+    at most 4 blocks (tasks) per worker, as `mirage-to-task-graph` needs.
 
     Fusion patterns this covers (test/Conversion/fuse.mlir): elementwise
     and broadcast chains; softmax, norms and mean/variance chains with their
