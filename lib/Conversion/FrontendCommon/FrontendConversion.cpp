@@ -201,12 +201,22 @@ LogicalResult FrontendConversion::run() {
   // Gives `user` kn tensors for the operands this conversion holds.
   // Operands that cannot be given stay, with their producers; that is
   // reported for ops that need a tensor (`required`), not for kept ones.
-  auto rewire = [&](Operation *user, bool required) {
-    for (OpOperand &use : user->getOpOperands()) {
+  auto rewire = [&](Operation *op, bool required) {
+    // The op's operands, and values its regions read from outside.
+    SmallVector<OpOperand *> uses;
+    op->walk([&](Operation *nested) {
+      for (OpOperand &use : nested->getOpOperands())
+        if (nested == op || !op->isAncestor(use.get().getParentBlock()
+                                                ->getParentOp()))
+          uses.push_back(&use);
+    });
+    for (OpOperand *usePtr : uses) {
+      OpOperand &use = *usePtr;
+      Operation *user = use.getOwner();
       auto it = states.find(use.get());
       if (it == states.end())
         continue;
-      builder.setInsertionPoint(user);
+      builder.setInsertionPoint(op);
       Refusal why;
       FailureOr<Value> tensor = materialize(use.get(), why);
       if (succeeded(tensor)) {

@@ -9,6 +9,7 @@
 
 #include "mirage/IR/SemanticsOpInterface.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <limits>
@@ -99,8 +100,11 @@ Value KernelEmitter::transpose(Value input, ArrayRef<int64_t> perm,
                                Location loc) {
   OpParams params;
   params.ints.assign(perm.begin(), perm.end());
-  Refusal ignored;
-  return *create(OpKind::Transpose, params, input, loc, ignored);
+  Refusal why;
+  FailureOr<Value> result = create(OpKind::Transpose, params, input, loc, why);
+  if (failed(result))
+    llvm::report_fatal_error("frontend conversion: " + llvm::Twine(why.message));
+  return *result;
 }
 
 //===----------------------------------------------------------------------===//
@@ -125,8 +129,10 @@ Placement place(ArrayRef<int64_t> shape, ArrayRef<int64_t> dims,
     if (size == 1)
       continue;
     const int64_t *at = llvm::find(order, dims[i]);
-    assert(dims[i] >= 0 && at != order.end() &&
-           "a non-unit dim must follow a dim of the layout");
+    if (dims[i] < 0 || at == order.end())
+      llvm::report_fatal_error("frontend conversion: a tensor dim of size " +
+                               llvm::Twine(size) +
+                               " follows no dim of the layout");
     int64_t position = at - order.begin();
     placement.dims.push_back(i);
     placement.positions.push_back(position);

@@ -512,3 +512,23 @@ func.func @named_forms(%v: tensor<16xf32>, %a: tensor<16x8xf32>, %b: tensor<2x8x
   %s = linalg.elementwise kind=#linalg.elementwise_kind<sub> ins(%a, %a : tensor<16x8xf32>, tensor<16x8xf32>) outs(%e : tensor<16x8xf32>) -> tensor<16x8xf32>
   return %vm, %bm, %c, %m, %s : tensor<8xf32>, tensor<2x8xf32>, tensor<4x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>
 }
+
+// -----
+
+// Values read inside the regions of other ops get the kn tensor too, and
+// the linalg op they came from goes.
+// CHECK-LABEL: func.func @read_in_a_region(
+// CHECK: %[[E:.*]] = kn.exp
+// CHECK: scf.for
+// CHECK-NEXT: scf.yield %[[E]]
+// CHECK-NOT: linalg
+func.func @read_in_a_region(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<4xf32>
+  %a = linalg.exp ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> tensor<4xf32> {
+    scf.yield %a : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
