@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mirage/Conversion/Passes.h"
+#include "mirage/Conversion/Frontend/Guard.h"
 
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
@@ -250,6 +251,9 @@ struct BuildTaskGraph
     for (auto function : getOperation().getOps<func::FuncOp>()) {
       if (function.isExternal())
         continue;
+      // linalg or tosa input is converted first, not passed through.
+      if (failed(checkNoFrontendOps(function, getArgument())))
+        return signalPassFailure();
       bool hasKernelOps = false;
       function.walk([&](Operation *op) {
         hasKernelOps |=

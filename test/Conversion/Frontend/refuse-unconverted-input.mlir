@@ -1,12 +1,15 @@
 // RUN: not mirage-opt %s --split-input-file --mirage-to-ptx 2>&1 | FileCheck %s --check-prefix=PTX
 // RUN: not mirage-opt %s --split-input-file --mirage-superoptimize 2>&1 | FileCheck %s --check-prefix=SEARCH
+// RUN: not mirage-opt %s --split-input-file --mirage-build-task-graph 2>&1 | FileCheck %s --check-prefix=TASKS
 
 // linalg or tosa input never passes through a Mirage pass unchanged: the
-// passes that read kernel graphs name the first op they cannot read and the
-// conversion to run first.
+// passes that read kernel graphs (convert-kn-to-gpu, so mirage-to-ptx;
+// mirage-superoptimize; mirage-build-task-graph, so mirage-to-task-graph)
+// name the first op they cannot read and the conversion to run first.
 
 // PTX: error: convert-kn-to-gpu reads kernel graphs (kn) only: convert this linalg op first (convert-linalg-to-kn, or the mirage-linalg-to-ptx pipeline)
 // SEARCH: error: mirage-superoptimize reads kernel graphs (kn) only: convert this linalg op first (convert-linalg-to-kn, or the mirage-linalg-to-ptx pipeline)
+// TASKS: error: mirage-build-task-graph reads kernel graphs (kn) only: convert this linalg op first
 func.func @linalg(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %e = tensor.empty() : tensor<4x8xf32>
   %y = linalg.exp ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
@@ -17,6 +20,7 @@ func.func @linalg(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // PTX: error: convert-kn-to-gpu reads kernel graphs (kn) only: convert this tosa op first (convert-tosa-to-kn, or the mirage-tosa-to-ptx pipeline)
 // SEARCH: error: mirage-superoptimize reads kernel graphs (kn) only: convert this tosa op first (convert-tosa-to-kn, or the mirage-tosa-to-ptx pipeline)
+// TASKS: error: mirage-build-task-graph reads kernel graphs (kn) only: convert this tosa op first
 func.func @tosa(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y = tosa.exp %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
@@ -26,6 +30,7 @@ func.func @tosa(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // PTX: error: convert-kn-to-gpu reads kernel graphs (kn) only: convert this tensor op first (convert-linalg-to-kn, or the mirage-linalg-to-ptx pipeline)
 // SEARCH: error: mirage-superoptimize reads kernel graphs (kn) only: convert this tensor op first (convert-linalg-to-kn, or the mirage-linalg-to-ptx pipeline)
+// TASKS: error: mirage-build-task-graph reads kernel graphs (kn) only: convert this tensor op first
 func.func @tensor(%x: tensor<8x8xf32>) -> tensor<64xf32> {
   %y = tensor.collapse_shape %x [[0, 1]] : tensor<8x8xf32> into tensor<64xf32>
   return %y : tensor<64xf32>
