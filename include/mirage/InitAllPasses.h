@@ -30,6 +30,7 @@ inline void registerAllPasses() {
   registerMirageConversionPasses();
   registerMirageFrontendPasses();
   registerMirageToPTXPipeline();
+  registerMirageToMegaKernelPipeline();
   registerMirageToTaskGraphPipeline();
   registerFrontendToPTXPipelines();
 }

@@ -33,6 +33,8 @@ struct TaskGraphState {
   /// Per program input and output, its buffer.
   SmallVector<uint32_t> inputBuffers, outputBuffers;
   SmallVector<Shape> inputShapes, outputShapes;
+  /// The mega-kernel's dispatch, when runs follow it.
+  std::optional<WorkerQueues> queues;
 };
 } // namespace mirage
 
@@ -178,6 +180,151 @@ private:
   uint32_t task;
 };
 
+/// Whether `queues` dispatches each of `tasks` tasks exactly once, with
+/// counters in range.
+llvm::Error checkQueues(const WorkerQueues &queues, size_t tasks) {
+  auto invalid = [](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "invalid worker queues: " + why);
+  };
+  if (queues.waits.size() != tasks || queues.signals.size() != tasks)
+    return invalid(llvm::formatv("{0} waits and {1} signals for {2} tasks",
+                                 queues.waits.size(), queues.signals.size(),
+                                 tasks));
+  std::vector<bool> queued(tasks, false);
+  for (const std::vector<uint32_t> &queue : queues.queues)
+    for (uint32_t task : queue) {
+      if (task >= tasks || queued[task])
+        return invalid(
+            llvm::formatv("task {0} is {1}", task,
+                          task >= tasks ? "out of range" : "queued twice"));
+      queued[task] = true;
+    }
+  for (size_t task = 0; task < tasks; ++task) {
+    if (!queued[task])
+      return invalid(llvm::formatv("task {0} is in no queue", task));
+    for (int32_t counter : {queues.waits[task], queues.signals[task]})
+      if (counter >= static_cast<int64_t>(queues.needed.size()))
+        return invalid(llvm::formatv("task {0} uses counter {1} of {2}", task,
+                                     counter, queues.needed.size()));
+  }
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Task orders
+//===----------------------------------------------------------------------===//
+
+/// Draws the order tasks run in: any task whose events are all active (the
+/// graph's semantics), or, given the mega-kernel's dispatch, the next task
+/// of any worker whose counter wait is met (what the GPU can do).
+class TaskOrder {
+public:
+  TaskOrder(const tgc::TaskGraph &graph, const WorkerQueues *queues,
+            uint64_t random)
+      : graph(graph), queues(queues), random(random) {
+    if (queues) {
+      heads.assign(queues->queues.size(), 0);
+      counters.assign(queues->needed.size(), 0);
+      return;
+    }
+    needed = graph.getTriggerCounts();
+    arrived.assign(graph.numEvents, 0);
+    waiting = graph.getWaitingTasks();
+    pending.assign(graph.tasks.size(), 0);
+    for (auto [index, task] : llvm::enumerate(graph.tasks)) {
+      for (uint32_t event : task.waits)
+        pending[index] += needed[event] > 0;
+      if (pending[index] == 0)
+        ready.push_back(index);
+    }
+  }
+
+  /// The next task to run, or none when none can.
+  std::optional<uint32_t> next() {
+    if (queues)
+      return nextFromQueues();
+    if (ready.empty())
+      return std::nullopt;
+    size_t pick = splitMix64(random) % ready.size();
+    uint32_t task = ready[pick];
+    ready[pick] = ready.back();
+    ready.pop_back();
+    return task;
+  }
+
+  /// Records that `task` (the last one next() gave) ran.
+  void finish(uint32_t task) {
+    if (queues) {
+      if (int32_t signal = queues->signals[task]; signal >= 0)
+        ++counters[signal];
+      return;
+    }
+    for (uint32_t event : graph.tasks[task].triggers)
+      if (++arrived[event] == needed[event])
+        for (uint32_t next : waiting[event])
+          if (--pending[next] == 0)
+            ready.push_back(next);
+  }
+
+  /// Why no task can run while `done` of them have.
+  std::string describeStall(size_t done) const {
+    size_t total = graph.tasks.size();
+    if (queues) {
+      for (auto [worker, queue] : llvm::enumerate(queues->queues)) {
+        if (heads[worker] == queue.size())
+          continue;
+        uint32_t task = queue[heads[worker]];
+        int32_t event = queues->waits[task];
+        return llvm::formatv("the mega-kernel deadlocks after {0} of {1} "
+                             "tasks: worker {2} waits with {3} on counter {4}, "
+                             "which received {5} of {6} signals",
+                             done, total, worker, graph.describeTask(task),
+                             event, counters[event], queues->needed[event]);
+      }
+    }
+    for (uint32_t task = 0; task < total; ++task) {
+      if (pending[task] == 0)
+        continue;
+      for (uint32_t event : graph.tasks[task].waits)
+        if (arrived[event] < needed[event])
+          return llvm::formatv(
+              "{0} of {1} tasks ran; {2} never runs: it waits on event {3}, "
+              "which received {4} of {5} triggers",
+              done, total, graph.describeTask(task), event, arrived[event],
+              needed[event]);
+    }
+    return llvm::formatv("{0} of {1} tasks ran", done, total);
+  }
+
+private:
+  std::optional<uint32_t> nextFromQueues() {
+    SmallVector<size_t> runnable;
+    for (auto [worker, queue] : llvm::enumerate(queues->queues)) {
+      if (heads[worker] == queue.size())
+        continue;
+      int32_t event = queues->waits[queue[heads[worker]]];
+      if (event < 0 || counters[event] >= queues->needed[event])
+        runnable.push_back(worker);
+    }
+    if (runnable.empty())
+      return std::nullopt;
+    size_t worker = runnable[splitMix64(random) % runnable.size()];
+    return queues->queues[worker][heads[worker]++];
+  }
+
+  const tgc::TaskGraph &graph;
+  const WorkerQueues *queues;
+  uint64_t random;
+  // Event semantics.
+  std::vector<uint32_t> needed, arrived, pending;
+  std::vector<SmallVector<uint32_t, 2>> waiting;
+  std::vector<uint32_t> ready;
+  // Worker queues.
+  std::vector<size_t> heads;
+  std::vector<uint32_t> counters;
+};
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -197,12 +344,18 @@ ArrayRef<Shape> TaskGraphProgram::getOutputShapes() const {
 }
 
 llvm::Expected<TaskGraphProgram>
-TaskGraphProgram::compile(tg::GraphOp op, uint64_t seed, int64_t maxElements) {
+TaskGraphProgram::compile(tg::GraphOp op, uint64_t seed, int64_t maxElements,
+                          std::optional<WorkerQueues> queues) {
   auto state = std::make_unique<TaskGraphState>();
   DeviceModel device = *DeviceModel::get("h100");
   tg::ImportedGraph imported = tg::importGraph(op, device);
   state->graph = std::move(imported.graph);
   const tgc::TaskGraph &graph = state->graph;
+  if (queues) {
+    if (auto err = checkQueues(*queues, graph.tasks.size()))
+      return std::move(err);
+    state->queues = std::move(queues);
+  }
 
   // Buffers: storage, roles, program inputs and outputs.
   int64_t total = 0;
@@ -293,27 +446,13 @@ TaskGraphProgram::execute(const Domain &domain,
   for (auto [position, buffer] : llvm::enumerate(state->inputBuffers))
     inputStorage[state->storage[buffer]] = &inputs[position];
 
-  // Events and the tasks ready to run.
-  std::vector<uint32_t> needed = graph.getTriggerCounts();
-  std::vector<uint32_t> arrived(graph.numEvents, 0);
-  std::vector<SmallVector<uint32_t, 2>> waiting = graph.getWaitingTasks();
-  std::vector<uint32_t> pending(graph.tasks.size(), 0);
-  std::vector<uint32_t> ready;
-  for (auto [index, task] : llvm::enumerate(graph.tasks)) {
-    for (uint32_t event : task.waits)
-      pending[index] += needed[event] > 0;
-    if (pending[index] == 0)
-      ready.push_back(index);
-  }
   uint64_t random = seed * 0x9E3779B97F4A7C15ULL + runs->fetch_add(1);
+  TaskOrder order(graph, state->queues ? &*state->queues : nullptr, random);
 
   Executor<Domain> executor(domain);
   size_t done = 0;
-  while (!ready.empty()) {
-    size_t pick = splitMix64(random) % ready.size();
-    uint32_t task = ready[pick];
-    ready[pick] = ready.back();
-    ready.pop_back();
+  while (std::optional<uint32_t> next = order.next()) {
+    uint32_t task = *next;
     const tgc::Task &t = graph.tasks[task];
     if (t.kind == tgc::TaskKind::Compute) {
       // Views are run on copies of their storage, written back after.
@@ -353,25 +492,10 @@ TaskGraphProgram::execute(const Domain &domain,
       }
     }
     ++done;
-    for (uint32_t event : t.triggers)
-      if (++arrived[event] == needed[event])
-        for (uint32_t next : waiting[event])
-          if (--pending[next] == 0)
-            ready.push_back(next);
+    order.finish(task);
   }
-  if (done < graph.tasks.size()) {
-    for (uint32_t task = 0; task < graph.tasks.size(); ++task) {
-      if (pending[task] == 0)
-        continue;
-      for (uint32_t event : graph.tasks[task].waits)
-        if (arrived[event] < needed[event])
-          return failure(llvm::formatv(
-              "{0} of {1} tasks ran; {2} never runs: it waits on event {3}, "
-              "which received {4} of {5} triggers",
-              done, graph.tasks.size(), graph.describeTask(task), event,
-              arrived[event], needed[event]));
-    }
-  }
+  if (done < graph.tasks.size())
+    return failure(order.describeStall(done));
   for (uint32_t b = 0; b < bufferCount; ++b) {
     for (auto [offset, writer] : llvm::enumerate(writers[b]))
       if (writer < 0)

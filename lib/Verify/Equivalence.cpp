@@ -624,10 +624,12 @@ mirage::checkEquivalence(func::FuncOp candidate, func::FuncOp reference,
 
 llvm::Expected<EquivalenceResult>
 mirage::checkEquivalence(tg::GraphOp candidate, func::FuncOp reference,
-                         const EquivalenceOptions &options) {
+                         const EquivalenceOptions &options,
+                         std::optional<WorkerQueues> queues) {
   auto start = std::chrono::steady_clock::now();
-  auto candidateProgram =
-      TaskGraphProgram::compile(candidate, options.seed, options.maxElements);
+  bool workerOrders = queues.has_value();
+  auto candidateProgram = TaskGraphProgram::compile(
+      candidate, options.seed, options.maxElements, std::move(queues));
   if (!candidateProgram)
     return candidateProgram.takeError();
   auto referenceProgram = Program::compile(reference, options.maxElements);
@@ -673,6 +675,7 @@ mirage::checkEquivalence(tg::GraphOp candidate, func::FuncOp reference,
   }();
   if (result) {
     result->orders = candidateProgram->getRunCount();
+    result->workerOrders = workerOrders;
     return result;
   }
   // A task graph that runs wrongly is not equivalent, whatever it computes.
@@ -681,13 +684,17 @@ mirage::checkEquivalence(tg::GraphOp candidate, func::FuncOp reference,
       llvm::handleErrors(result.takeError(), [&](const TaskGraphError &error) {
         failed.verdict = Verdict::NotEquivalent;
         failed.fragment = "a task graph";
-        failed.explanation = "running the tasks in a random order the "
-                             "events allow: " +
-                             error.getReason();
+        failed.explanation =
+            (workerOrders ? "running the tasks in a random order the "
+                            "mega-kernel's workers can take: "
+                          : "running the tasks in a random order the "
+                            "events allow: ") +
+            error.getReason();
       });
   if (rest)
     return std::move(rest);
   failed.orders = candidateProgram->getRunCount();
+  failed.workerOrders = workerOrders;
   failed.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -774,7 +781,8 @@ std::string mirage::describe(const EquivalenceResult &result,
   if (result.resamples)
     os << "; " << result.resamples << " input draws redone";
   if (result.orders)
-    os << "; " << result.orders << " task orders";
+    os << "; " << result.orders
+       << (result.workerOrders ? " mega-kernel worker orders" : " task orders");
   os << llvm::formatv("; {0:F2} s", result.seconds);
   return text;
 }

@@ -6,6 +6,8 @@
 
 #include "mirage/Verify/Passes.h"
 
+#include "mirage/Conversion/MegaKernel.h"
+
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/Dialect/Task/IR/Task.h"
 #include "mirage/Semantics/Parallel.h"
@@ -70,9 +72,19 @@ struct VerifyEquivalence
     }
 
     for (auto [c, r] : pairs) {
-      auto result = isa<tg::GraphOp>(c)
-                        ? checkEquivalence(cast<tg::GraphOp>(c), r, options)
-                        : checkEquivalence(cast<func::FuncOp>(c), r, options);
+      // A task graph lowered to a mega-kernel runs in its workers' orders.
+      std::optional<WorkerQueues> queues;
+      auto graph = dyn_cast<tg::GraphOp>(c);
+      if (graph && graph->hasAttr(megakernel::kMegaKernelAttrName)) {
+        FailureOr<WorkerQueues> read = megakernel::readWorkerQueues(graph);
+        if (failed(read)) {
+          signalPassFailure();
+          continue;
+        }
+        queues = std::move(*read);
+      }
+      auto result = graph ? checkEquivalence(graph, r, options, queues)
+                          : checkEquivalence(cast<func::FuncOp>(c), r, options);
       StringRef name = cast<SymbolOpInterface>(c).getName();
       if (!result) {
         c->emitError() << "cannot check @" << name << " against @"

@@ -4,7 +4,8 @@
 //
 // Writes one bundle (docs/Bundle.md) per function into DIR/<function>:
 // PTX and cubin for the chip, the launch manifest and the float64 reference
-// outputs. Without --function, every function of the file is compiled.
+// outputs. Without --function, every function of the file is compiled; with
+// --megakernel, each into one persistent kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,6 +57,21 @@ static cl::opt<bool> tensorCores("tensor-cores", cl::init(true),
                                  cl::desc("Tile matmuls on tensor cores"));
 static cl::opt<bool> asyncCopy("async-copy", cl::init(true),
                                cl::desc("Load input tiles with cp.async"));
+static cl::opt<bool>
+    megakernel("megakernel",
+               cl::desc("Compile each function into one persistent kernel "
+                        "(mirage-to-megakernel; manifest version 2)"));
+static cl::opt<int64_t> workers("workers", cl::init(0),
+                                cl::desc("Mega-kernel worker CTAs (0: the "
+                                         "chip's SMs)"));
+static cl::opt<std::string>
+    device("device", cl::init("h100"),
+           cl::desc("Device the mega-kernel's schedule is estimated for "
+                    "(h100, h200)"));
+static cl::opt<int64_t>
+    deadlineMs("deadline-ms", cl::init(2000),
+               cl::desc("Mega-kernel: milliseconds a wait may take before "
+                        "the run is abandoned and reported (0: no limit)"));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -92,6 +108,10 @@ int main(int argc, char **argv) {
   options.pipelineStages = pipelineStages;
   options.tensorCores = tensorCores;
   options.asyncCopy = asyncCopy;
+  options.megakernel = megakernel;
+  options.workers = workers;
+  options.device = device;
+  options.deadlineMs = deadlineMs;
 
   int failures = 0;
   for (auto [index, name] : llvm::enumerate(names)) {

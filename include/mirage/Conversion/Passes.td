@@ -130,4 +130,56 @@ def BuildTaskGraph : Pass<"mirage-build-task-graph", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertTaskToGPU : Pass<"convert-tg-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower scheduled task graphs to one persistent kernel each";
+  let description = [{
+    Turns every linearized, scheduled `tg.graph` (`mirage-to-task-graph`)
+    into a `gpu.module @<graph>_megakernel` holding
+
+    - one private `func.func @<graph>_body<k>` per distinct block graph
+      (kernels whose block graphs and buffer types print alike share one):
+      one block of it, computed by the same lowering as
+      `convert-kn-to-gpu`'s kernels, taking the thread index (read anew per
+      task, so that nothing derived from it is held across tasks), the
+      block's grid coordinates and its buffers;
+    - the kernel `gpu.func @<graph>`, launched with one CTA per worker. It
+      reads what to run from tables in device memory (their layout is in
+      include/mirage/Conversion/MegaKernel.h and docs/MegaKernel.md). Per
+      task of its queue, thread 0 waits until the task's event counter
+      reaches `(epoch + 1) * triggers` (an acquire load at GPU scope,
+      sleeping between polls; a wait whose triggering tasks all ran
+      earlier on the same worker needs none), a barrier passes the wait to
+      the CTA, the CTA runs the body on buffers whose addresses the buffer
+      table holds, a barrier collects its writes, and thread 0 adds one to
+      the counter of the event it triggers (a release add at GPU scope),
+      only when some task on another worker waits on it. Counters are
+      never reset: the last worker to finish advances the epoch. A wait
+      longer than the deadline in the state marks the run failed, records
+      the task, event, counts and worker, and every worker stops.
+
+    The graph stays: it is the host side (buffers and tables), marked with
+    `mirage.megakernel` = {kernel, threads, dynamic_shared_bytes, bodies}.
+    Just-in-time tasks and kernels of different block sizes are refused.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::DLTIDialect",
+    "::mlir::func::FuncDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "The chip the kernel is compiled for: shared memory is limited "
+           "to its per-block size as well as to each block graph's tb.target">,
+    Option<"pipelineStages", "pipeline-stages", "unsigned", /*default=*/"0",
+           "cp.async stages of the task bodies (0: automatic)">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Run f16/bf16 tile matmuls on tensor cores (mma.sync)">,
+    Option<"asyncCopy", "async-copy", "bool", /*default=*/"true",
+           "Load input tiles with cp.async (else synchronous vector loads)">,
+  ];
+}
+
 #endif // MIRAGE_CONVERSION_PASSES_TD

@@ -1,8 +1,9 @@
-//===- Pipelines.h - mirage-to-ptx ------------------------------*- C++ -*-===//
+//===- Pipelines.h - mirage-to-ptx, mirage-to-megakernel --------*- C++ -*-===//
 //
-// The pipeline from kernel graphs to PTX or cubin in one mirage-opt call:
-// default block graphs for ops that have none, the GPU lowering, and the
-// upstream NVVM path ending in gpu-module-to-binary.
+// The pipelines from kernel graphs to PTX or cubin in one mirage-opt call:
+// one kernel per fused group of ops (default block graphs for ops that have
+// none, the GPU lowering), or one persistent kernel running a task graph;
+// both end in the upstream NVVM path and gpu-module-to-binary.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,46 +19,67 @@ class OpPassManager;
 
 namespace mirage {
 
-struct MirageToPTXOptions
-    : public mlir::PassPipelineOptions<MirageToPTXOptions> {
-  Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("Target chip, e.g. sm_90a"),
-                           llvm::cl::init("sm_90a")};
-  Option<unsigned> ptx{*this, "ptx",
-                       llvm::cl::desc("PTX ISA version times ten (80 for "
-                                      "8.0); 0 picks the chip's minimum"),
-                       llvm::cl::init(0)};
-  Option<std::string> format{
+/// The options of the device code every GPU pipeline emits: the chip, the
+/// binary, and the block-graph lowering's choices.
+template <typename Derived>
+struct GPUCodeOptions : public mlir::PassPipelineOptions<Derived> {
+  using Base = mlir::detail::PassOptions;
+  Base::Option<std::string> chip{*this, "chip",
+                                 llvm::cl::desc("Target chip, e.g. sm_90a"),
+                                 llvm::cl::init("sm_90a")};
+  Base::Option<unsigned> ptx{*this, "ptx",
+                             llvm::cl::desc("PTX ISA version times ten (80 for "
+                                            "8.0); 0 picks the chip's minimum"),
+                             llvm::cl::init(0)};
+  Base::Option<std::string> format{
       *this, "format",
       llvm::cl::desc("Binary format: isa (PTX text), bin (cubin), fatbin"),
       llvm::cl::init("isa")};
-  Option<std::string> cudaPath{
+  Base::Option<std::string> cudaPath{
       *this, "cuda-path",
       llvm::cl::desc("CUDA toolkit whose ptxas assembles cubins (default: "
                      "$CUDA_HOME, else /usr/local/cuda)"),
       llvm::cl::init("")};
-  Option<unsigned> optLevel{*this, "O",
-                            llvm::cl::desc("LLVM optimization level"),
-                            llvm::cl::init(3)};
-  Option<unsigned> pipelineStages{
+  Base::Option<unsigned> optLevel{
+      *this, "O", llvm::cl::desc("LLVM optimization level"), llvm::cl::init(3)};
+  Base::Option<unsigned> pipelineStages{
       *this, "pipeline-stages",
-      llvm::cl::desc("cp.async pipeline stages (convert-kn-to-gpu; 0: auto)"),
+      llvm::cl::desc("cp.async pipeline stages of the block graphs (0: auto)"),
       llvm::cl::init(0)};
+  Base::Option<bool> tensorCores{*this, "tensor-cores",
+                                 llvm::cl::desc("Tile matmuls on tensor cores"),
+                                 llvm::cl::init(true)};
+  Base::Option<bool> asyncCopy{*this, "async-copy",
+                               llvm::cl::desc("Load input tiles with cp.async"),
+                               llvm::cl::init(true)};
+};
+
+struct MirageToPTXOptions : public GPUCodeOptions<MirageToPTXOptions> {
   Option<int64_t> targetBlocks{
       *this, "target-blocks",
       llvm::cl::desc("Grid size default matmul tiles aim for "
                      "(kn-default-block-graphs)"),
       llvm::cl::init(264)};
-  Option<bool> tensorCores{*this, "tensor-cores",
-                           llvm::cl::desc("Tile matmuls on tensor cores"),
-                           llvm::cl::init(true)};
-  Option<bool> asyncCopy{*this, "async-copy",
-                         llvm::cl::desc("Load input tiles with cp.async"),
-                         llvm::cl::init(true)};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fuse kernel ops into graph-defined "
                                    "kernels first (kn-fuse)"),
                     llvm::cl::init(true)};
+};
+
+/// The options of mirage-to-megakernel: the task graph's and the device
+/// code's.
+struct MirageToMegaKernelOptions
+    : public GPUCodeOptions<MirageToMegaKernelOptions> {
+  Option<int64_t> workers{
+      *this, "workers",
+      llvm::cl::desc("Worker CTAs of the mega-kernel (0: the SMs of the "
+                     "target chip, tb.target; 132 on sm_90a)"),
+      llvm::cl::init(0)};
+  Option<std::string> device{
+      *this, "device",
+      llvm::cl::desc("Device whose rates the schedule's estimates use (h100, "
+                     "h200)"),
+      llvm::cl::init("h100")};
 };
 
 /// The lowest PTX ISA version (times ten) that supports `chip`, or 0 for an
@@ -70,6 +92,14 @@ void buildMirageToPTXPipeline(mlir::OpPassManager &pm,
 
 /// Registers `mirage-to-ptx` with the pass registry.
 void registerMirageToPTXPipeline();
+
+/// Adds the passes of mirage-to-megakernel to `pm` (a ModuleOp pass
+/// manager).
+void buildMirageToMegaKernelPipeline(mlir::OpPassManager &pm,
+                                     const MirageToMegaKernelOptions &options);
+
+/// Registers `mirage-to-megakernel` with the pass registry.
+void registerMirageToMegaKernelPipeline();
 
 /// Registers what running mirage-to-ptx needs beyond the Mirage dialects:
 /// the dialects it lowers through, their conversions to LLVM, the NVVM

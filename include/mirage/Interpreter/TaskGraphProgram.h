@@ -8,7 +8,9 @@
 // written, so that a missing dependency, a task writing outside its tile or
 // over another task's element, an element nobody writes, or tasks that can
 // never run, fail the run with a TaskGraphError naming the task and the
-// element, in float64 and in the finite fields alike.
+// element, in float64 and in the finite fields alike. Runs may instead
+// follow a mega-kernel's worker queues and counters, so that what the GPU
+// will run is what is checked.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,14 +44,28 @@ private:
 
 struct TaskGraphState;
 
+/// How a mega-kernel dispatches a graph's tasks (its tables): per worker,
+/// the tasks it runs in order; per task, the counter it waits on (-1: none,
+/// its predecessors ran earlier on its worker or it has none) and the one it
+/// signals (-1: none); per counter, the signals that complete it.
+struct WorkerQueues {
+  std::vector<std::vector<uint32_t>> queues;
+  std::vector<int32_t> waits, signals;
+  std::vector<uint32_t> needed;
+};
+
 class TaskGraphProgram : public Evaluator {
 public:
-  /// Compiles `graph`; `seed` draws the task orders of its runs. Fails when
-  /// the buffers hold more than `maxElements` elements or a block graph
-  /// cannot be interpreted.
+  /// Compiles `graph`; `seed` draws the task orders of its runs: among
+  /// those its events allow or, given `queues`, those the mega-kernel's
+  /// workers can take (a worker stuck on a counter that never completes is
+  /// a TaskGraphError). Fails when the buffers hold more than `maxElements`
+  /// elements, a block graph cannot be interpreted, or `queues` does not
+  /// hold every task once.
   static llvm::Expected<TaskGraphProgram>
   compile(tg::GraphOp graph, uint64_t seed,
-          int64_t maxElements = kDefaultMaxElements);
+          int64_t maxElements = kDefaultMaxElements,
+          std::optional<WorkerQueues> queues = std::nullopt);
 
   TaskGraphProgram(TaskGraphProgram &&);
   TaskGraphProgram &operator=(TaskGraphProgram &&);

@@ -3,7 +3,7 @@
 // A bundle is what runs on a GPU machine without LLVM or MLIR: PTX (and a
 // cubin when ptxas is found), a launch manifest and the float64 reference
 // outputs (docs/Bundle.md). writeBundle compiles one kernel-graph function
-// through mirage-to-ptx and writes its bundle.
+// through mirage-to-ptx (or mirage-to-megakernel) and writes its bundle.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,7 +35,14 @@ struct BundleOptions {
   int64_t targetBlocks = 264;
   /// Fuse kernel ops first (kn-fuse).
   bool fuse = true;
-  /// Options of convert-kn-to-gpu.
+  /// Compile one persistent kernel (mirage-to-megakernel) instead of one
+  /// kernel per fused group, for `workers` CTAs (0: the chip's SMs), its
+  /// schedule estimated for `device`; waits give up after `deadlineMs`.
+  bool megakernel = false;
+  int64_t workers = 0;
+  std::string device = "h100";
+  int64_t deadlineMs = 2000;
+  /// Options of the block-graph lowering.
   unsigned pipelineStages = 0;
   bool tensorCores = true;
   bool asyncCopy = true;

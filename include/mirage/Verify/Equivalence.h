@@ -31,6 +31,7 @@
 #define MIRAGE_VERIFY_EQUIVALENCE_H
 
 #include "mirage/Interpreter/Interpreter.h"
+#include "mirage/Interpreter/TaskGraphProgram.h"
 #include "mirage/Semantics/OpSemantics.h"
 #include "mirage/Semantics/Tensor.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -104,8 +105,10 @@ struct EquivalenceResult {
   /// The input regimes compared ("[-1, 1)", "+-2^[-10, 10]").
   llvm::SmallVector<std::string, 2> floatRegimes;
   int64_t outputElements = 0;
-  /// Task graphs: the task orders tried (one per run).
+  /// Task graphs: the task orders tried (one per run), and whether they
+  /// were the mega-kernel's worker orders.
   uint64_t orders = 0;
+  bool workerOrders = false;
   double seconds = 0.0;
 };
 
@@ -120,10 +123,13 @@ checkEquivalence(mlir::func::FuncOp candidate, mlir::func::FuncOp reference,
 /// that runs wrongly (a task reading an element not written yet, writing
 /// outside its tile or over another task's element, an element nobody
 /// writes, tasks that never run) is `not equivalent`, with the task and
-/// element named.
+/// element named. Given `queues` (a mega-kernel's dispatch), the orders are
+/// drawn among those its workers can run instead, so that a table that lets
+/// a task read early, or a worker wait forever, is `not equivalent`.
 llvm::Expected<EquivalenceResult>
 checkEquivalence(mirage::tg::GraphOp candidate, mlir::func::FuncOp reference,
-                 const EquivalenceOptions &options);
+                 const EquivalenceOptions &options,
+                 std::optional<WorkerQueues> queues = std::nullopt);
 
 /// A quick necessary condition for equivalence, for screening many
 /// candidates against one reference: the float64 check of checkEquivalence

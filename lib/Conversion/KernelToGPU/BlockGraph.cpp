@@ -40,7 +40,12 @@ class BlockGraphEmitter {
 public:
   explicit BlockGraphEmitter(const BlockGraphPlan &plan) : plan(plan) {}
 
-  LogicalResult emit(gpu::GPUFuncOp func);
+  /// Emits into `entry` (which holds only its terminator). For a task
+  /// body, its first arguments are the thread index and the block's grid
+  /// coordinates (one per grid dim); otherwise they are gpu.thread_id and
+  /// gpu.block_id. The remaining arguments are the graph's inputs, then its
+  /// outputs.
+  LogicalResult emit(Block &entry, bool taskBody);
 
 private:
   SmemTile getTile(Value value) const {
@@ -450,12 +455,12 @@ LogicalResult BlockGraphEmitter::emitLevels(ArrayRef<SmallVector<Step>> levels,
 // The kernel body
 //===----------------------------------------------------------------------===//
 
-LogicalResult BlockGraphEmitter::emit(gpu::GPUFuncOp func) {
+LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
   tb::GraphOp graph = plan.getGraph();
-  Block &entry = func.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   Location loc = graph.getLoc();
-  kb.emplace(b, loc, static_cast<int64_t>(graph.getThreads()));
+  kb.emplace(b, loc, static_cast<int64_t>(graph.getThreads()),
+             taskBody ? Value(entry.getArgument(0)) : Value());
   auto workgroup = gpu::AddressSpaceAttr::get(
       b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
   sharedMemory = gpu::DynamicSharedMemoryOp::create(
@@ -463,18 +468,19 @@ LogicalResult BlockGraphEmitter::emit(gpu::GPUFuncOp func) {
                               MemRefLayoutAttrInterface(), workgroup));
   static constexpr gpu::Dimension dims[] = {
       gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
-  for (size_t g = 0; g < graph.getGrid().size(); ++g)
-    blockIds.push_back(gpu::BlockIdOp::create(b, loc, dims[g]));
+  size_t gridRank = graph.getGrid().size();
+  for (size_t g = 0; g < gridRank; ++g)
+    blockIds.push_back(taskBody ? Value(entry.getArgument(1 + g))
+                                : gpu::BlockIdOp::create(b, loc, dims[g]));
+  auto buffers = entry.getArguments().drop_front(taskBody ? 1 + gridRank : 0);
 
   Block &body = graph.getBodyBlock();
-  for (auto [arg, global] :
-       llvm::zip(body.getArguments(), entry.getArguments()))
+  for (auto [arg, global] : llvm::zip(body.getArguments(), buffers))
     globals[arg] = global;
   // A saver yielded at several positions writes each of those outputs.
   auto yield = cast<tb::YieldOp>(body.getTerminator());
   for (auto [value, global] : llvm::zip(
-           yield.getOperands(),
-           entry.getArguments().drop_front(body.getNumArguments())))
+           yield.getOperands(), buffers.drop_front(body.getNumArguments())))
     outputs[value].push_back(global);
 
   // Views of every tile at a fixed offset; pipelined ones get per-stage
@@ -570,7 +576,18 @@ FailureOr<int64_t> codegen::lowerBlockGraph(tb::GraphOp graph,
                                             gpu::GPUFuncOp func,
                                             const Options &options) {
   BlockGraphPlan plan(graph, options);
-  if (failed(plan.build()) || failed(BlockGraphEmitter(plan).emit(func)))
+  if (failed(plan.build()) ||
+      failed(BlockGraphEmitter(plan).emit(func.getBody().front(),
+                                          /*taskBody=*/false)))
+    return failure();
+  return plan.getSharedMemoryBytes();
+}
+
+FailureOr<int64_t> codegen::lowerBlockGraphBody(tb::GraphOp graph, Block &entry,
+                                                const Options &options) {
+  BlockGraphPlan plan(graph, options);
+  if (failed(plan.build()) ||
+      failed(BlockGraphEmitter(plan).emit(entry, /*taskBody=*/true)))
     return failure();
   return plan.getSharedMemoryBytes();
 }

@@ -100,8 +100,10 @@ struct SmemTile {
 /// blocks have `numThreads` threads along x.
 class KernelBuilder {
 public:
+  /// `threadId` is the thread's index in the block: gpu.thread_id when not
+  /// given.
   KernelBuilder(mlir::OpBuilder &builder, mlir::Location loc,
-                int64_t numThreads);
+                int64_t numThreads, mlir::Value threadId = {});
 
   mlir::OpBuilder &b;
   mlir::Location loc;
@@ -325,6 +327,17 @@ int64_t planSharedMemory(llvm::MutableArrayRef<LiveInterval> intervals,
 mlir::FailureOr<int64_t> lowerBlockGraph(tb::GraphOp graph,
                                          mlir::gpu::GPUFuncOp func,
                                          const Options &options);
+
+/// The same for one block of `graph` in a device function (a mega-kernel's
+/// task body): the entry block's arguments are the thread's index in the
+/// block, the block's grid coordinates (an index per grid dim), then the
+/// graph's inputs and outputs as global memrefs. The thread index is an
+/// argument so that a caller running many bodies in a loop can keep what
+/// derives from it from being hoisted out of the loop (and held in
+/// registers across every other body).
+mlir::FailureOr<int64_t> lowerBlockGraphBody(tb::GraphOp graph,
+                                             mlir::Block &entry,
+                                             const Options &options);
 
 } // namespace mirage::codegen
 

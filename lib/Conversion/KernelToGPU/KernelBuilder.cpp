@@ -44,9 +44,10 @@ bool TileLayout::hasContiguousRuns(int64_t width) const {
 //===----------------------------------------------------------------------===//
 
 KernelBuilder::KernelBuilder(OpBuilder &builder, Location loc,
-                             int64_t numThreads)
+                             int64_t numThreads, Value givenThreadId)
     : b(builder), loc(loc), numThreads(numThreads) {
-  threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  threadId = givenThreadId ? givenThreadId
+                           : gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   warpId = div(threadId, 32);
   laneId = rem(threadId, 32);
 }

@@ -9,6 +9,7 @@
 
 #include "mirage/Conversion/Pipelines.h"
 
+#include "DeviceToBinary.h"
 #include "mirage/Conversion/Passes.h"
 #include "mirage/Dialect/Kernel/Transforms/Passes.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -27,24 +28,24 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
@@ -72,6 +73,35 @@ static std::string getCudaPath(llvm::StringRef requested) {
   return llvm::sys::fs::exists("/usr/local/cuda") ? "/usr/local/cuda" : "";
 }
 
+void mirage::addDeviceToBinaryPasses(OpPassManager &pm, StringRef chip,
+                                     unsigned ptx, unsigned optLevel,
+                                     StringRef format, StringRef cudaPath) {
+  GpuNVVMAttachTargetOptions target;
+  target.chip = chip.str();
+  target.features =
+      "+ptx" + std::to_string(ptx ? ptx : getMinimumPTXVersion(chip));
+  target.optLevel = optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+
+  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(createConvertNVGPUToNVVMWithLayout());
+  device.addPass(createSCFToControlFlowPass());
+  device.addPass(memref::createExpandStridedMetadataPass());
+  device.addPass(createLowerAffinePass());
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.useBarePtrCallConv = true;
+  device.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  device.addPass(createReconcileUnrealizedCastsPass());
+  device.addPass(createExternDynamicSharedMemory());
+  device.addPass(createCanonicalizerPass());
+  device.addPass(createCSEPass());
+
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = format.str();
+  binary.toolkitPath = getCudaPath(cudaPath);
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
 void mirage::buildMirageToPTXPipeline(OpPassManager &pm,
                                       const MirageToPTXOptions &options) {
   if (options.fuse) {
@@ -92,31 +122,8 @@ void mirage::buildMirageToPTXPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
-  unsigned ptx = options.ptx ? options.ptx.getValue()
-                             : getMinimumPTXVersion(options.chip);
-  GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
-  target.features = "+ptx" + std::to_string(ptx);
-  target.optLevel = options.optLevel;
-  pm.addPass(createGpuNVVMAttachTarget(target));
-
-  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
-  device.addPass(createConvertNVGPUToNVVMWithLayout());
-  device.addPass(createSCFToControlFlowPass());
-  device.addPass(memref::createExpandStridedMetadataPass());
-  device.addPass(createLowerAffinePass());
-  ConvertGpuOpsToNVVMOpsOptions toNVVM;
-  toNVVM.useBarePtrCallConv = true;
-  device.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
-  device.addPass(createReconcileUnrealizedCastsPass());
-  device.addPass(createExternDynamicSharedMemory());
-  device.addPass(createCanonicalizerPass());
-  device.addPass(createCSEPass());
-
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = options.format;
-  binary.toolkitPath = getCudaPath(options.cudaPath);
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  addDeviceToBinaryPasses(pm, options.chip, options.ptx, options.optLevel,
+                          options.format, options.cudaPath);
 }
 
 void mirage::registerMirageToPTXPipeline() {

@@ -15,8 +15,10 @@
 
 #include "mirage/Target/Bundle.h"
 
+#include "mirage/Conversion/MegaKernel.h"
 #include "mirage/Conversion/Pipelines.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/Dialect/Task/IR/Task.h"
 #include "mirage/Interpreter/Interpreter.h"
 #include "mirage_runtime/InputGenerator.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -318,6 +320,134 @@ llvm::Error ManifestBuilder::build(func::FuncOp host, unsigned numInputs) {
   return llvm::Error::success();
 }
 
+/// Reads buffers and the one mega-kernel step off a task graph that
+/// convert-tg-to-gpu lowered: buffers in graph order (so the address table
+/// is the identity), the tables from the constants the graph names.
+class MegaKernelManifestBuilder {
+public:
+  llvm::Error build(ModuleOp module, tg::GraphOp graph, int64_t deadlineMs);
+
+  json::Array buffers, inputs, outputs, steps;
+  std::string kernelName;
+
+private:
+  llvm::Expected<json::Array> getTable(ModuleOp module, DictionaryAttr tables,
+                                       llvm::StringRef name);
+};
+
+llvm::Expected<json::Array>
+MegaKernelManifestBuilder::getTable(ModuleOp module, DictionaryAttr tables,
+                                    llvm::StringRef name) {
+  auto symbol = tables.getAs<FlatSymbolRefAttr>(name);
+  auto global = symbol
+                    ? module.lookupSymbol<memref::GlobalOp>(symbol.getValue())
+                    : memref::GlobalOp();
+  auto values = global ? dyn_cast_if_present<DenseIntElementsAttr>(
+                             global.getInitialValueAttr())
+                       : DenseIntElementsAttr();
+  if (!values)
+    return makeError("the mega-kernel's " + name + " table is missing");
+  json::Array array;
+  for (const APInt &value : values.getValues<APInt>())
+    array.push_back(value.getSExtValue());
+  return array;
+}
+
+llvm::Error MegaKernelManifestBuilder::build(ModuleOp module, tg::GraphOp graph,
+                                             int64_t deadlineMs) {
+  auto info =
+      graph->getAttrOfType<DictionaryAttr>(megakernel::kMegaKernelAttrName);
+  if (!info)
+    return makeError("@" + graph.getSymName() +
+                     " was not lowered to a mega-kernel");
+  auto kernel = info.getAs<SymbolRefAttr>("kernel");
+  auto threads = info.getAs<IntegerAttr>("threads");
+  auto shared = info.getAs<IntegerAttr>("dynamic_shared_bytes");
+  auto tables = info.getAs<DictionaryAttr>("tables");
+  if (!kernel || !threads || !shared || !tables)
+    return makeError("@" + graph.getSymName() + " has an incomplete " +
+                     megakernel::kMegaKernelAttrName + " attribute");
+  kernelName = kernel.getLeafReference().str();
+
+  SmallVector<std::pair<int64_t, int64_t>> inputIds, outputIds;
+  llvm::DenseMap<Value, int64_t> ids;
+  int64_t temporaries = 0, views = 0;
+  for (Operation &op : graph.getBodyBlock()) {
+    Value value;
+    json::Object buffer;
+    if (auto tgBuffer = dyn_cast<tg::BufferOp>(op)) {
+      value = tgBuffer.getBuffer();
+      int64_t index = tgBuffer.getIndex().value_or(0);
+      switch (tgBuffer.getRole()) {
+      case tg::BufferRole::Input:
+        buffer["name"] = "arg" + std::to_string(index);
+        buffer["role"] = "input";
+        inputIds.push_back({index, static_cast<int64_t>(buffers.size())});
+        break;
+      case tg::BufferRole::Output:
+        buffer["name"] = "out" + std::to_string(index);
+        buffer["role"] = "output";
+        outputIds.push_back({index, static_cast<int64_t>(buffers.size())});
+        break;
+      case tg::BufferRole::Temp:
+        buffer["name"] = "tmp" + std::to_string(temporaries++);
+        buffer["role"] = "intermediate";
+        break;
+      }
+    } else if (auto view = dyn_cast<tg::ViewOp>(op)) {
+      value = view.getView();
+      int64_t source = ids.lookup(view.getSource());
+      const json::Object *sourceBuffer = buffers[source].getAsObject();
+      buffer["name"] = "view" + std::to_string(views++);
+      buffer["role"] = "view";
+      buffer["base"] = sourceBuffer->getString("role") == "view"
+                           ? *sourceBuffer->getInteger("base")
+                           : source;
+    } else {
+      continue;
+    }
+    auto type = cast<MemRefType>(value.getType());
+    buffer["id"] = static_cast<int64_t>(buffers.size());
+    buffer["dtype"] = rt::dtypeName(*getDType(type.getElementType()));
+    buffer["shape"] = toJson(type.getShape());
+    ids[value] = static_cast<int64_t>(buffers.size());
+    buffers.push_back(std::move(buffer));
+  }
+  llvm::sort(inputIds);
+  llvm::sort(outputIds);
+  for (auto [index, id] : inputIds)
+    inputs.push_back(id);
+  for (auto [index, id] : outputIds)
+    outputs.push_back(id);
+
+  json::Object tableArrays;
+  for (llvm::StringRef name :
+       {megakernel::kTaskTable, megakernel::kQueueStartsTable,
+        megakernel::kQueuesTable, megakernel::kNeededTable,
+        megakernel::kOperandsTable}) {
+    auto table = getTable(module, tables, name);
+    if (!table)
+      return table.takeError();
+    tableArrays[name] = std::move(*table);
+  }
+  json::Array addressTable, taskKernels;
+  for (int64_t id = 0, e = static_cast<int64_t>(buffers.size()); id < e; ++id)
+    addressTable.push_back(id);
+  for (auto taskKernel : graph.getBodyBlock().getOps<tg::KernelOp>())
+    taskKernels.push_back(taskKernel.getSymName().str());
+  int64_t workers = static_cast<int64_t>(graph.getWorkers().value_or(0));
+  steps.push_back(json::Object{{"kind", "megakernel"},
+                               {"kernel", kernelName},
+                               {"grid", json::Array{workers, 1, 1}},
+                               {"block", json::Array{threads.getInt(), 1, 1}},
+                               {"dynamic_shared_bytes", shared.getInt()},
+                               {"address_table", std::move(addressTable)},
+                               {"tables", std::move(tableArrays)},
+                               {"task_kernels", std::move(taskKernels)},
+                               {"deadline_ms", deadlineMs}});
+  return llvm::Error::success();
+}
+
 //===----------------------------------------------------------------------===//
 // ptxas
 //===----------------------------------------------------------------------===//
@@ -385,6 +515,110 @@ runPtxas(llvm::StringRef ptxas, llvm::StringRef chip, llvm::StringRef ptxPath,
   return resources;
 }
 
+/// What a lowering gives the manifest.
+struct LoweredProgram {
+  std::string ptx;
+  json::Array buffers, inputs, outputs, steps;
+  SmallVector<std::string> kernelNames;
+};
+
+/// The PTX of the gpu.binary `name` of `module`.
+llvm::Expected<std::string> getPTX(ModuleOp module, llvm::StringRef name,
+                                   llvm::StringRef function) {
+  auto binary = module.lookupSymbol<gpu::BinaryOp>(name);
+  if (!binary || binary.getObjects().empty())
+    return makeError("the lowering of @" + function + " produced no binary");
+  auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+  return object.getObject().getValue().str();
+}
+
+/// mirage-to-ptx: one kernel per fused group, launched by a host function.
+llvm::Expected<LoweredProgram>
+lowerPerOperator(ModuleOp module, llvm::StringRef function, unsigned numInputs,
+                 const BundleOptions &options, llvm::raw_ostream &log) {
+  MirageToPTXOptions pipeline;
+  pipeline.chip = options.chip;
+  pipeline.ptx = options.ptx;
+  pipeline.format = "isa";
+  pipeline.targetBlocks = options.targetBlocks;
+  pipeline.fuse = options.fuse;
+  pipeline.pipelineStages = options.pipelineStages;
+  pipeline.tensorCores = options.tensorCores;
+  pipeline.asyncCopy = options.asyncCopy;
+  log << "  lowering: mirage-to-ptx (" << options.chip << ")\n";
+  {
+    DiagnosticCollector diagnostics(module.getContext());
+    PassManager pm(module.getContext());
+    buildMirageToPTXPipeline(pm, pipeline);
+    if (failed(pm.run(module)))
+      return diagnostics.fail("cannot lower @" + function + ":");
+  }
+  auto host = module.lookupSymbol<func::FuncOp>(function);
+  if (!host)
+    return makeError("the lowering of @" + function +
+                     " produced no host function");
+  LoweredProgram lowered;
+  auto ptx = getPTX(module, (function + "_kernels").str(), function);
+  if (!ptx)
+    return ptx.takeError();
+  lowered.ptx = std::move(*ptx);
+  ManifestBuilder builder;
+  if (auto error = builder.build(host, numInputs))
+    return error;
+  lowered.buffers = std::move(builder.buffers);
+  lowered.inputs = std::move(builder.inputs);
+  lowered.outputs = std::move(builder.outputs);
+  lowered.steps = std::move(builder.steps);
+  lowered.kernelNames = std::move(builder.kernelNames);
+  return lowered;
+}
+
+/// mirage-to-megakernel: one persistent kernel and its tables.
+llvm::Expected<LoweredProgram> lowerToMegaKernel(ModuleOp module,
+                                                 llvm::StringRef function,
+                                                 const BundleOptions &options,
+                                                 llvm::raw_ostream &log) {
+  MirageToMegaKernelOptions pipeline;
+  pipeline.chip = options.chip;
+  pipeline.ptx = options.ptx;
+  pipeline.format = "isa";
+  pipeline.workers = options.workers;
+  pipeline.device = options.device;
+  pipeline.pipelineStages = options.pipelineStages;
+  pipeline.tensorCores = options.tensorCores;
+  pipeline.asyncCopy = options.asyncCopy;
+  log << "  lowering: mirage-to-megakernel (" << options.chip << ")\n";
+  {
+    DiagnosticCollector diagnostics(module.getContext());
+    PassManager pm(module.getContext());
+    buildMirageToMegaKernelPipeline(pm, pipeline);
+    if (failed(pm.run(module)))
+      return diagnostics.fail("cannot lower @" + function + ":");
+  }
+  tg::GraphOp graph;
+  for (auto candidate : module.getOps<tg::GraphOp>())
+    if (candidate.getSource() == function)
+      graph = candidate;
+  if (!graph)
+    return makeError("the lowering of @" + function +
+                     " produced no task graph");
+  LoweredProgram lowered;
+  auto ptx =
+      getPTX(module, (graph.getSymName() + "_megakernel").str(), function);
+  if (!ptx)
+    return ptx.takeError();
+  lowered.ptx = std::move(*ptx);
+  MegaKernelManifestBuilder builder;
+  if (auto error = builder.build(module, graph, options.deadlineMs))
+    return error;
+  lowered.buffers = std::move(builder.buffers);
+  lowered.inputs = std::move(builder.inputs);
+  lowered.outputs = std::move(builder.outputs);
+  lowered.steps = std::move(builder.steps);
+  lowered.kernelNames.push_back(builder.kernelName);
+  return lowered;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -412,7 +646,7 @@ llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
     return makeError("cannot create " + directory + ": " + error.message());
 
   json::Object manifest{{"format", "mirage-bundle"},
-                        {"version", 1},
+                        {"version", options.megakernel ? 2 : 1},
                         {"name", function.str()},
                         {"source", options.source},
                         {"chip", options.chip}};
@@ -446,35 +680,15 @@ llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
     else
       other->removeAttr(kn::KernelDialect::getReferenceAttrName());
   }
-  MirageToPTXOptions pipeline;
-  pipeline.chip = options.chip;
-  pipeline.ptx = options.ptx;
-  pipeline.format = "isa";
-  pipeline.targetBlocks = options.targetBlocks;
-  pipeline.fuse = options.fuse;
-  pipeline.pipelineStages = options.pipelineStages;
-  pipeline.tensorCores = options.tensorCores;
-  pipeline.asyncCopy = options.asyncCopy;
-  log << "  lowering: mirage-to-ptx (" << options.chip << ")\n";
-  {
-    DiagnosticCollector diagnostics(context);
-    PassManager pm(context);
-    buildMirageToPTXPipeline(pm, pipeline);
-    if (failed(pm.run(*copy)))
-      return diagnostics.fail("cannot lower @" + function + ":");
-  }
-  auto host = copy->lookupSymbol<func::FuncOp>(function);
-  auto binary = copy->lookupSymbol<gpu::BinaryOp>((function + "_kernels").str());
-  if (!host || !binary || binary.getObjects().empty())
-    return makeError("the lowering of @" + function +
-                     " produced no host function or no binary");
-  auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+  auto lowered =
+      options.megakernel
+          ? lowerToMegaKernel(*copy, function, options, log)
+          : lowerPerOperator(*copy, function, original.getNumArguments(),
+                             options, log);
+  if (!lowered)
+    return lowered.takeError();
   std::string ptxPath = (directory + "/kernels.ptx").str();
-  if (auto error = writeFile(ptxPath, object.getObject().getValue()))
-    return error;
-
-  ManifestBuilder builder;
-  if (auto error = builder.build(host, original.getNumArguments()))
+  if (auto error = writeFile(ptxPath, lowered->ptx))
     return error;
 
   json::Object binaryFiles{{"ptx", "kernels.ptx"}};
@@ -493,7 +707,7 @@ llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
   manifest["binary"] = std::move(binaryFiles);
 
   json::Array kernels;
-  for (const std::string &name : builder.kernelNames) {
+  for (const std::string &name : lowered->kernelNames) {
     json::Object kernel{{"name", name}};
     if (auto it = resources.find(name); it != resources.end()) {
       kernel["registers"] = it->second.registers;
@@ -506,10 +720,10 @@ llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
     kernels.push_back(std::move(kernel));
   }
   manifest["kernels"] = std::move(kernels);
-  manifest["buffers"] = std::move(builder.buffers);
-  manifest["inputs"] = std::move(builder.inputs);
-  manifest["outputs"] = std::move(builder.outputs);
-  manifest["steps"] = std::move(builder.steps);
+  manifest["buffers"] = std::move(lowered->buffers);
+  manifest["inputs"] = std::move(lowered->inputs);
+  manifest["outputs"] = std::move(lowered->outputs);
+  manifest["steps"] = std::move(lowered->steps);
 
   std::string text;
   llvm::raw_string_ostream os(text);

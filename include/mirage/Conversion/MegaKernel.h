@@ -1,0 +1,135 @@
+//===- MegaKernel.h - The mega-kernel's tables and arguments ----*- C++ -*-===//
+//
+// A scheduled, linearized task graph becomes one persistent kernel
+// (`convert-tg-to-gpu`) that reads what to do from tables in device memory:
+// the contract between the lowering, the bundle writer and the runtime.
+// Every worker CTA runs its queue of tasks; for each it waits on the task's
+// event, runs the task's body (its kernel's block graph for one block, on
+// the buffers whose addresses the buffer table holds) and signals the
+// task's event. docs/MegaKernel.md has the design.
+//
+// The kernel's arguments, in order, each a bare pointer to device memory
+// (sizes are fixed by the compiled graph):
+//
+//   0  buffers       memref<B x i64>       per buffer, its device address
+//                                          (a view: its storage's)
+//   1  tasks         memref<T*8 x i32>     per task, TaskField order
+//   2  queue starts  memref<W+1 x i32>     worker w runs queue[starts[w] ..
+//                                          starts[w+1])
+//   3  queues        memref<Q x i32>       task indices
+//   4  needed        memref<E x i32>       per event, its trigger count
+//   5  counters      memref<E x i64>       per event, notifications so far
+//                                          (over all runs: never reset)
+//   6  operands      memref<O x i32>       per kernel, its buffers (inputs,
+//                                          then outputs)
+//   7  state         memref<9 x i64>       StateSlot order
+//
+// The counters and the state persist from run to run: the runtime zeroes
+// them once, and sets the deadline.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIRAGE_CONVERSION_MEGAKERNEL_H
+#define MIRAGE_CONVERSION_MEGAKERNEL_H
+
+#include "mirage/Dialect/Task/IR/Task.h"
+#include "mirage/Interpreter/TaskGraphProgram.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace mirage::megakernel {
+
+/// The tg.graph attribute convert-tg-to-gpu leaves for the bundle writer: a
+/// dictionary with `kernel` (the kernel's symbol, nested in its gpu.module),
+/// `threads`, `dynamic_shared_bytes`, `bodies` (distinct block graphs) and
+/// `tables`, which maps each table's name below to the private constant
+/// memref.global of i32 holding it.
+constexpr llvm::StringLiteral kMegaKernelAttrName = "mirage.megakernel";
+constexpr llvm::StringLiteral kTaskTable = "tasks";
+constexpr llvm::StringLiteral kQueueStartsTable = "queue_starts";
+constexpr llvm::StringLiteral kQueuesTable = "queues";
+constexpr llvm::StringLiteral kNeededTable = "needed";
+constexpr llvm::StringLiteral kOperandsTable = "operands";
+/// Per buffer (tg.buffer and tg.view ops in graph order), the buffer whose
+/// device memory it uses: the runtime fills the address table from it.
+constexpr llvm::StringLiteral kStorageTable = "storage";
+
+/// The fields of a task record.
+enum TaskField : unsigned {
+  /// The body (a distinct block graph) and the kernel whose block it runs.
+  Body,
+  Kernel,
+  BlockX,
+  BlockY,
+  BlockZ,
+  /// The event to wait on, or -1 when nothing needs waiting for: a start
+  /// event, or an event whose triggering tasks all ran earlier on this
+  /// task's worker (a same-SM hand-off).
+  Wait,
+  /// The event to signal, or -1 when no task on another worker waits on it.
+  Trigger,
+  /// Where the kernel's buffers start in the operand table.
+  Operands,
+  kTaskFields
+};
+
+/// The words of the state buffer.
+enum StateSlot : unsigned {
+  /// Runs completed: a wait of run r needs counter >= (r + 1) * needed.
+  Epoch,
+  /// Workers done with the current run; the last one advances the epoch.
+  Finished,
+  /// Nonzero once a wait ran past the deadline; the rest describe it.
+  Failed,
+  FailedTask,
+  FailedEvent,
+  FailedCount,
+  FailedTarget,
+  FailedWorker,
+  /// Nanoseconds a wait may take before the run is abandoned (0: no limit);
+  /// set by the runtime.
+  Deadline,
+  kStateSlots
+};
+
+/// The kernel's arguments (see the file comment).
+enum Argument : unsigned {
+  BuffersArg,
+  TasksArg,
+  QueueStartsArg,
+  QueuesArg,
+  NeededArg,
+  CountersArg,
+  OperandsArg,
+  StateArg,
+  kArguments
+};
+
+/// The tables of one task graph, and the bodies its kernels share.
+struct Tables {
+  llvm::SmallVector<int32_t> tasks, queueStarts, queues, needed, operands;
+  /// Per body, a kernel whose block graph (and buffer types) it runs.
+  llvm::SmallVector<tg::KernelOp> bodies;
+  /// Per buffer (in graph order), its value, and the buffer holding its
+  /// storage (itself unless a view).
+  llvm::SmallVector<mlir::Value> buffers;
+  llvm::SmallVector<int32_t> storage;
+  int64_t workers = 0;
+  int64_t threads = 0;
+  /// Dependency edges by kind: waits that need a counter in device memory,
+  /// and same-SM hand-offs that need none.
+  unsigned counterWaits = 0, localWaits = 0;
+};
+
+/// The tables of a linearized, scheduled graph whose tasks are all ahead of
+/// time; a diagnostic on `graph` when it is not one the kernel can run.
+mlir::FailureOr<Tables> buildTables(tg::GraphOp graph);
+
+/// The dispatch that the tables convert-tg-to-gpu left beside `graph`
+/// describe, for the CPU executor (TaskGraphProgram); a diagnostic on
+/// `graph` when they are missing or malformed.
+mlir::FailureOr<WorkerQueues> readWorkerQueues(tg::GraphOp graph);
+
+} // namespace mirage::megakernel
+
+#endif // MIRAGE_CONVERSION_MEGAKERNEL_H

@@ -1,0 +1,51 @@
+//===- MirageToMegaKernel.cpp - The mirage-to-megakernel pipeline ---------===//
+//
+// Kernel graphs to one persistent kernel per function: the task-graph
+// compiler (mirage-to-task-graph), convert-tg-to-gpu, and the NVVM path of
+// mirage-to-ptx. The tg.graph stays beside the gpu.binary: it is the host
+// side the bundle writer turns into the kernel's tables.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Conversion/Pipelines.h"
+
+#include "DeviceToBinary.h"
+#include "mirage/Conversion/Passes.h"
+#include "mirage/Conversion/TaskGraphPipeline.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mirage::buildMirageToMegaKernelPipeline(
+    OpPassManager &pm, const MirageToMegaKernelOptions &options) {
+  MirageToTaskGraphOptions taskGraph;
+  taskGraph.workers = options.workers;
+  taskGraph.device = options.device;
+  buildMirageToTaskGraphPipeline(pm, taskGraph);
+
+  ConvertTaskToGPUOptions lowering;
+  lowering.chip = options.chip;
+  lowering.pipelineStages = options.pipelineStages;
+  lowering.tensorCores = options.tensorCores;
+  lowering.asyncCopy = options.asyncCopy;
+  pm.addPass(createConvertTaskToGPU(lowering));
+  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(createCanonicalizerPass());
+  device.addPass(createCSEPass());
+  addDeviceToBinaryPasses(pm, options.chip, options.ptx, options.optLevel,
+                          options.format, options.cudaPath);
+}
+
+void mirage::registerMirageToMegaKernelPipeline() {
+  PassPipelineRegistration<MirageToMegaKernelOptions>(
+      "mirage-to-megakernel",
+      "Compile kernel graphs into one persistent kernel each: "
+      "mirage-to-task-graph, convert-tg-to-gpu, then the NVVM path of "
+      "mirage-to-ptx ending in gpu-module-to-binary. The scheduled tg.graph "
+      "stays as the kernel's host side.",
+      [](OpPassManager &pm, const MirageToMegaKernelOptions &options) {
+        buildMirageToMegaKernelPipeline(pm, options);
+      });
+}

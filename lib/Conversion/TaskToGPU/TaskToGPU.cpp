@@ -1,0 +1,513 @@
+//===- TaskToGPU.cpp - The convert-tg-to-gpu pass -------------------------===//
+//
+// A scheduled, linearized task graph becomes one persistent kernel: a
+// gpu.module holding a device function per distinct block graph (the task
+// bodies, built by the block-graph lowering) and the kernel, whose CTAs are
+// the graph's workers. Each worker runs its queue from the tables
+// (MegaKernel.h): thread 0 waits on the task's event with acquire loads,
+// a barrier hands the wait to the CTA, the CTA runs the body, a barrier
+// collects its writes and thread 0 signals with a release add.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/Conversion/Passes.h"
+
+#include "../KernelToGPU/Codegen.h"
+#include "mirage/Conversion/MegaKernel.h"
+#include "mirage/Dialect/Block/IR/Block.h"
+#include "mirage/Dialect/Task/IR/Task.h"
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+
+namespace mirage {
+#define GEN_PASS_DEF_CONVERTTASKTOGPU
+#include "mirage/Conversion/Passes.h.inc"
+} // namespace mirage
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::megakernel;
+
+/// Backoff of a waiting thread: nanoseconds of the first sleep and the most.
+static constexpr int32_t kFirstSleepNs = 8, kMaxSleepNs = 256;
+
+namespace {
+
+class MegaKernelLowering {
+public:
+  MegaKernelLowering(tg::GraphOp graph, Tables tables,
+                     const codegen::Options &options)
+      : graph(graph), tables(std::move(tables)), options(options) {}
+
+  LogicalResult lower();
+
+private:
+  LogicalResult buildBodies();
+  void buildKernel();
+  /// The wait of one task, run by thread 0: spins until the event's counter
+  /// reaches this run's target or the deadline passes. Returns whether it
+  /// gave up (recording why in the state when it is the first to).
+  Value emitWait(OpBuilder &b, Value task, Value event);
+  /// Runs the body of `task` (a switch over the bodies).
+  void emitDispatch(OpBuilder &b, Value taskRecord);
+
+  Value constI32(OpBuilder &b, int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, value, 32);
+  }
+  Value constI64(OpBuilder &b, int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, value, 64);
+  }
+  Value constIndex(OpBuilder &b, int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value toIndex(OpBuilder &b, Value value) {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
+  }
+  /// Element `index` of a 1-D table argument.
+  Value load(OpBuilder &b, Value table, Value index) {
+    return memref::LoadOp::create(b, loc, table, ValueRange{index});
+  }
+  Value loadState(OpBuilder &b, StateSlot slot) {
+    return load(b, args[StateArg], constIndex(b, slot));
+  }
+  Value loadField(OpBuilder &b, Value record, TaskField field) {
+    return load(b, args[TasksArg],
+                arith::AddIOp::create(b, loc, record, constIndex(b, field)));
+  }
+  /// The device address of element `index` (i32) of an i64 table argument.
+  Value getElementPointer(OpBuilder &b, Value table, Value index);
+  /// A memref of `type` over the bytes at `address` (an i64).
+  Value createMemRef(OpBuilder &b, Value address, MemRefType type);
+
+  tg::GraphOp graph;
+  Tables tables;
+  codegen::Options options;
+  Location loc = graph.getLoc();
+  gpu::GPUModuleOp module;
+  std::optional<LLVMTypeConverter> converter;
+  SmallVector<func::FuncOp> bodies;
+  int64_t sharedMemoryBytes = 0;
+  /// The kernel's arguments, and values every part of it reads.
+  SmallVector<Value> args;
+  Value threadId, isLeader, worker;
+};
+
+} // namespace
+
+Value MegaKernelLowering::getElementPointer(OpBuilder &b, Value table,
+                                            Value index) {
+  Type descriptorType = converter->convertType(table.getType());
+  Value descriptor =
+      UnrealizedConversionCastOp::create(b, loc, descriptorType, table)
+          .getResult(0);
+  Value base = MemRefDescriptor(descriptor).alignedPtr(b, loc);
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI64Type(), base,
+                             ValueRange{index});
+}
+
+Value MegaKernelLowering::createMemRef(OpBuilder &b, Value address,
+                                       MemRefType type) {
+  Value pointer = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
+  Value descriptor =
+      MemRefDescriptor::fromStaticShape(b, loc, *converter, type, pointer);
+  return UnrealizedConversionCastOp::create(b, loc, type, descriptor)
+      .getResult(0);
+}
+
+LogicalResult MegaKernelLowering::buildBodies() {
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  for (auto [index, kernel] : llvm::enumerate(tables.bodies)) {
+    auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
+    // The thread index, then the block's coordinates.
+    SmallVector<Type> argTypes(1 + blockGraph.getGrid().size(),
+                               b.getIndexType());
+    llvm::append_range(argTypes, kernel->getOperandTypes());
+    auto body = func::FuncOp::create(
+        b, kernel.getLoc(),
+        (graph.getSymName() + "_body" + llvm::Twine(index)).str(),
+        b.getFunctionType(argTypes, {}));
+    body.setPrivate();
+    Block *entry = body.addEntryBlock();
+    OpBuilder end = OpBuilder::atBlockEnd(entry);
+    func::ReturnOp::create(end, kernel.getLoc());
+    FailureOr<int64_t> bytes =
+        codegen::lowerBlockGraphBody(blockGraph, *entry, options);
+    if (failed(bytes))
+      return kernel.emitOpError()
+             << "has a block graph the GPU lowering cannot lower as a task "
+                "body";
+    sharedMemoryBytes = std::max(sharedMemoryBytes, *bytes);
+    bodies.push_back(body);
+  }
+  return success();
+}
+
+Value MegaKernelLowering::emitWait(OpBuilder &b, Value task, Value event) {
+  // Read here rather than once per kernel: nothing holds them in registers
+  // across task bodies.
+  Value epoch = loadState(b, Epoch), deadline = loadState(b, Deadline);
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Value needed = arith::ExtSIOp::create(
+      b, loc, i64, load(b, args[NeededArg], toIndex(b, event)));
+  Value target = arith::MulIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, epoch, constI64(b, 1)), needed);
+  Value counter = getElementPointer(b, args[CountersArg], event);
+  Value start = NVVM::GlobalTimerOp::create(b, loc, i64);
+
+  auto spin = scf::WhileOp::create(b, loc, TypeRange{i32, i64, b.getI1Type()},
+                                   ValueRange{constI32(b, kFirstSleepNs)});
+  {
+    Block *before = b.createBlock(&spin.getBefore(), {}, {i32}, {loc});
+    Value count = LLVM::LoadOp::create(
+        b, loc, i64, counter, /*alignment=*/8, /*isVolatile=*/false,
+        /*isNonTemporal=*/false, /*isInvariant=*/false,
+        /*isInvariantGroup=*/false, LLVM::AtomicOrdering::acquire, "device");
+    Value ready =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, count, target);
+    Value elapsed = arith::SubIOp::create(
+        b, loc, NVVM::GlobalTimerOp::create(b, loc, i64), start);
+    Value expired = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, deadline,
+                              constI64(b, 0)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, elapsed,
+                              deadline));
+    Value stop = arith::OrIOp::create(b, loc, ready, expired);
+    Value keepWaiting = arith::XOrIOp::create(
+        b, loc, stop, arith::ConstantIntOp::create(b, loc, 1, 1));
+    scf::ConditionOp::create(
+        b, loc, keepWaiting,
+        ValueRange{before->getArgument(0), count, expired});
+
+    Block *after = b.createBlock(&spin.getAfter(), {},
+                                 {i32, i64, b.getI1Type()}, {loc, loc, loc});
+    Value sleep = after->getArgument(0);
+    NVVM::NanosleepOp::create(b, loc, sleep);
+    Value next = arith::MinSIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, sleep, constI32(b, 1)),
+        constI32(b, kMaxSleepNs));
+    scf::YieldOp::create(b, loc, next);
+  }
+  b.setInsertionPointAfter(spin);
+  Value count = spin.getResult(1), expired = spin.getResult(2);
+
+  // The first worker to give up records the wait.
+  auto record = scf::IfOp::create(b, loc, expired);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(record.thenBlock());
+    Value failedFlag =
+        getElementPointer(b, args[StateArg], constI32(b, Failed));
+    auto exchange = LLVM::AtomicCmpXchgOp::create(
+        b, loc, failedFlag, constI64(b, 0), constI64(b, 1),
+        LLVM::AtomicOrdering::monotonic, LLVM::AtomicOrdering::monotonic,
+        "device");
+    Value first = LLVM::ExtractValueOp::create(b, loc, exchange, 1);
+    auto describe = scf::IfOp::create(b, loc, first);
+    b.setInsertionPointToStart(describe.thenBlock());
+    auto store = [&](StateSlot slot, Value value) {
+      if (value.getType() != i64)
+        value = arith::ExtSIOp::create(b, loc, i64, value);
+      memref::StoreOp::create(b, loc, value, args[StateArg],
+                              ValueRange{constIndex(b, slot)});
+    };
+    store(FailedTask, task);
+    store(FailedEvent, event);
+    store(FailedCount, count);
+    store(FailedTarget, target);
+    store(FailedWorker, arith::IndexCastOp::create(b, loc, i32, worker));
+  }
+  return expired;
+}
+
+void MegaKernelLowering::emitDispatch(OpBuilder &b, Value taskRecord) {
+  Value body = loadField(b, taskRecord, Body);
+  Value coordinates[3] = {loadField(b, taskRecord, BlockX),
+                          loadField(b, taskRecord, BlockY),
+                          loadField(b, taskRecord, BlockZ)};
+  Value firstOperand = toIndex(b, loadField(b, taskRecord, Operands));
+  // The thread index, read anew for every task (volatile): what the bodies
+  // derive from it then stays inside them instead of being hoisted out of
+  // the queue loop and held in registers across all tasks.
+  Value threadIdPerTask = toIndex(
+      b, LLVM::InlineAsmOp::create(
+             b, loc, b.getI32Type(), ValueRange{}, "mov.u32 $0, %tid.x;", "=r",
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+             .getResult(0));
+  SmallVector<int64_t> cases(bodies.size());
+  std::iota(cases.begin(), cases.end(), 0);
+  auto dispatch =
+      scf::IndexSwitchOp::create(b, loc, TypeRange{}, toIndex(b, body), cases,
+                                 static_cast<unsigned>(cases.size()));
+  for (auto [index, function] : llvm::enumerate(bodies)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.createBlock(&dispatch.getCaseRegions()[index]);
+    tg::KernelOp kernel = tables.bodies[index];
+    auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
+    SmallVector<Value> callArgs = {threadIdPerTask};
+    for (size_t g = 0; g < blockGraph.getGrid().size(); ++g)
+      callArgs.push_back(toIndex(b, coordinates[g]));
+    for (auto [position, type] : llvm::enumerate(kernel->getOperandTypes())) {
+      Value buffer = load(
+          b, args[OperandsArg],
+          arith::AddIOp::create(b, loc, firstOperand,
+                                constIndex(b, static_cast<int64_t>(position))));
+      Value address = load(b, args[BuffersArg], toIndex(b, buffer));
+      callArgs.push_back(createMemRef(b, address, cast<MemRefType>(type)));
+    }
+    func::CallOp::create(b, loc, function, callArgs);
+    scf::YieldOp::create(b, loc);
+  }
+  // An empty task (body -1) does nothing.
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&dispatch.getDefaultRegion());
+  scf::YieldOp::create(b, loc);
+}
+
+void MegaKernelLowering::buildKernel() {
+  MLIRContext *context = graph.getContext();
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto table = [&](int64_t size, Type element) -> Type {
+    return MemRefType::get({size}, element);
+  };
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  SmallVector<Type> argTypes(kArguments);
+  argTypes[BuffersArg] =
+      table(static_cast<int64_t>(tables.buffers.size()), i64);
+  argTypes[TasksArg] = table(static_cast<int64_t>(tables.tasks.size()), i32);
+  argTypes[QueueStartsArg] =
+      table(static_cast<int64_t>(tables.queueStarts.size()), i32);
+  argTypes[QueuesArg] = table(static_cast<int64_t>(tables.queues.size()), i32);
+  argTypes[NeededArg] = table(static_cast<int64_t>(tables.needed.size()), i32);
+  argTypes[CountersArg] =
+      table(static_cast<int64_t>(tables.needed.size()), i64);
+  argTypes[OperandsArg] =
+      table(static_cast<int64_t>(tables.operands.size()), i32);
+  argTypes[StateArg] = table(kStateSlots, i64);
+
+  auto kernel = gpu::GPUFuncOp::create(b, loc, graph.getSymName(),
+                                       b.getFunctionType(argTypes, {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(tables.threads), 1, 1}));
+  kernel.setKnownGridSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(tables.workers), 1, 1}));
+  Block &entry = kernel.getBody().front();
+  args.assign(entry.getArguments().begin(), entry.getArguments().end());
+  b.setInsertionPointToStart(&entry);
+
+  worker = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId,
+                                   constIndex(b, 0));
+  Value begin = toIndex(b, load(b, args[QueueStartsArg], worker));
+  Value end =
+      toIndex(b, load(b, args[QueueStartsArg],
+                      arith::AddIOp::create(b, loc, worker, constIndex(b, 1))));
+
+  // The queue; `stopped` once any wait of this worker gave up, after which
+  // it runs nothing more. A run after a failed one (whose counters lag the
+  // epoch) runs nothing at all, rather than wait out every deadline.
+  Value noFailure = arith::ConstantIntOp::create(b, loc, 0, 1);
+  Value failedBefore = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne, loadState(b, Failed), constI64(b, 0));
+  auto queue = scf::ForOp::create(b, loc, begin, end, constIndex(b, 1),
+                                  ValueRange{failedBefore});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(queue.getBody());
+    Value stopped = queue.getRegionIterArgs()[0];
+    auto run = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, stopped,
+                                 /*withElseRegion=*/true);
+    b.setInsertionPointToStart(run.thenBlock());
+    scf::YieldOp::create(b, loc, stopped);
+
+    b.setInsertionPointToStart(run.elseBlock());
+    Value task = load(b, args[QueuesArg], queue.getInductionVar());
+    Value record = arith::MulIOp::create(b, loc, toIndex(b, task),
+                                         constIndex(b, kTaskFields));
+    Value event = loadField(b, record, Wait);
+    Value mustWait = arith::AndIOp::create(
+        b, loc, isLeader,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, event,
+                              constI32(b, 0)));
+    auto wait = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, mustWait,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(wait.thenBlock());
+      scf::YieldOp::create(b, loc, emitWait(b, task, event));
+      b.setInsertionPointToStart(wait.elseBlock());
+      scf::YieldOp::create(b, loc, noFailure);
+    }
+    // The barrier hands thread 0's acquire to the CTA and tells every
+    // thread whether the wait gave up.
+    Value gaveUp = arith::ExtUIOp::create(b, loc, i32, wait.getResult(0));
+    Value anyGaveUp =
+        NVVM::BarrierOp::create(b, loc, TypeRange{i32}, Value(), Value(),
+                                NVVM::BarrierReductionAttr::get(
+                                    context, NVVM::BarrierReduction::OR),
+                                gaveUp)
+            .getRes();
+    Value gaveUpHere = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                             anyGaveUp, constI32(b, 0));
+    auto body = scf::IfOp::create(b, loc, gaveUpHere, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(body.elseBlock());
+      emitDispatch(b, record);
+      // Every thread's writes are done (and shared memory free) before
+      // thread 0 signals.
+      gpu::BarrierOp::create(b, loc);
+      Value trigger = loadField(b, record, Trigger);
+      Value mustSignal = arith::AndIOp::create(
+          b, loc, isLeader,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, trigger,
+                                constI32(b, 0)));
+      auto signal = scf::IfOp::create(b, loc, mustSignal);
+      b.setInsertionPointToStart(signal.thenBlock());
+      // A release fence and a relaxed add: NVPTX drops the ordering of an
+      // atomicrmw (it prints a plain atom.add), but keeps a fence's.
+      LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "device");
+      LLVM::AtomicRMWOp::create(
+          b, loc, LLVM::AtomicBinOp::add,
+          getElementPointer(b, args[CountersArg], trigger), constI64(b, 1),
+          LLVM::AtomicOrdering::monotonic, "device");
+    }
+    b.setInsertionPointAfter(body);
+    scf::YieldOp::create(b, loc, gaveUpHere);
+    b.setInsertionPointAfter(run);
+    scf::YieldOp::create(b, loc, run.getResult(0));
+  }
+
+  // The last worker to finish advances the epoch for the next run (which
+  // reads it after this kernel ends: no ordering needed).
+  auto finish = scf::IfOp::create(b, loc, isLeader);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(finish.thenBlock());
+    Value finished = LLVM::AtomicRMWOp::create(
+        b, loc, LLVM::AtomicBinOp::add,
+        getElementPointer(b, args[StateArg], constI32(b, Finished)),
+        constI64(b, 1), LLVM::AtomicOrdering::monotonic, "device");
+    Value last =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, finished,
+                              constI64(b, tables.workers - 1));
+    auto advance = scf::IfOp::create(b, loc, last);
+    b.setInsertionPointToStart(advance.thenBlock());
+    Value epoch = loadState(b, Epoch);
+    memref::StoreOp::create(b, loc, constI64(b, 0), args[StateArg],
+                            ValueRange{constIndex(b, Finished)});
+    memref::StoreOp::create(
+        b, loc, arith::AddIOp::create(b, loc, epoch, constI64(b, 1)),
+        args[StateArg], ValueRange{constIndex(b, Epoch)});
+  }
+  gpu::ReturnOp::create(b, loc);
+}
+
+LogicalResult MegaKernelLowering::lower() {
+  MLIRContext *context = graph.getContext();
+  auto parent = graph->getParentOfType<ModuleOp>();
+  OpBuilder b(context);
+  b.setInsertionPointAfter(graph);
+  module = gpu::GPUModuleOp::create(b, loc,
+                                    (graph.getSymName() + "_megakernel").str());
+  // 32-bit indices in device code, as convert-kn-to-gpu's modules: every
+  // buffer has fewer than 2^31 elements (checked by the task-graph builder).
+  module->setAttr(
+      DLTIDialect::kDataLayoutAttrName,
+      DataLayoutSpecAttr::get(
+          context, {DataLayoutEntryAttr::get(IndexType::get(context),
+                                             b.getI32IntegerAttr(32))}));
+  converter.emplace(context, LowerToLLVMOptions(context, DataLayout(module)));
+  if (failed(buildBodies()))
+    return failure();
+  buildKernel();
+  parent->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+
+  // The host side: the constant tables, and what launching takes.
+  b.setInsertionPointAfter(module);
+  SmallVector<NamedAttribute> tableSymbols;
+  auto addTable = [&](StringRef name, ArrayRef<int32_t> values) {
+    auto type =
+        MemRefType::get({static_cast<int64_t>(values.size())}, b.getI32Type());
+    std::string symbol = (graph.getSymName() + "_" + name).str();
+    memref::GlobalOp::create(
+        b, loc, symbol, b.getStringAttr("private"), type,
+        DenseElementsAttr::get(
+            RankedTensorType::get(type.getShape(), b.getI32Type()), values),
+        /*constant=*/true, /*alignment=*/IntegerAttr());
+    tableSymbols.push_back(
+        b.getNamedAttr(name, FlatSymbolRefAttr::get(context, symbol)));
+  };
+  addTable(kTaskTable, tables.tasks);
+  addTable(kQueueStartsTable, tables.queueStarts);
+  addTable(kQueuesTable, tables.queues);
+  addTable(kNeededTable, tables.needed);
+  addTable(kOperandsTable, tables.operands);
+  addTable(kStorageTable, tables.storage);
+  graph->setAttr(
+      kMegaKernelAttrName,
+      b.getDictionaryAttr({
+          b.getNamedAttr("kernel",
+                         SymbolRefAttr::get(
+                             module.getSymNameAttr(),
+                             {FlatSymbolRefAttr::get(graph.getSymNameAttr())})),
+          b.getNamedAttr("threads", b.getI64IntegerAttr(tables.threads)),
+          b.getNamedAttr("dynamic_shared_bytes",
+                         b.getI64IntegerAttr(sharedMemoryBytes)),
+          b.getNamedAttr("bodies", b.getI64IntegerAttr(
+                                       static_cast<int64_t>(bodies.size()))),
+          b.getNamedAttr("tables", b.getDictionaryAttr(tableSymbols)),
+      }));
+  return success();
+}
+
+namespace {
+
+struct ConvertTaskToGPU
+    : public mirage::impl::ConvertTaskToGPUBase<ConvertTaskToGPU> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    codegen::Options options;
+    if (!chip.empty()) {
+      auto target = tb::TargetAttr::getKnown(module.getContext(), chip);
+      if (!target) {
+        module.emitError() << "convert-tg-to-gpu: unknown chip '" << chip
+                           << "' (known: sm_80, sm_86, sm_89, sm_90, sm_90a, "
+                              "sm_100a)";
+        return signalPassFailure();
+      }
+      options.chipSharedMemory = target.getSmemPerBlock();
+    }
+    options.pipelineStages = pipelineStages;
+    options.tensorCores = tensorCores;
+    options.asyncCopy = asyncCopy;
+    SmallVector<tg::GraphOp> graphs(module.getOps<tg::GraphOp>());
+    for (tg::GraphOp graph : graphs) {
+      if (graph->hasAttr(kMegaKernelAttrName))
+        continue;
+      FailureOr<Tables> tables = buildTables(graph);
+      if (failed(tables) ||
+          failed(
+              MegaKernelLowering(graph, std::move(*tables), options).lower()))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

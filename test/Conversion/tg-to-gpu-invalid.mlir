@@ -1,0 +1,82 @@
+// One case per diagnostic of convert-tg-to-gpu.
+// RUN: mirage-opt %s --convert-tg-to-gpu --split-input-file --verify-diagnostics
+// RUN: not mirage-opt %s --convert-tg-to-gpu=chip=sm_00 -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHIP
+
+// expected-error @below {{must be linearized and scheduled to become a mega-kernel; run mirage-to-task-graph (or tg-normalize, tg-linearize and tg-schedule) first}}
+tg.graph @unscheduled linearized {
+  %x = tg.buffer input 0 : memref<4x64xf32>
+  %y = tg.buffer output 0 : memref<4x64xf32>
+  tg.kernel @k ins(%x : memref<4x64xf32>) outs(%y : memref<4x64xf32>) {
+    tb.graph grid [1] threads 128 forloop 1 {
+    ^bb0(%arg0: tensor<4x64xf32>):
+      %0 = tb.input_iterator %arg0 imap <x -> 0> fmap <i -> replica> : tensor<4x64xf32> -> !tb.tile<4x64xf32>
+      %1 = tb.exp %0 : !tb.tile<4x64xf32>
+      %2 = tb.output_saver %1 omap <x -> 0> : !tb.tile<4x64xf32> -> tensor<4x64xf32>
+      tb.yield %2 : tensor<4x64xf32>
+    }
+  }
+  %start = tg.event triggers 0 tasks [0, 0]
+  tg.task compute @k block [0] reads [#tg.box<[0, 0], [4, 64]>] writes [#tg.box<[0, 0], [4, 64]>] aot waits(%start)
+}
+
+// -----
+
+tg.graph @jit workers 1 linearized {
+  %x = tg.buffer input 0 : memref<4x64xf32>
+  %y = tg.buffer output 0 : memref<4x64xf32>
+  tg.kernel @k data_dependent ins(%x : memref<4x64xf32>) outs(%y : memref<4x64xf32>) {
+    tb.graph grid [1] threads 128 forloop 1 {
+    ^bb0(%arg0: tensor<4x64xf32>):
+      %0 = tb.input_iterator %arg0 imap <x -> 0> fmap <i -> replica> : tensor<4x64xf32> -> !tb.tile<4x64xf32>
+      %1 = tb.exp %0 : !tb.tile<4x64xf32>
+      %2 = tb.output_saver %1 omap <x -> 0> : !tb.tile<4x64xf32> -> tensor<4x64xf32>
+      tb.yield %2 : tensor<4x64xf32>
+    }
+  }
+  %start = tg.event triggers 0 tasks [0, 0]
+  // expected-error @below {{is dispatched just in time; the mega-kernel runs ahead-of-time queues only}}
+  tg.task compute @k block [0] reads [#tg.box<[0, 0], [4, 64]>] writes [#tg.box<[0, 0], [4, 64]>] jit waits(%start)
+}
+
+// -----
+
+tg.graph @threads workers 1 linearized {
+  %x = tg.buffer input 0 : memref<4x64xf32>
+  %t = tg.buffer temp : memref<4x64xf32>
+  %y = tg.buffer output 0 : memref<4x64xf32>
+  tg.kernel @k0 ins(%x : memref<4x64xf32>) outs(%t : memref<4x64xf32>) {
+    tb.graph grid [1] threads 128 forloop 1 {
+    ^bb0(%arg0: tensor<4x64xf32>):
+      %0 = tb.input_iterator %arg0 imap <x -> 0> fmap <i -> replica> : tensor<4x64xf32> -> !tb.tile<4x64xf32>
+      %1 = tb.exp %0 : !tb.tile<4x64xf32>
+      %2 = tb.output_saver %1 omap <x -> 0> : !tb.tile<4x64xf32> -> tensor<4x64xf32>
+      tb.yield %2 : tensor<4x64xf32>
+    }
+  }
+  // expected-error @below {{runs 256 threads per block but other kernels of the graph run 128; a mega-kernel runs one block size}}
+  tg.kernel @k1 ins(%t : memref<4x64xf32>) outs(%y : memref<4x64xf32>) {
+    tb.graph grid [1] threads 256 forloop 1 {
+    ^bb0(%arg0: tensor<4x64xf32>):
+      %0 = tb.input_iterator %arg0 imap <x -> 0> fmap <i -> replica> : tensor<4x64xf32> -> !tb.tile<4x64xf32>
+      %1 = tb.exp %0 : !tb.tile<4x64xf32>
+      %2 = tb.output_saver %1 omap <x -> 0> : !tb.tile<4x64xf32> -> tensor<4x64xf32>
+      tb.yield %2 : tensor<4x64xf32>
+    }
+  }
+  %start = tg.event triggers 0 tasks [0, 0]
+  tg.task compute @k0 block [0] reads [#tg.box<[0, 0], [4, 64]>] writes [#tg.box<[0, 0], [4, 64]>] aot waits(%start) triggers(%e)
+  %e = tg.event triggers 1 tasks [1, 1]
+  tg.task compute @k1 block [0] reads [#tg.box<[0, 0], [4, 64]>] writes [#tg.box<[0, 0], [4, 64]>] aot waits(%e)
+  tg.queue worker 0 [0, 1]
+}
+
+// -----
+
+// expected-error @below {{has no kernels: nothing to run}}
+tg.graph @empty workers 1 linearized {
+  %start = tg.event triggers 0 tasks [0, 0]
+  tg.task empty aot waits(%start)
+  tg.queue worker 0 [0]
+}
+
+// CHIP: error: convert-tg-to-gpu: unknown chip 'sm_00' (known: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a)

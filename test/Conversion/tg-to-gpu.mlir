@@ -1,0 +1,84 @@
+// convert-tg-to-gpu: a scheduled task graph becomes one persistent kernel.
+// Two exp kernels share one body; worker 0 runs tasks 0, 2, 3 and worker 1
+// task 1, so task 2's wait (on task 0) is a same-SM hand-off with neither a
+// wait nor a signal, while task 3 waits on task 1's counter.
+// RUN: mirage-opt %s --convert-tg-to-gpu | FileCheck %s
+
+// The graph stays as the host side, naming the kernel and its tables.
+// CHECK: tg.graph @g
+// CHECK-SAME: mirage.megakernel = {bodies = 1 : i64, dynamic_shared_bytes = {{[0-9]+}} : i64, kernel = @g_megakernel::@g, tables = {needed = @g_needed, operands = @g_operands, queue_starts = @g_queue_starts, queues = @g_queues, storage = @g_storage, tasks = @g_tasks}, threads = 128 : i64}
+// CHECK-LABEL: gpu.module @g_megakernel
+// CHECK-SAME: dlti.dl_spec = #dlti.dl_spec<index = 32 : i32>
+// One body per distinct block graph: block coordinates, then the buffers.
+// CHECK: func.func private @g_body0(%{{.*}}: index, %{{.*}}: memref<4x64xf32>, %{{.*}}: memref<4x64xf32>)
+// CHECK-NOT: func.func private @g_body1
+// CHECK: gpu.func @g(%{{.*}}: memref<3xi64>, %{{.*}}: memref<32xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<3xi64>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<9xi64>) kernel
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK-SAME: known_grid_size = array<i32: 2, 1, 1>
+// The worker's queue, from the queue starts.
+// CHECK: %[[WORKER:.*]] = gpu.block_id x
+// CHECK: scf.for
+// Thread 0 polls the counter with GPU-scope acquire loads, sleeping between
+// polls, until the deadline in the state.
+// CHECK: scf.while
+// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
+// CHECK: nvvm.read.ptx.sreg.globaltimer
+// CHECK: nvvm.nanosleep
+// The first worker to give up records the wait.
+// CHECK: llvm.cmpxchg {{.*}} syncscope("device") monotonic monotonic
+// Every thread learns whether a wait gave up, at the barrier that also
+// passes the acquire on.
+// CHECK: nvvm.barrier #nvvm.reduction<or>
+// The body, on memrefs built from the address table.
+// CHECK: scf.index_switch
+// CHECK: case 0 {
+// CHECK: llvm.inttoptr
+// CHECK: func.call @g_body0
+// CHECK: gpu.barrier
+// The signal: a release fence, then a relaxed add.
+// CHECK: llvm.fence syncscope("device") release
+// CHECK: llvm.atomicrmw add {{.*}} syncscope("device") monotonic
+// The last worker to finish advances the epoch.
+// CHECK: llvm.atomicrmw add {{.*}} syncscope("device") monotonic
+// CHECK: memref.store
+// CHECK: gpu.return
+// The tables, as constants beside the graph. Task records are (body,
+// kernel, block x, y, z, wait, trigger, first operand):
+// CHECK: memref.global "private" constant @g_tasks : memref<32xi32> = dense<[0, 0, 0, 0, 0, -1, -1, 0, 0, 0, 1, 0, 0, -1, 2, 0, 0, 1, 0, 0, 0, -1, -1, 2, 0, 1, 1, 0, 0, 2, -1, 2]>
+// CHECK: memref.global "private" constant @g_queue_starts : memref<3xi32> = dense<[0, 3, 4]>
+// CHECK: memref.global "private" constant @g_queues : memref<4xi32> = dense<[0, 2, 3, 1]>
+// CHECK: memref.global "private" constant @g_needed : memref<3xi32> = dense<[0, 1, 1]>
+// CHECK: memref.global "private" constant @g_operands : memref<4xi32> = dense<[1, 2, 2, 0]>
+// CHECK: memref.global "private" constant @g_storage : memref<3xi32> = dense<[0, 1, 2]>
+tg.graph @g workers 2 linearized {
+  %y = tg.buffer output 0 : memref<4x64xf32>
+  %x = tg.buffer input 0 : memref<4x64xf32>
+  %t = tg.buffer temp : memref<4x64xf32>
+  tg.kernel @k0_exp ins(%x : memref<4x64xf32>) outs(%t : memref<4x64xf32>) {
+    tb.graph grid [2] threads 128 forloop 1 {
+    ^bb0(%arg0: tensor<4x64xf32>):
+      %0 = tb.input_iterator %arg0 imap <x -> 0> fmap <i -> replica> : tensor<4x64xf32> -> !tb.tile<2x64xf32>
+      %1 = tb.exp %0 : !tb.tile<2x64xf32>
+      %2 = tb.output_saver %1 omap <x -> 0> : !tb.tile<2x64xf32> -> tensor<4x64xf32>
+      tb.yield %2 : tensor<4x64xf32>
+    }
+  }
+  tg.kernel @k1_exp ins(%t : memref<4x64xf32>) outs(%y : memref<4x64xf32>) {
+    tb.graph grid [2] threads 128 forloop 1 {
+    ^bb0(%arg0: tensor<4x64xf32>):
+      %0 = tb.input_iterator %arg0 imap <x -> 0> fmap <i -> replica> : tensor<4x64xf32> -> !tb.tile<2x64xf32>
+      %1 = tb.exp %0 : !tb.tile<2x64xf32>
+      %2 = tb.output_saver %1 omap <x -> 0> : !tb.tile<2x64xf32> -> tensor<4x64xf32>
+      tb.yield %2 : tensor<4x64xf32>
+    }
+  }
+  %start = tg.event triggers 0 tasks [0, 1]
+  tg.task compute @k0_exp block [0] reads [#tg.box<[0, 0], [2, 64]>] writes [#tg.box<[0, 0], [2, 64]>] aot waits(%start) triggers(%e0)
+  tg.task compute @k0_exp block [1] reads [#tg.box<[2, 0], [2, 64]>] writes [#tg.box<[2, 0], [2, 64]>] aot waits(%start) triggers(%e1)
+  %e0 = tg.event triggers 1 tasks [2, 2]
+  tg.task compute @k1_exp block [0] reads [#tg.box<[0, 0], [2, 64]>] writes [#tg.box<[0, 0], [2, 64]>] aot waits(%e0)
+  %e1 = tg.event triggers 1 tasks [3, 3]
+  tg.task compute @k1_exp block [1] reads [#tg.box<[2, 0], [2, 64]>] writes [#tg.box<[2, 0], [2, 64]>] aot waits(%e1)
+  tg.queue worker 0 [0, 2, 3]
+  tg.queue worker 1 [1]
+}

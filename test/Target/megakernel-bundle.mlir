@@ -1,0 +1,38 @@
+// mirage-bundle --megakernel writes a version 2 bundle: one persistent
+// kernel, the task graph's buffers in graph order (the address table is the
+// identity), and the tables the kernel reads (docs/Bundle.md).
+// RUN: rm -rf %t && mirage-bundle %s -o %t --megakernel --workers=4 --ptxas=none 2>&1 | FileCheck %s --check-prefix=LOG
+// RUN: %PYTHON %S/Inputs/print-manifest.py %t/two_kernels/manifest.json | FileCheck %s
+// RUN: FileCheck %s --check-prefix=PTX --input-file=%t/two_kernels/kernels.ptx
+
+// LOG: [1/1] two_kernels
+// LOG: reference: float64 interpreter on @two_kernels
+// LOG: lowering: mirage-to-megakernel (sm_90a)
+
+// CHECK: buffers [{"dtype": "f16", "id": 0, "name": "out0", "role": "output", "shape": [4, 8]}
+// CHECK-SAME: {"dtype": "f16", "id": 1, "name": "arg0", "role": "input", "shape": [4, 8]}
+// CHECK: inputs [1]
+// CHECK: kernels [{"name": "two_kernels_tasks"}]
+// CHECK: outputs [0]
+// CHECK: steps [{"address_table": [0, 1{{.*}}], "block": [128, 1, 1], "deadline_ms": 2000, "dynamic_shared_bytes": {{[0-9]+}}, "grid": [4, 1, 1], "kernel": "two_kernels_tasks", "kind": "megakernel", "tables": {"needed": [{{.*}}], "operands": [{{.*}}], "queue_starts": [0, {{.*}}], "queues": [{{.*}}], "tasks": [{{.*}}]}, "task_kernels": [{{.*}}]}]
+// CHECK: version 2
+
+// The worker loop's synchronization in the kernel: acquire polls with a sleep and
+// a clock, the compare-and-swap that records a hang, the barrier that
+// spreads it, and the release fence before the relaxed add that signals.
+// PTX: .visible .entry two_kernels_tasks(
+// PTX-NOT: .local
+// PTX: %globaltimer
+// PTX: ld.acquire.gpu.global.b64
+// PTX: nanosleep.u32
+// PTX: atom.relaxed.gpu.global.cas.b64
+// PTX: bar.red.or.pred
+// PTX: fence.acq_rel.gpu;
+// PTX-NEXT: atom.global.add.u64
+func.func @two_kernels(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %e = kn.exp %x : tensor<4x8xf16>
+  %y = kn.mul_scalar %e, 2.0 : tensor<4x8xf16>
+  %s = kn.reduce_sum %y dim 1 : tensor<4x8xf16>
+  %z = kn.div %y, %s : tensor<4x8xf16>, tensor<4x1xf16>
+  return %z : tensor<4x8xf16>
+}

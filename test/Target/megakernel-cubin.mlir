@@ -1,0 +1,36 @@
+// ptxas accepts the mega-kernel of every example and of the Qwen3-shaped
+// decode step for sm_90a, with no register spills (spill_bytes counts
+// ptxas's spill stores and loads).
+// REQUIRES: ptxas
+// RUN: rm -rf %t
+// RUN: mirage-bundle %examples/decoder_small.mlir -o %t --megakernel --no-reference
+// RUN: mirage-bundle %examples/gated_mlp.mlir -o %t --megakernel --no-reference
+// RUN: mirage-bundle %examples/gqa.mlir -o %t --megakernel --no-reference
+// RUN: mirage-bundle %examples/lora.mlir -o %t --megakernel --no-reference
+// RUN: mirage-bundle %examples/ntrans.mlir -o %t --megakernel --no-reference
+// RUN: mirage-bundle %examples/qknorm_gqa.mlir -o %t --megakernel --no-reference
+// RUN: mirage-bundle %examples/qwen3_decode.mlir -o %t --megakernel --no-reference
+// RUN: mirage-bundle %examples/rmsnorm_linear.mlir -o %t --megakernel --no-reference
+// RUN: %PYTHON %S/Inputs/print-kernel-resources.py %t | FileCheck %s --implicit-check-not="spill_bytes {{[1-9]}}"
+
+// Every function of every example, each one persistent kernel.
+// CHECK: decoder_small v2 decoder_small_tasks: spill_bytes 0
+// CHECK: gated_mlp_bs1 v2 gated_mlp_bs1_tasks: spill_bytes 0
+// CHECK: gated_mlp_bs1_fused v2 gated_mlp_bs1_fused_tasks: spill_bytes 0
+// CHECK: gated_mlp_bs8 v2 gated_mlp_bs8_tasks: spill_bytes 0
+// CHECK: gqa_bs1 v2 gqa_bs1_tasks: spill_bytes 0
+// CHECK: gqa_bs1_fused v2 gqa_bs1_fused_tasks: spill_bytes 0
+// CHECK: gqa_bs1_fused_online v2 gqa_bs1_fused_online_tasks: spill_bytes 0
+// CHECK: gqa_bs8 v2 gqa_bs8_tasks: spill_bytes 0
+// CHECK: gqa_bs8_fused v2 gqa_bs8_fused_tasks: spill_bytes 0
+// CHECK: lora_bs1 v2 lora_bs1_tasks: spill_bytes 0
+// CHECK: lora_bs8 v2 lora_bs8_tasks: spill_bytes 0
+// CHECK: ntrans_bs1 v2 ntrans_bs1_tasks: spill_bytes 0
+// CHECK: ntrans_bs8 v2 ntrans_bs8_tasks: spill_bytes 0
+// CHECK: qknorm_gqa_bs1 v2 qknorm_gqa_bs1_tasks: spill_bytes 0
+// CHECK: qknorm_gqa_bs8 v2 qknorm_gqa_bs8_tasks: spill_bytes 0
+// CHECK: qwen3_decode v2 qwen3_decode_tasks: spill_bytes 0
+// CHECK: rmsnorm_linear_bs1 v2 rmsnorm_linear_bs1_tasks: spill_bytes 0
+// CHECK: rmsnorm_linear_bs1_fused v2 rmsnorm_linear_bs1_fused_tasks: spill_bytes 0
+// CHECK: rmsnorm_linear_bs8 v2 rmsnorm_linear_bs8_tasks: spill_bytes 0
+// CHECK: rmsnorm_linear_bs8_fused v2 rmsnorm_linear_bs8_fused_tasks: spill_bytes 0
