@@ -624,6 +624,9 @@ frontend::getContractionOperator() {
 namespace {
 
 constexpr ExprId kUnbound = ~0u;
+/// Sums and products longer than this bind a variable operand to their
+/// first term only.
+constexpr size_t kMaxFreeTerms = 6;
 
 struct Matcher {
   ExprGraph &graph;
@@ -733,7 +736,14 @@ struct Matcher {
       match(operand, rest, binding, next);
       return;
     }
-    for (unsigned i = 0; i < remaining.size(); ++i) {
+    // A variable takes any one term, except in long sums and products,
+    // where it takes the first: trying every term there would try every
+    // subset of the terms (a chain of residual additions folded into one
+    // sum), and any grouping of plain terms costs the same operators.
+    unsigned candidates = remaining.size();
+    if (operand.kind == ExprKind::Var && remaining.size() > kMaxFreeTerms)
+      candidates = 1;
+    for (unsigned i = 0; i < candidates; ++i) {
       if (llvm::is_contained(ArrayRef<ExprId>(remaining).take_front(i),
                              remaining[i]))
         continue;
