@@ -249,3 +249,101 @@ func.func @captured_value(%x: tensor<4x8xf32>, %s: f32) -> tensor<4x8xf32> {
   } -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// -----
+
+func.func @dynamic_loop(%x: tensor<4x?xf32>) -> tensor<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{its loop ranges are not static}}
+  %s = linalg.reduce ins(%x : tensor<4x?xf32>) outs(%f : tensor<4xf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %r = arith.addf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+  return %s : tensor<4xf32>
+}
+
+// -----
+
+func.func @loop_not_in_output(%x: tensor<4x8xf32>, %c: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{its parallel loop 1 does not index its output}}
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%c : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @output_read_twice(%x: tensor<4x8xf32>, %c: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{its body reads an output other than as the running sum or maximum}}
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%c : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %p = arith.mulf %a, %o : f32
+    %r = arith.addf %p, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @reduced_loop_in_output(%x: tensor<4x8xf32>, %c: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{its output is indexed by the reduced loop 1}}
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%c : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @scalar_fill(%s: f32) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  // expected-error @+1 {{it reads the scalar operand of type f32, which is not a constant}}
+  %f = linalg.fill ins(%s : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %f : tensor<4xf32>
+}
+
+// -----
+
+func.func @cast(%x: tensor<4xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{it changes the static shape information of a tensor; kn tensors are static}}
+  %c = tensor.cast %x : tensor<4xf32> to tensor<?xf32>
+  return %c : tensor<?xf32>
+}
+
+// -----
+
+func.func @dynamic_slice(%x: tensor<8xf32>, %i: index) -> tensor<4xf32> {
+  // expected-error @+1 {{its offsets, sizes or strides are not static}}
+  %s = tensor.extract_slice %x[%i] [4] [1] : tensor<8xf32> to tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+// -----
+
+func.func @integer_reshape(%x: tensor<8xi32>) -> tensor<2x4xi32> {
+  // expected-error @+1 {{its result type tensor<2x4xi32> is no kn tensor type}}
+  %r = tensor.expand_shape %x [[0, 1]] output_shape [2, 4] : tensor<8xi32> into tensor<2x4xi32>
+  return %r : tensor<2x4xi32>
+}
+
+// -----
+
+func.func @blocks(%x: tensor<4xf32>) -> tensor<4xf32> {
+  cf.br ^bb1
+^bb1:
+  // expected-error @+1 {{it is in a function with several blocks; only straight-line tensor programs in a function body convert}}
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.exp ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

@@ -102,3 +102,11 @@ func.func @tile(%x: tensor<2x4xf32>) -> tensor<4x4xf32> {
   %t = tosa.tile %x, %m : (tensor<2x4xf32>, !tosa.shape<2>) -> tensor<4x4xf32>
   return %t : tensor<4x4xf32>
 }
+
+// -----
+
+func.func @clamp_from_two(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{a clamp to [2, +inf) has no kn operator (only [0, +inf), kn.relu, does)}}
+  %y = tosa.clamp %x {min_val = 2.0 : f32, max_val = 3.40282347E+38 : f32} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
