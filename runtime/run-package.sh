@@ -21,7 +21,7 @@ set -euo pipefail
 outdir=${1:-${OUT:-./results}}
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
-rm -f "$outdir"/{mirage-run,baselines,results}.json  # no stale results
+rm -rf "$outdir"/{mirage-run,baselines,results}.json "$outdir/outputs"  # no stale results
 cd "$(dirname "${BASH_SOURCE[0]}")"
 build=/tmp/mirage-runtime-build
 failed=0
@@ -56,7 +56,7 @@ if [ -n "$mirage_run" ]; then
   echo "== mirage-run (log: mirage-run.log)"
   run_status=0
   "$mirage_run" "${bundles[@]}" --modes graph,plain,pdl \
-    --json "$outdir/mirage-run.json" 2>&1 \
+    --dump-outputs "$outdir/outputs" --json "$outdir/mirage-run.json" 2>&1 \
     | tee "$outdir/mirage-run.log" || run_status=$?
   if [ "$run_status" -ne 0 ]; then
     echo "mirage-run exited with status $run_status"
@@ -81,6 +81,7 @@ echo "== report"
 report_status=0
 python3 runtime/python/mirage_report.py \
   --mirage-run "$outdir/mirage-run.json" --baselines "$outdir/baselines.json" \
+  --outputs "$outdir/outputs" \
   --json "$outdir/results.json" --markdown "$outdir/summary.md" \
   2>&1 | tee "$outdir/report.log" || report_status=$?
 if [ "$report_status" -ne 0 ]; then

@@ -6,7 +6,11 @@
 #   scripts/gpu-package.sh [-o DIR] [LIST]
 #
 # DIR defaults to gpu-package/ (ignored by git), LIST to
-# benchmarks/gpu-programs.txt. On a machine with a GPU and CUDA:
+# benchmarks/gpu-programs.txt: per line an input file, the functions to
+# compile (default all) and mirage-bundle flags (words starting with --,
+# e.g. --megakernel). Programs too large to commit are generated first into
+# build/generated/ (the 36-layer Qwen3-8B-shaped decode step). On a machine
+# with a GPU and CUDA:
 #
 #   cd DIR && ./run.sh [RESULTS_DIR]
 #
@@ -22,14 +26,22 @@ fi
 list="${1:-$root/benchmarks/gpu-programs.txt}"
 
 "$root/scripts/build.sh" mirage-bundle >/dev/null
+mkdir -p "$root/build/generated"
+python3 "$root/examples/decoder/gen_decoder.py" --preset qwen3-8b --layers 36 \
+  --name qwen3_decode_l36 -o "$root/build/generated/qwen3_decode_l36.mlir"
 rm -rf "$out"
 mkdir -p "$out/bundles"
 failed=0
-while read -r file functions; do
+while read -r file words; do
   case "$file" in ''|'#'*) continue ;; esac
   args=()
-  for function in $functions; do args+=(--function "$function"); done
-  echo "== $file"
+  for word in $words; do
+    case "$word" in
+      --*) args+=("$word") ;;
+      *) args+=(--function "$word") ;;
+    esac
+  done
+  echo "== $file ${args[*]}"
   case "$file" in /*) ;; *) file="$root/$file" ;; esac
   "$root/build/bin/mirage-bundle" "$file" -o "$out/bundles" \
     "${args[@]}" || failed=1
@@ -40,6 +52,8 @@ cp -r "$root/runtime/CMakeLists.txt" "$root/runtime/include" \
   "$root/runtime/lib" "$root/runtime/tools" "$out/runtime/"
 mkdir -p "$out/runtime/python"
 cp "$root"/runtime/python/*.py "$out/runtime/python/"
+mkdir -p "$out/runtime/tests"
+cp -r "$root/runtime/tests/gpu" "$out/runtime/tests/"
 cp "$root/runtime/run-package.sh" "$out/run.sh"
 cp "$root/runtime/sanitize-package.sh" "$out/sanitize.sh"
 cp "$root/runtime/profile-package.sh" "$out/profile.sh"

@@ -7,6 +7,7 @@
 #include "mirage_runtime/Manifest.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -832,6 +833,27 @@ Status ManifestParser::parseGenerator(const JsonValue &root) {
     return fail(path, "low (" + writeJson(uniform.low, 0) +
                           ") is above high (" + writeJson(uniform.high, 0) +
                           ")");
+  // scales: optional, one positive finite factor per input.
+  const JsonValue *scales = generator->get("scales");
+  if (!scales)
+    return Status::success();
+  const std::string scalesPath = memberPath(path, "scales");
+  if (Status status = expectKind(*scales, scalesPath, JsonValue::Kind::Array);
+      !status.ok())
+    return status;
+  if (scales->getArray().size() != manifest.inputs.size())
+    return fail(scalesPath,
+                std::to_string(scales->getArray().size()) + " scales for " +
+                    std::to_string(manifest.inputs.size()) + " inputs");
+  for (size_t i = 0; i < scales->getArray().size(); ++i) {
+    const JsonValue &scale = scales->getArray()[i];
+    std::string elementPath = indexPath(scalesPath, i);
+    if (!scale.isNumber() || !std::isfinite(scale.getNumber()) ||
+        scale.getNumber() <= 0)
+      return fail(elementPath, "expected a positive finite number, found " +
+                                   describeValue(scale));
+    uniform.scales.push_back(scale.getNumber());
+  }
   return Status::success();
 }
 

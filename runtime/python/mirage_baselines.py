@@ -6,7 +6,7 @@ computation from PyTorch ops, runs it on the inputs that `mirage-run` uses
 (the bundle's seeded generator, reimplemented here in NumPy), checks it
 against the bundle's float64 reference, and times it the way `mirage-run`
 times the compiled kernels: eager, eager replayed from a CUDA graph, and
-torch.compile replayed from a CUDA graph. It also measures the
+torch.compile (max-autotune) replayed from a CUDA graph. It also measures the
 device-to-device copy bandwidth once, which gives each bundle a memory floor.
 
     python3 mirage_baselines.py BUNDLE_DIR... --json out.json [--device cpu]
@@ -122,12 +122,14 @@ def draw_input(generator, index, shape, dtype):
     if generator.get("kind") != "uniform":
         raise ValueError(f"unknown inputs_generator kind '{generator.get('kind')}'")
     count = math.prod(shape)
+    scales = generator.get("scales")
+    scale = scales[index] if scales is not None else 1.0
     parts = []
     for start in range(0, count, _CHUNK):
         values = draw_float64(generator["seed"], index, min(_CHUNK, count - start),
                               generator.get("low", -1.0), generator.get("high", 1.0),
                               start)
-        parts.append(round_to_dtype(values, dtype))
+        parts.append(round_to_dtype(scale * values, dtype))
     if not parts:
         parts.append(round_to_dtype(np.zeros(0), dtype))
     return np.concatenate(parts).reshape(shape)
@@ -416,6 +418,11 @@ class BundleRunner:
         if bundle.program is None:
             result["skipped"] = "the bundle has no program"
             return result
+        if result["bytes"] > self.options.max_bytes:
+            result["skipped"] = (f"inputs and outputs of {result['bytes'] / 1e9:.1f} "
+                                 f"GB, over --max-bytes (drawing them in NumPy "
+                                 f"takes minutes)")
+            return result
         self._phase(result, "baselines", lambda: self._measure(bundle, result))
         return result
 
@@ -450,7 +457,10 @@ class BundleRunner:
         self._time(result, "eager", fn, sets)
         if self._compiles():
             torch.compiler.reset()  # fresh caches: no recompile limit across bundles
-            compiled = torch.compile(fn, dynamic=False)
+            # Inductor's own CUDA graphs are off: the graph is captured
+            # here, as for eager, so both are timed the same way.
+            compiled = torch.compile(fn, dynamic=False,
+                                     mode=self.options.compile_mode)
             self._time(result, "compile", compiled, sets)
 
     def _compiles(self):
@@ -569,6 +579,12 @@ def parse_args(argv):
     parser.add_argument("--device", default="cuda", help="cuda (default) or cpu")
     parser.add_argument("--compile", action=argparse.BooleanOptionalAction,
                         help="time torch.compile (default: on CUDA, not on CPU)")
+    parser.add_argument("--compile-mode", default="max-autotune-no-cudagraphs",
+                        help="torch.compile mode (default max-autotune-no-cudagraphs: "
+                             "max-autotune, timed in this script's CUDA graph)")
+    parser.add_argument("--max-bytes", type=float, default=4e9,
+                        help="skip bundles whose inputs and outputs exceed this "
+                             "many bytes (default 4e9)")
     parser.add_argument("--warmups", type=int, default=3)
     parser.add_argument("--repetitions", type=int, default=20)
     parser.add_argument("--copy-bytes", type=int, default=0,

@@ -13,12 +13,17 @@ When mirage-run timed several launch modes (--modes graph,plain,pdl), the
 table gets a column per extra mode ("ours us" is the first mode's time, the
 graph replay by default). When the results hold a mega-kernel bundle and a
 per-operator bundle of the same program (the same reference function), a
-second table compares them.
+second table compares them. With --outputs (mirage-run --dump-outputs), the
+outputs of each such pair are compared with each other too; a bundle built
+without a reference (too large for the float64 interpreter) then passes or
+fails by that agreement (relative L2 at most AGREEMENT_TOLERANCE).
 """
 
 import argparse
 import json
+import math
 import pathlib
+import struct
 import sys
 
 COLUMNS = ["bundle", "rel L2 (worst output)", "pass", "ours us", "eager us",
@@ -29,7 +34,13 @@ BASELINE_KEYS = ["eager_us", "eager_graph_us", "compile_graph_us"]
 MODE_COLUMNS = [("plain", "ours plain us"), ("pdl", "ours pdl us")]
 PAIR_COLUMNS = ["program", "mega-kernel bundle", "mega-kernel us",
                 "per-operator bundle", "per-operator us", "best mode",
-                "best mode us", "mega / per-op", "mega / best mode"]
+                "best mode us", "mega / per-op", "mega / best mode",
+                "rel L2 between them"]
+# Two forms of one program agree when their outputs differ by at most this
+# relative L2 (the reference check's tolerance).
+AGREEMENT_TOLERANCE = 1e-2
+# struct formats of the dumped element types (bf16 is widened by hand).
+ELEMENT_FORMATS = {"f16": "e", "f32": "f", "bf16": "H"}
 
 
 def load(path):
@@ -115,10 +126,55 @@ def best_mode(row):
     return mode, us
 
 
-def megakernel_pairs(rows):
+def read_dumped_outputs(outputs_dir, ours):
+    """The outputs mirage-run dumped for a bundle, as lists of floats, or
+    None when they or the bundle's manifest are missing."""
+    if outputs_dir is None or not ours.get("bundle"):
+        return None
+    try:
+        manifest = json.loads(
+            (pathlib.Path(ours["bundle"]) / "manifest.json").read_text())
+        buffers = {b["id"]: b for b in manifest["buffers"]}
+        values = []
+        for k, buffer_id in enumerate(manifest["outputs"]):
+            dtype = buffers[buffer_id]["dtype"]
+            raw = (pathlib.Path(outputs_dir) / manifest["name"] /
+                   f"output{k}.bin").read_bytes()
+            form = ELEMENT_FORMATS[dtype]
+            items = [v for (v,) in struct.iter_unpack("<" + form, raw)]
+            if dtype == "bf16":
+                items = [struct.unpack("<f", struct.pack("<I", v << 16))[0]
+                         for v in items]
+            values.append(items)
+        return values
+    except (OSError, ValueError, KeyError, struct.error):
+        return None
+
+
+def disagreement(first, second):
+    """The worst relative L2 of `first`'s outputs against `second`'s (inf
+    when shapes differ or a value is not finite), or None without both."""
+    if first is None or second is None:
+        return None
+    if len(first) != len(second):
+        return math.inf
+    worst = 0.0
+    for a, b in zip(first, second):
+        if len(a) != len(b):
+            return math.inf
+        diff = sum((x - y) ** 2 for x, y in zip(a, b))
+        norm = sum(y * y for y in b)
+        if not math.isfinite(diff) or not math.isfinite(norm):
+            return math.inf
+        worst = max(worst, math.sqrt(diff / norm) if norm else math.sqrt(diff))
+    return worst
+
+
+def megakernel_pairs(rows, outputs_dir=None):
     """Every timed mega-kernel bundle beside every per-operator bundle of the
-    same program (reference function), with the ratios of their times. A
-    mega-kernel that failed is listed under the problems instead."""
+    same program (reference function), with the ratios of their times and,
+    with dumped outputs, how far apart their outputs are. A mega-kernel that
+    failed is listed under the problems instead."""
     by_function = {}
     for row in rows:
         if row["mirage_run"] is not None and row["function"]:
@@ -129,6 +185,14 @@ def megakernel_pairs(rows):
                      if r["megakernel"] and r["ours_us"] is not None):
             for per_op in (r for r in group if not r["megakernel"]):
                 mode, best_us = best_mode(per_op)
+                apart = disagreement(
+                    read_dumped_outputs(outputs_dir, mega["mirage_run"]),
+                    read_dumped_outputs(outputs_dir, per_op["mirage_run"]))
+                for row, other in ((mega, per_op), (per_op, mega)):
+                    if row["pass"] is None and apart is not None:
+                        row["pass"] = apart <= AGREEMENT_TOLERANCE
+                        row["rel_l2"] = apart
+                        row["checked_against"] = other["name"]
                 pairs.append({
                     "function": function,
                     "megakernel": mega["name"],
@@ -140,23 +204,25 @@ def megakernel_pairs(rows):
                     "megakernel_over_per_operator":
                         ratio(mega["ours_us"], per_op["ours_us"]),
                     "megakernel_over_best": ratio(mega["ours_us"], best_us),
+                    "outputs_rel_l2": apart,
                 })
     return pairs
 
 
-def merge(ours_doc, base_doc):
+def merge(ours_doc, base_doc, outputs_dir=None):
     """results.json: rows in mirage-run's order, then baseline-only bundles."""
     ours_by_name = {r["name"]: r for r in (ours_doc or {}).get("results", [])}
     base_by_name = {r["name"]: r for r in (base_doc or {}).get("results", [])}
     names = list(ours_by_name) + [n for n in base_by_name if n not in ours_by_name]
     rows = [summarize(n, ours_by_name.get(n), base_by_name.get(n)) for n in names]
+    pairs = megakernel_pairs(rows, outputs_dir)
     return {
         "device": {"mirage_run": (ours_doc or {}).get("device"),
                    "baselines": (base_doc or {}).get("device")},
         "copy_bandwidth_bytes_per_s":
             (base_doc or {}).get("copy_bandwidth_bytes_per_s"),
         "results": rows,
-        "megakernel_pairs": megakernel_pairs(rows),
+        "megakernel_pairs": pairs,
     }
 
 
@@ -208,7 +274,8 @@ def pairs_table(merged):
                  pair["per_operator_best_mode"] or "-",
                  fmt(pair["per_operator_best_us"], ".1f"),
                  fmt(pair["megakernel_over_per_operator"], ".2f"),
-                 fmt(pair["megakernel_over_best"], ".2f")]
+                 fmt(pair["megakernel_over_best"], ".2f"),
+                 fmt(pair.get("outputs_rel_l2"), ".2e")]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -224,7 +291,10 @@ def problems(merged, load_errors):
         elif ours.get("error"):
             lines.append(f"- {row['name']}: mirage-run: {ours['error']}")
         elif row["pass"] is False and not hung:
-            lines.append(f"- {row['name']}: check failed")
+            against = row.get("checked_against")
+            lines.append(f"- {row['name']}: check failed" +
+                         (f" (outputs {fmt(row['rel_l2'], '.2e')} apart from "
+                          f"{against}'s)" if against else ""))
         if hung:
             text, during = hung
             lines.append(f"- {row['name']}: {text} (during {during})")
@@ -278,6 +348,9 @@ def parse_args(argv):
     parser.add_argument("--baselines", help="mirage_baselines.py --json output")
     parser.add_argument("--json", required=True, help="merged results to write")
     parser.add_argument("--markdown", help="summary to write")
+    parser.add_argument("--outputs",
+                        help="mirage-run --dump-outputs directory: compare "
+                             "the outputs of the two forms of each program")
     return parser.parse_args(argv)
 
 
@@ -288,7 +361,7 @@ def main(argv=None):
     load_errors = [(what, why) for what, why in
                    [("mirage-run JSON", ours_error), ("baselines JSON", base_error)]
                    if why]
-    merged = merge(ours_doc, base_doc)
+    merged = merge(ours_doc, base_doc, options.outputs)
     pathlib.Path(options.json).write_text(json.dumps(merged, indent=2) + "\n")
     summary = summary_markdown(merged, load_errors)
     if options.markdown:

@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <vector>
 
 using namespace mirage::runtime;
@@ -41,6 +42,21 @@ TEST(InputGeneratorTest, Vectors) {
         << vector.element;
     EXPECT_EQ(doubleToF16(value), vector.f16);
   }
+}
+
+/// A scaled input (a weight of fan-in 12288): scale(i) * x(i, e), rounded
+/// once; the same vector is in runtime/python/tests/test_generator.py.
+TEST(InputGeneratorTest, ScaledVector) {
+  UniformGenerator generator{7, -1.0, 1.0, {1.0, 1.0 / std::sqrt(12288.0)}};
+  EXPECT_EQ(generator.scale(1), 0.009021097956087904);
+  EXPECT_EQ(generator.scale(2), 1.0);
+  double value = generator.value(1, 0);
+  EXPECT_EQ(value, 0.0029718099514418456);
+  EXPECT_EQ(doubleToF16(value), 0x1a16);
+  EXPECT_EQ(generator.values(1, DType::F16, 1)[0],
+            decodeElement(0x1a16, DType::F16));
+  EXPECT_EQ(generator.value(0, 0),
+            (UniformGenerator{7, -1.0, 1.0}.value(0, 0)));
 }
 
 TEST(InputGeneratorTest, FillMatchesValues) {

@@ -532,6 +532,21 @@ TEST(ManifestTest, GeneratorAndReference) {
   EXPECT_EQ(errorWith(R"("high": 1.0)", R"("high": "1")"),
             "manifest.json: inputs_generator.high: expected a number, found "
             "\"1\"");
+  const std::string high = R"("high": 1.0},)";
+  Expected<Manifest> scaled =
+      parseManifest(replaced(high, R"("high": 1.0, "scales": [1, 0.125]},)"));
+  ASSERT_TRUE(scaled.ok()) << scaled.message();
+  EXPECT_EQ(scaled->generator.scales, (std::vector<double>{1.0, 0.125}));
+  EXPECT_EQ(scaled->generator.value(1, 0),
+            0.125 * parseManifest(validManifest)->generator.value(1, 0));
+  EXPECT_EQ(errorWith(high, R"("high": 1.0, "scales": [1]},)"),
+            "manifest.json: inputs_generator.scales: 1 scales for 2 inputs");
+  EXPECT_EQ(errorWith(high, R"("high": 1.0, "scales": [1, 0]},)"),
+            "manifest.json: inputs_generator.scales[1]: expected a positive "
+            "finite number, found 0");
+  EXPECT_EQ(errorWith(high, R"("high": 1.0, "scales": 1},)"),
+            "manifest.json: inputs_generator.scales: expected an array, found "
+            "1");
   EXPECT_EQ(errorWith(R"("rel_l2": 0.01)", R"("rel_l2": -0.01)"),
             "manifest.json: reference.tolerance.rel_l2: expected a "
             "non-negative number, found -0.01");

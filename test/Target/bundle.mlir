@@ -11,6 +11,11 @@
 // RUN: not mirage-bundle %s -o %t --function nope 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: rm -rf %t.fused && mirage-bundle %s -o %t.fused --ptxas=none --function two_kernels
 // RUN: %PYTHON %S/Inputs/print-manifest.py %t.fused/two_kernels/manifest.json | FileCheck %s --check-prefix=ONE
+// Without dependent launch (or for a chip without griddepcontrol), no mark.
+// RUN: rm -rf %t.nopdl && mirage-bundle %s -o %t.nopdl --ptxas=none --no-reference --function two_kernels --dependent-launch=false
+// RUN: %PYTHON %S/Inputs/print-manifest.py %t.nopdl/two_kernels/manifest.json | FileCheck %s --check-prefix=NOPDL
+// RUN: rm -rf %t.sm80 && mirage-bundle %s -o %t.sm80 --ptxas=none --no-reference --function two_kernels --chip=sm_80
+// RUN: %PYTHON %S/Inputs/print-manifest.py %t.sm80/two_kernels/manifest.json | FileCheck %s --check-prefix=NOPDL
 
 // LOG: [1/2] two_kernels
 // LOG: reference: float64 interpreter on @two_kernels
@@ -28,8 +33,10 @@
 // CHECK: chip "sm_90a"
 // CHECK: format "mirage-bundle"
 // CHECK: inputs [0]
-// CHECK: inputs_generator {"high": 1, "kind": "uniform", "low": -1, "seed": 1}
-// CHECK: kernels [{"name": "two_kernels_k0"}, {"name": "two_kernels_k1"}]
+// CHECK: inputs_generator {"high": 1, "kind": "uniform", "low": -1, "scales": [1], "seed": 1}
+// Kernels start with griddepcontrol on sm_90a: "pdl" says they may run with
+// programmatic dependent launch.
+// CHECK: kernels [{"name": "two_kernels_k0", "pdl": true}, {"name": "two_kernels_k1", "pdl": true}]
 // CHECK: name "two_kernels"
 // CHECK: outputs [1, 2]
 // CHECK: program {"inputs": ["arg0"], "ops": [{"attrs": {}, "op": "exp", "operands": ["arg0"], "results": ["v0"]}, {"attrs": {"scalar": 2}, "op": "mul_scalar", "operands": ["v0"], "results": ["v1"]}, {"attrs": {}, "op": "reshape", "operands": ["v1"], "results": ["v2"]}], "outputs": ["v1", "v2"]
@@ -46,17 +53,22 @@
 // FUSED: reference {"file": "reference.bin", "function": "two_kernels"
 
 // PTX: .visible .entry two_kernels_k0(
+// PTX: griddepcontrol.wait;
+// PTX-NEXT: griddepcontrol.launch_dependents;
 // PTX: .visible .entry two_kernels_k1(
+// PTX: griddepcontrol.wait;
 
 // SIZE: 512
 
 // MISSING: error: nope: no function named 'nope'
 
+// NOPDL: kernels [{"name": "two_kernels_k0"}]
+
 // ONE: buffers [{"dtype": "f16", "id": 0, "name": "arg0", "role": "input", "shape": [4, 8]}
 // ONE-SAME: {"dtype": "f16", "id": 1, "name": "out0", "role": "output", "shape": [4, 8]}
 // ONE-SAME: {"dtype": "f16", "id": 2, "name": "out1", "role": "output", "shape": [32]}
 // ONE-NOT: intermediate
-// ONE: kernels [{"name": "two_kernels_k0"}]
+// ONE: kernels [{"name": "two_kernels_k0", "pdl": true}]
 
 func.func @two_kernels(%x: tensor<4x8xf16>) -> (tensor<4x8xf16>, tensor<32xf16>) {
   %e = kn.exp %x : tensor<4x8xf16>

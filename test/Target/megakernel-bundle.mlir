@@ -2,8 +2,8 @@
 // kernel, the task graph's buffers in graph order (the address table is the
 // identity), and the tables the kernel reads (docs/Bundle.md).
 // RUN: rm -rf %t && mirage-bundle %s -o %t --megakernel --workers=4 --ptxas=none 2>&1 | FileCheck %s --check-prefix=LOG
-// RUN: %PYTHON %S/Inputs/print-manifest.py %t/two_kernels/manifest.json | FileCheck %s
-// RUN: FileCheck %s --check-prefix=PTX --input-file=%t/two_kernels/kernels.ptx
+// RUN: %PYTHON %S/Inputs/print-manifest.py %t/two_kernels_megakernel/manifest.json | FileCheck %s
+// RUN: FileCheck %s --check-prefix=PTX --input-file=%t/two_kernels_megakernel/kernels.ptx
 
 // LOG: [1/1] two_kernels
 // LOG: reference: float64 interpreter on @two_kernels

@@ -57,6 +57,11 @@ static cl::opt<bool> tensorCores("tensor-cores", cl::init(true),
                                  cl::desc("Tile matmuls on tensor cores"));
 static cl::opt<bool> asyncCopy("async-copy", cl::init(true),
                                cl::desc("Load input tiles with cp.async"));
+static cl::opt<bool> dependentLaunch(
+    "dependent-launch", cl::init(true),
+    cl::desc("Start per-operator kernels with griddepcontrol (sm_90 and "
+             "later) so that they may run with programmatic dependent "
+             "launch; marked \"pdl\" in the manifest"));
 static cl::opt<bool>
     megakernel("megakernel",
                cl::desc("Compile each function into one persistent kernel "
@@ -108,6 +113,7 @@ int main(int argc, char **argv) {
   options.pipelineStages = pipelineStages;
   options.tensorCores = tensorCores;
   options.asyncCopy = asyncCopy;
+  options.dependentLaunch = dependentLaunch;
   options.megakernel = megakernel;
   options.workers = workers;
   options.device = device;
@@ -117,7 +123,8 @@ int main(int argc, char **argv) {
   for (auto [index, name] : llvm::enumerate(names)) {
     llvm::errs() << "[" << index + 1 << "/" << names.size() << "] " << name
                  << "\n";
-    std::string directory = outputDir + "/" + name;
+    std::string directory =
+        outputDir + "/" + mirage::getBundleName(name, options);
     if (auto error = mirage::writeBundle(*module, name, directory, options,
                                          llvm::errs())) {
       llvm::errs() << "error: " << name << ": "

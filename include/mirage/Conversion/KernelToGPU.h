@@ -23,6 +23,13 @@ namespace mirage {
 mlir::FailureOr<int64_t>
 planBlockGraphSharedMemory(tb::GraphOp graph, int64_t chipSharedMemory = 0);
 
+/// The f32 registers per thread that `graph`'s tensor-core accumulators take
+/// at once as the lowering plans them (default options): the sums of every
+/// matmul summed in registers across the loop, plus one job's fragments of
+/// a product stored as it is computed. Past about half of the 255
+/// registers a thread has, ptxas spills to local memory.
+int64_t getBlockGraphAccumulatorRegisters(tb::GraphOp graph);
+
 } // namespace mirage
 
 #endif // MIRAGE_CONVERSION_KERNELTOGPU_H

@@ -55,6 +55,10 @@ def ConvertKernelToGPU : Pass<"convert-kn-to-gpu", "::mlir::ModuleOp"> {
            "Run f16/bf16 tile matmuls on tensor cores (mma.sync)">,
     Option<"asyncCopy", "async-copy", "bool", /*default=*/"true",
            "Load input tiles with cp.async (else synchronous vector loads)">,
+    Option<"dependentLaunch", "dependent-launch", "bool", /*default=*/"false",
+           "Start every kernel with griddepcontrol.wait and "
+           "griddepcontrol.launch_dependents (sm_90 and later), so that a "
+           "runtime may launch it with programmatic dependent launch">,
   ];
 }
 

@@ -64,6 +64,12 @@ struct MirageToPTXOptions : public GPUCodeOptions<MirageToPTXOptions> {
                     llvm::cl::desc("Fuse kernel ops into graph-defined "
                                    "kernels first (kn-fuse)"),
                     llvm::cl::init(true)};
+  Option<bool> dependentLaunch{
+      *this, "dependent-launch",
+      llvm::cl::desc("Start kernels with griddepcontrol where the chip has "
+                     "it (sm_90 and later), for programmatic dependent "
+                     "launch"),
+      llvm::cl::init(true)};
 };
 
 /// The options of mirage-to-megakernel: the task graph's and the device
@@ -85,6 +91,9 @@ struct MirageToMegaKernelOptions
 /// The lowest PTX ISA version (times ten) that supports `chip`, or 0 for an
 /// unknown chip.
 unsigned getMinimumPTXVersion(llvm::StringRef chip);
+
+/// Whether `chip` has griddepcontrol (programmatic dependent launch).
+bool hasDependentLaunch(llvm::StringRef chip);
 
 /// Adds the passes of mirage-to-ptx to `pm` (a ModuleOp pass manager).
 void buildMirageToPTXPipeline(mlir::OpPassManager &pm,

@@ -42,11 +42,20 @@ struct BundleOptions {
   int64_t workers = 0;
   std::string device = "h100";
   int64_t deadlineMs = 2000;
+  /// Per-operator kernels start with griddepcontrol where the chip has it,
+  /// and are marked `"pdl": true` in the manifest.
+  bool dependentLaunch = true;
   /// Options of the block-graph lowering.
   unsigned pipelineStages = 0;
   bool tensorCores = true;
   bool asyncCopy = true;
 };
+
+/// The bundle's name (its manifest's `name`, and the directory mirage-bundle
+/// writes it to): the function's, with `_megakernel` appended for a
+/// mega-kernel so that both forms of a program can sit side by side.
+std::string getBundleName(llvm::StringRef function,
+                          const BundleOptions &options);
 
 /// Compiles `function` (a kn function of `module`, which is not modified)
 /// and writes its bundle into directory `directory` (created if needed).

@@ -411,15 +411,15 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
       llvm::copy(updated, registerAcc.begin() + first);
       return success();
     }
-    SmallVector<Value> acc = mma->accumulate(
-        *kb, operands[0], operands[1], mma->createInitialState(*kb, false));
     if (!step.epilogue) {
-      mma->store(*kb, acc, false, getTile(op->getResult(0)));
+      mma->multiplyAndStore(*kb, operands[0], operands[1],
+                            getTile(op->getResult(0)));
       return success();
     }
     ElementExpr epilogue = buildExpr(step.epilogue);
-    mma->store(*kb, acc, false, getTile(step.epilogue->getResult(0)),
-               [&](Value value) { return evaluateOnValue(*kb, epilogue, value); });
+    mma->multiplyAndStore(
+        *kb, operands[0], operands[1], getTile(step.epilogue->getResult(0)),
+        [&](Value value) { return evaluateOnValue(*kb, epilogue, value); });
     return success();
   }
   for (Value result : op->getResults())

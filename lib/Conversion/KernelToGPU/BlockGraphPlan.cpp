@@ -325,3 +325,47 @@ mirage::planBlockGraphSharedMemory(tb::GraphOp graph,
     return failure();
   return plan.getSharedMemoryBytes();
 }
+
+/// The f32 registers per thread a tensor-core product's accumulator
+/// fragments take when `warps` warps share its jobs, as MmaMatmul cuts them
+/// (Matmul.cpp): jobs of 16 rows by 16 columns (8 where n is not a multiple
+/// of 16), a vector<2x2xf32> per 8 columns of a job, and two more registers
+/// per job for a rescaled sum's running maxima. A sum kept across the loop
+/// holds all of a warp's jobs at once; a product stored as it is computed
+/// (multiplyAndStore) holds one job.
+static int64_t getMmaRegisters(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
+                               int64_t warps, bool rescaled, bool allJobs) {
+  int64_t m = lhs[lhs.size() - 2], n = rhs.back();
+  int64_t batch = getNumElements(lhs.size() > 2 ? lhs.drop_back(2)
+                                                : rhs.drop_back(2));
+  int64_t tilesPerJob = n % 16 == 0 ? 2 : 1;
+  int64_t jobs = batch * ((m + 15) / 16) * (n / (8 * tilesPerJob));
+  int64_t held = allJobs ? (jobs + warps - 1) / warps : 1;
+  return held * 4 * (tilesPerJob + (rescaled ? 2 : 0));
+}
+
+int64_t mirage::getBlockGraphAccumulatorRegisters(tb::GraphOp graph) {
+  BlockGraphPlan plan(graph, Options());
+  {
+    ScopedDiagnosticHandler quiet(graph->getContext(),
+                                  [](Diagnostic &) { return success(); });
+    if (failed(plan.build()))
+      return 0;
+  }
+  int64_t warps = (static_cast<int64_t>(graph.getThreads()) + 31) / 32;
+  int64_t sums = 0, largest = 0;
+  for (Operation &op : graph.getBodyBlock()) {
+    auto matmul = dyn_cast<tb::MatmulOp>(op);
+    if (!matmul || !plan.getMma(matmul))
+      continue;
+    ArrayRef<int64_t> lhs = matmul.getLhs().getType().getShape();
+    ArrayRef<int64_t> rhs = matmul.getRhs().getType().getShape();
+    if (const RegisterSum *sum = plan.getRegisterSum(matmul))
+      sums += getMmaRegisters(lhs, rhs, warps, sum->isRescaled(),
+                              /*allJobs=*/true);
+    else
+      largest = std::max(largest, getMmaRegisters(lhs, rhs, warps, false,
+                                                  /*allJobs=*/false));
+  }
+  return sums + largest;
+}

@@ -60,6 +60,9 @@ struct Options {
   unsigned pipelineStages = 0;
   bool tensorCores = true;
   bool asyncCopy = true;
+  /// Start kernels with griddepcontrol (sm_90 and later), so that they may
+  /// be launched with programmatic dependent launch.
+  bool dependentLaunch = false;
 };
 
 //===----------------------------------------------------------------------===//
@@ -268,6 +271,13 @@ public:
   void store(KernelBuilder &kb, mlir::ValueRange state, bool rescaled,
              const SmemTile &out,
              llvm::function_ref<mlir::Value(mlir::Value)> epilogue = {}) const;
+  /// out = lhs @ rhs, job by job: each job's sums are stored as soon as they
+  /// are computed, so only one job's fragments live in registers (a
+  /// 256x128 result tile would need 256 registers per thread at once).
+  void multiplyAndStore(
+      KernelBuilder &kb, const SmemTile &lhs, const SmemTile &rhs,
+      const SmemTile &out,
+      llvm::function_ref<mlir::Value(mlir::Value)> epilogue = {}) const;
 
 private:
   /// Where a job's output starts.
@@ -287,6 +297,10 @@ private:
       llvm::function_ref<llvm::SmallVector<mlir::Value>(const Job &,
                                                         mlir::ValueRange)>
           body) const;
+  /// Stores one job's sums (see store).
+  void storeJob(KernelBuilder &kb, const Job &job, mlir::ValueRange jobState,
+                const SmemTile &out,
+                llvm::function_ref<mlir::Value(mlir::Value)> epilogue) const;
   /// acc + lhs @ rhs for one job (the k loop of ldmatrix + mma.sync).
   llvm::SmallVector<mlir::Value> multiplyJob(KernelBuilder &kb,
                                              const SmemTile &lhs,

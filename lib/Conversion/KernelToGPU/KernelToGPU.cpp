@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -171,6 +172,16 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
       codegen::lowerBlockGraph(graph, gpuFunc, options);
   if (failed(sharedBytes))
     return failure();
+  if (options.dependentLaunch) {
+    // Programmatic dependent launch: wait for the kernels this one depends
+    // on before reading anything, then let the next kernel launch (its
+    // blocks wait the same way).
+    OpBuilder entry = OpBuilder::atBlockBegin(&gpuFunc.getBody().front());
+    NVVM::GriddepcontrolOp::create(entry, loc,
+                                   NVVM::GridDepActionKind::wait);
+    NVVM::GriddepcontrolOp::create(entry, loc,
+                                   NVVM::GridDepActionKind::launch_dependents);
+  }
 
   auto dim = [&](size_t g) {
     ArrayRef<int64_t> grid = graph.getGrid();
@@ -275,6 +286,7 @@ struct ConvertKernelToGPU
     options.pipelineStages = pipelineStages;
     options.tensorCores = tensorCores;
     options.asyncCopy = asyncCopy;
+    options.dependentLaunch = dependentLaunch;
     SmallVector<func::FuncOp> functions;
     for (auto function : module.getOps<func::FuncOp>()) {
       // linalg or tosa input is converted first, not passed through.

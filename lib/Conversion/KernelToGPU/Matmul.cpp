@@ -101,6 +101,14 @@ SmallVector<Value> MmaMatmul::forEachJob(
       llvm::copy(updated, mine.begin());
       continue;
     }
+    if (mine.empty()) {
+      // No state: the builder adds the terminator.
+      auto ifOp = scf::IfOp::create(b, kb.loc, kb.lessThan(job, getNumJobs()));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      body(decodeJob(kb, job), mine);
+      continue;
+    }
     auto ifOp = scf::IfOp::create(b, kb.loc, TypeRange(ValueRange(mine)),
                                   kb.lessThan(job, getNumJobs()),
                                   /*withElseRegion=*/true);
@@ -236,36 +244,57 @@ SmallVector<Value> MmaMatmul::accumulateRescaled(KernelBuilder &kb,
   });
 }
 
-void MmaMatmul::store(KernelBuilder &kb, ValueRange state, bool rescaled,
-                      const SmemTile &out,
-                      function_ref<Value(Value)> epilogue) const {
+void MmaMatmul::storeJob(KernelBuilder &kb, const Job &job,
+                         ValueRange jobState, const SmemTile &out,
+                         function_ref<Value(Value)> epilogue) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Value groupRow = kb.div(kb.laneId, 4);
   Value pairColumn = kb.mul(kb.rem(kb.laneId, 4), 2);
-  forEachJob(kb, state, getStatePerJob(rescaled),
-             [&](const Job &job, ValueRange jobState) {
-    for (int64_t t = 0; t < nTilesPerJob; ++t) {
-      for (int64_t half = 0; half < 2; ++half) {
-        Value row = kb.add(kb.add(job.row, groupRow), half * 8);
-        // Rows past m exist only when m is not a multiple of 16.
-        std::optional<OpBuilder::InsertionGuard> guard;
-        if (m % 16 != 0) {
-          guard.emplace(b);
-          auto ifOp = scf::IfOp::create(b, loc, kb.lessThan(row, m));
-          b.setInsertionPointToStart(ifOp.thenBlock());
-        }
-        for (int64_t c = 0; c < 2; ++c) {
-          SmallVector<Value> indices(job.batch);
-          indices.push_back(row);
-          indices.push_back(
-              kb.add(kb.add(job.column, pairColumn), t * 8 + c));
-          Value value = vector::ExtractOp::create(
-              b, loc, jobState[t], ArrayRef<int64_t>{half, c});
-          kb.storeF32(out, indices, epilogue ? epilogue(value) : value);
-        }
+  for (int64_t t = 0; t < nTilesPerJob; ++t) {
+    for (int64_t half = 0; half < 2; ++half) {
+      Value row = kb.add(kb.add(job.row, groupRow), half * 8);
+      // Rows past m exist only when m is not a multiple of 16.
+      std::optional<OpBuilder::InsertionGuard> guard;
+      if (m % 16 != 0) {
+        guard.emplace(b);
+        auto ifOp = scf::IfOp::create(b, loc, kb.lessThan(row, m));
+        b.setInsertionPointToStart(ifOp.thenBlock());
+      }
+      for (int64_t c = 0; c < 2; ++c) {
+        SmallVector<Value> indices(job.batch);
+        indices.push_back(row);
+        indices.push_back(kb.add(kb.add(job.column, pairColumn), t * 8 + c));
+        Value value = vector::ExtractOp::create(b, loc, jobState[t],
+                                                ArrayRef<int64_t>{half, c});
+        kb.storeF32(out, indices, epilogue ? epilogue(value) : value);
       }
     }
-    return SmallVector<Value>(jobState);
-  });
+  }
+}
+
+void MmaMatmul::store(KernelBuilder &kb, ValueRange state, bool rescaled,
+                      const SmemTile &out,
+                      function_ref<Value(Value)> epilogue) const {
+  forEachJob(kb, state, getStatePerJob(rescaled),
+             [&](const Job &job, ValueRange jobState) {
+               storeJob(kb, job, jobState, out, epilogue);
+               return SmallVector<Value>(jobState);
+             });
+}
+
+void MmaMatmul::multiplyAndStore(KernelBuilder &kb, const SmemTile &lhs,
+                                 const SmemTile &rhs, const SmemTile &out,
+                                 function_ref<Value(Value)> epilogue) const {
+  auto type = VectorType::get({2, 2}, kb.b.getF32Type());
+  forEachJob(kb, ValueRange(), /*perJob=*/0,
+             [&](const Job &job, ValueRange) {
+               Value zero = arith::ConstantOp::create(
+                   kb.b, kb.loc,
+                   DenseElementsAttr::get(type, kb.b.getF32FloatAttr(0.0)));
+               SmallVector<Value> acc(nTilesPerJob, zero);
+               storeJob(kb, job, multiplyJob(kb, lhs, rhs, job, acc), out,
+                        epilogue);
+               return SmallVector<Value>();
+             });
 }

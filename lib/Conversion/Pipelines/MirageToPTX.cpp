@@ -63,6 +63,10 @@ unsigned mirage::getMinimumPTXVersion(llvm::StringRef chip) {
       .Default(0);
 }
 
+bool mirage::hasDependentLaunch(llvm::StringRef chip) {
+  return llvm::is_contained({"sm_90", "sm_90a", "sm_100", "sm_100a"}, chip);
+}
+
 /// The toolkit gpu-module-to-binary takes ptxas from: without one it only
 /// finds ptxas when CUDA_HOME is set.
 static std::string getCudaPath(llvm::StringRef requested) {
@@ -118,6 +122,8 @@ void mirage::buildMirageToPTXPipeline(OpPassManager &pm,
   lowering.pipelineStages = options.pipelineStages;
   lowering.tensorCores = options.tensorCores;
   lowering.asyncCopy = options.asyncCopy;
+  lowering.dependentLaunch =
+      options.dependentLaunch && hasDependentLaunch(options.chip);
   pm.addPass(createConvertKernelToGPU(lowering));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -98,15 +98,38 @@ llvm::Error writeFile(const llvm::Twine &path, llvm::StringRef contents) {
 // Reference outputs and the program
 //===----------------------------------------------------------------------===//
 
+/// The input generator of the bundles of `reference`: a weight (an argument
+/// that is the right operand of a matmul) is scaled by 1/sqrt(fan-in), the
+/// matmul's contracted size, so that its products keep the scale of the
+/// activations; activations, caches and norm weights keep [-1, 1).
+/// Otherwise a model-sized program overflows f16 (a Qwen3-8B-shaped layer
+/// sums 12288 products of two [-1, 1) values).
+rt::UniformGenerator getInputGenerator(func::FuncOp reference,
+                                       const BundleOptions &options) {
+  rt::UniformGenerator generator;
+  generator.seed = options.seed;
+  for (BlockArgument arg : reference.getArguments()) {
+    int64_t fanIn = 1;
+    for (OpOperand &use : arg.getUses())
+      if (auto matmul = dyn_cast<kn::MatmulOp>(use.getOwner());
+          matmul && use.getOperandNumber() == 1)
+        fanIn =
+            std::max(fanIn, cast<RankedTensorType>(matmul.getLhs().getType())
+                                .getShape()
+                                .back());
+    generator.scales.push_back(1.0 / std::sqrt(double(fanIn)));
+  }
+  return generator;
+}
+
 /// The reference outputs, concatenated, as little-endian float64 bytes.
-llvm::Expected<std::string> computeReference(func::FuncOp reference,
-                                             const BundleOptions &options,
-                                             llvm::raw_ostream &log) {
+/// Outputs that are not finite are an error: such a program tests nothing.
+llvm::Expected<std::string>
+computeReference(func::FuncOp reference, const rt::UniformGenerator &generator,
+                 llvm::raw_ostream &log) {
   auto program = Program::compile(reference);
   if (!program)
     return program.takeError();
-  rt::UniformGenerator generator;
-  generator.seed = options.seed;
   std::vector<F64Tensor> inputs;
   for (auto [index, type] : llvm::enumerate(reference.getArgumentTypes())) {
     auto tensor = cast<RankedTensorType>(type);
@@ -123,6 +146,15 @@ llvm::Expected<std::string> computeReference(func::FuncOp reference,
     log << "warning: @" << reference.getSymName()
         << " leaves its element types' range on the bundle inputs: "
         << monitor.describe() << "\n";
+  for (auto [index, output] : llvm::enumerate(*outputs)) {
+    int64_t nonFinite = llvm::count_if(
+        output.data, [](double value) { return !std::isfinite(value); });
+    if (nonFinite)
+      return makeError(llvm::formatv("output {0} has {1} non-finite elements "
+                                     "of {2} on the bundle inputs",
+                                     index, nonFinite, output.data.size())
+                           .str());
+  }
   std::string bytes;
   for (const F64Tensor &output : *outputs)
     for (double value : output.data) {
@@ -520,6 +552,8 @@ struct LoweredProgram {
   std::string ptx;
   json::Array buffers, inputs, outputs, steps;
   SmallVector<std::string> kernelNames;
+  /// The kernels start with griddepcontrol.
+  bool dependentLaunch = false;
 };
 
 /// The PTX of the gpu.binary `name` of `module`.
@@ -545,6 +579,7 @@ lowerPerOperator(ModuleOp module, llvm::StringRef function, unsigned numInputs,
   pipeline.pipelineStages = options.pipelineStages;
   pipeline.tensorCores = options.tensorCores;
   pipeline.asyncCopy = options.asyncCopy;
+  pipeline.dependentLaunch = options.dependentLaunch;
   log << "  lowering: mirage-to-ptx (" << options.chip << ")\n";
   {
     DiagnosticCollector diagnostics(module.getContext());
@@ -570,6 +605,8 @@ lowerPerOperator(ModuleOp module, llvm::StringRef function, unsigned numInputs,
   lowered.outputs = std::move(builder.outputs);
   lowered.steps = std::move(builder.steps);
   lowered.kernelNames = std::move(builder.kernelNames);
+  lowered.dependentLaunch =
+      options.dependentLaunch && hasDependentLaunch(options.chip);
   return lowered;
 }
 
@@ -625,6 +662,11 @@ llvm::Expected<LoweredProgram> lowerToMegaKernel(ModuleOp module,
 // writeBundle
 //===----------------------------------------------------------------------===//
 
+std::string mirage::getBundleName(llvm::StringRef function,
+                                  const BundleOptions &options) {
+  return (function + (options.megakernel ? "_megakernel" : "")).str();
+}
+
 llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
                                 llvm::StringRef directory,
                                 const BundleOptions &options,
@@ -647,19 +689,22 @@ llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
 
   json::Object manifest{{"format", "mirage-bundle"},
                         {"version", options.megakernel ? 2 : 1},
-                        {"name", function.str()},
+                        {"name", getBundleName(function, options)},
                         {"source", options.source},
                         {"chip", options.chip}};
-  manifest["inputs_generator"] = json::Object{{"kind", "uniform"},
-                                              {"seed", int64_t(options.seed)},
-                                              {"low", -1.0},
-                                              {"high", 1.0}};
+  rt::UniformGenerator generator = getInputGenerator(reference, options);
+  manifest["inputs_generator"] =
+      json::Object{{"kind", "uniform"},
+                   {"seed", int64_t(generator.seed)},
+                   {"low", generator.low},
+                   {"high", generator.high},
+                   {"scales", json::Array(generator.scales)}};
   manifest["program"] = describeProgram(reference);
 
   if (options.computeReference) {
     log << "  reference: float64 interpreter on @" << reference.getSymName()
         << "\n";
-    auto bytes = computeReference(reference, options, log);
+    auto bytes = computeReference(reference, generator, log);
     if (!bytes)
       return makeError("cannot compute the reference outputs of @" +
                        reference.getSymName() + ": " +
@@ -709,6 +754,8 @@ llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
   json::Array kernels;
   for (const std::string &name : lowered->kernelNames) {
     json::Object kernel{{"name", name}};
+    if (lowered->dependentLaunch)
+      kernel["pdl"] = true;
     if (auto it = resources.find(name); it != resources.end()) {
       kernel["registers"] = it->second.registers;
       kernel["spill_bytes"] = it->second.spillBytes;

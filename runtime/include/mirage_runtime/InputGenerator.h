@@ -27,50 +27,63 @@ inline uint64_t splitMix64(uint64_t z) {
 }
 
 /// The "uniform" generator: element `e` of input `i` is uniform in
-/// [low, high) before rounding to the buffer's dtype.
+/// [low, high), times the input's scale, before rounding to the buffer's
+/// dtype.
 struct UniformGenerator {
   uint64_t seed = 1;
   double low = -1.0;
   double high = 1.0;
+  /// Per input position; positions past the end have scale 1. The bundler
+  /// scales weights by their fan-in so that model-sized programs stay in
+  /// f16's range.
+  std::vector<double> scales;
+
+  double scale(uint64_t input) const {
+    return input < scales.size() ? scales[input] : 1.0;
+  }
 
   /// key(i) of input position `input`.
   uint64_t key(uint64_t input) const {
     return splitMix64(seed ^ splitMix64(input + 1));
   }
 
-  /// x(i, e) in float64, before rounding to a dtype.
+  /// scale(i) * x(i, e) in float64, before rounding to a dtype.
   double value(uint64_t input, uint64_t element) const {
-    return valueWithKey(key(input), element);
+    return valueWithKey(key(input), scale(input), element);
   }
 
-  double valueWithKey(uint64_t inputKey, uint64_t element) const {
+  double valueWithKey(uint64_t inputKey, double inputScale,
+                      uint64_t element) const {
     uint64_t u = splitMix64(inputKey + element);
     double unit = double(u >> 11) * 0x1p-53;
-    // volatile keeps the product rounded on its own: a fused multiply-add
+    // volatile keeps each product rounded on its own: a fused multiply-add
     // (which GCC forms across statements on FMA targets) would change the
     // last bit for some low/high.
     volatile double scaled = (high - low) * unit;
-    return low + scaled;
+    volatile double x = low + scaled;
+    return inputScale * x;
   }
 
   /// Writes the `count` elements of input position `input` in `dtype` to
   /// `dst` (count * dtypeSize(dtype) bytes).
   void fill(uint64_t input, DType dtype, size_t count, void *dst) const {
     uint64_t inputKey = key(input);
+    double inputScale = scale(input);
     size_t size = dtypeSize(dtype);
     auto *bytes = static_cast<unsigned char *>(dst);
     for (size_t e = 0; e < count; ++e)
-      storeElement(encodeElement(valueWithKey(inputKey, e), dtype), dtype,
-                   bytes + e * size);
+      storeElement(encodeElement(valueWithKey(inputKey, inputScale, e), dtype),
+                   dtype, bytes + e * size);
   }
 
   /// The `count` elements of input position `input` after rounding to
   /// `dtype`, as the float64 interpreter must see them.
   std::vector<double> values(uint64_t input, DType dtype, size_t count) const {
     uint64_t inputKey = key(input);
+    double inputScale = scale(input);
     std::vector<double> result(count);
     for (size_t e = 0; e < count; ++e)
-      result[e] = roundToDType(valueWithKey(inputKey, e), dtype);
+      result[e] = roundToDType(valueWithKey(inputKey, inputScale, e), dtype);
     return result;
   }
 };

@@ -32,6 +32,16 @@ def test_vectors_in_a_whole_input(seed, index, element, value, bits):
     assert int(storage.reshape(-1).view(np.uint16)[element]) == bits
 
 
+def test_scaled_input():
+    """A weight of fan-in 12288 (the C++ test ScaledVector has the same)."""
+    generator = {"kind": "uniform", "seed": 7, "low": -1.0, "high": 1.0,
+                 "scales": [1.0, 1.0 / math.sqrt(12288.0)]}
+    storage = mb.draw_input(generator, 1, (1,), "f32")
+    assert storage.astype(np.float64)[0] == np.float32(0.0029718099514418456)
+    assert int(mb.draw_input(generator, 1, (1,), "f16").view(np.uint16)[0]) == 0x1A16
+    assert mb.draw_input(generator, 0, (1,), "f32")[0] == np.float32(mb.draw_float64(7, 0, 1)[0])
+
+
 def test_chunks_do_not_change_values(monkeypatch):
     generator = {"kind": "uniform", "seed": 3, "low": -2.0, "high": 5.0}
     whole = mb.draw_input(generator, 1, (1000,), "f32")

@@ -219,12 +219,15 @@ def test_megakernel_pairs():
         "function": "f", "megakernel": "f_mega", "per_operator": "f_ops",
         "megakernel_us": 12.0, "per_operator_us": 20.0,
         "per_operator_best_mode": "pdl", "per_operator_best_us": 16.0,
-        "megakernel_over_per_operator": 0.6, "megakernel_over_best": 0.75}]
+        "megakernel_over_per_operator": 0.6, "megakernel_over_best": 0.75,
+        "outputs_rel_l2": None}]
     table = mr.pairs_table(merged).splitlines()
     assert table[0] == ("| program | mega-kernel bundle | mega-kernel us"
                         " | per-operator bundle | per-operator us | best mode"
-                        " | best mode us | mega / per-op | mega / best mode |")
-    assert table[2] == "| f | f_mega | 12.0 | f_ops | 20.0 | pdl | 16.0 | 0.60 | 0.75 |"
+                        " | best mode us | mega / per-op | mega / best mode"
+                        " | rel L2 between them |")
+    assert table[2] == ("| f | f_mega | 12.0 | f_ops | 20.0 | pdl | 16.0 | 0.60"
+                        " | 0.75 | - |")
     # A mega-kernel with no time (here, one that hung) is not paired.
     hung_f = json.loads(json.dumps(MODES))
     hung_f["results"][2]["function"] = "f"
@@ -248,3 +251,49 @@ def test_hangs_are_problems(tmp_path, capsys):
     assert out.rstrip().splitlines()[-1].startswith("| g_mega |")
     summary = (tmp_path / "summary.md").read_text()
     assert "## Mega-kernel against per-operator kernels" in summary
+
+
+def unchecked_pair(tmp_path, mega_values, per_op_values):
+    """MODES's program f without a reference: both bundles' manifests and
+    dumped f16 outputs under tmp_path."""
+    import struct
+    doc = json.loads(json.dumps(MODES))
+    del doc["results"][2]
+    for entry, values in zip(doc["results"], (per_op_values, mega_values)):
+        entry["check"] = {"skipped": "the bundle has no reference"}
+        bundle = tmp_path / "bundles" / entry["name"]
+        bundle.mkdir(parents=True)
+        entry["bundle"] = str(bundle)
+        (bundle / "manifest.json").write_text(json.dumps({
+            "name": entry["name"], "outputs": [1],
+            "buffers": [{"id": 0, "dtype": "f16"}, {"id": 1, "dtype": "f16"}]}))
+        dump = tmp_path / "outputs" / entry["name"]
+        dump.mkdir(parents=True)
+        (dump / "output0.bin").write_bytes(
+            struct.pack(f"<{len(values)}e", *values))
+    return doc
+
+
+def test_unchecked_forms_are_checked_against_each_other(tmp_path):
+    doc = unchecked_pair(tmp_path, [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.01])
+    merged = mr.merge(doc, None, str(tmp_path / "outputs"))
+    apart = merged["megakernel_pairs"][0]["outputs_rel_l2"]
+    assert 1e-4 < apart < 1e-2
+    rows = rows_by_name(merged)
+    assert rows["f_mega"]["pass"] is True and rows["f_ops"]["pass"] is True
+    assert rows["f_mega"]["checked_against"] == "f_ops"
+    # Without the dumps nothing is checked.
+    plain = rows_by_name(mr.merge(doc, None))
+    assert plain["f_mega"]["pass"] is None
+
+
+def test_forms_that_disagree_fail(tmp_path):
+    doc = unchecked_pair(tmp_path, [1.0, 2.0, 3.0, 5.0], [1.0, 2.0, 3.0, 4.0])
+    merged = mr.merge(doc, None, str(tmp_path / "outputs"))
+    rows = rows_by_name(merged)
+    assert rows["f_mega"]["pass"] is False
+    found = "\n".join(mr.problems(merged, []))
+    assert "f_mega: check failed (outputs 1.83e-01 apart from f_ops's)" in found
+    nan = unchecked_pair(tmp_path / "nan", [float("nan")] * 4, [1.0] * 4)
+    merged = mr.merge(nan, None, str(tmp_path / "nan" / "outputs"))
+    assert rows_by_name(merged)["f_mega"]["pass"] is False

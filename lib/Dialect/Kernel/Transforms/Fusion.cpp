@@ -49,6 +49,10 @@ constexpr int64_t kVectorRun = 8;
 /// Candidate plans whose block graphs are built and verified, cheapest
 /// first, before a group is given up.
 constexpr int kMaxPlansTried = 12;
+/// The most f32 registers per thread a kernel's tensor-core accumulators
+/// may take: half of a thread's 255, the rest for operand fragments and
+/// addresses (beyond it ptxas spills).
+constexpr int64_t kMaxAccumulatorRegisters = 128;
 /// A lone op gets a planned launch shape when its estimate beats its
 /// default kernel's by this fraction.
 constexpr double kRelaunchGain = 0.05;
@@ -790,12 +794,15 @@ KernelOp Group::build(const Plan &plan, Operation *insertionPoint,
   builder.save(saved, omaps);
 
   // The tb verifiers, then the lowering's own plan of shared memory
-  // (input tiles loaded up front, pipeline stages, f32 sums).
+  // (input tiles loaded up front, pipeline stages, f32 sums) and of the
+  // registers its tensor-core accumulators hold.
   {
     ScopedDiagnosticHandler quiet(kernel->getContext(),
                                   [](Diagnostic &) { return success(); });
     if (failed(mlir::verify(kernel)) ||
-        failed(planBlockGraphSharedMemory(kernel.getBlockGraph(), smemLimit)))
+        failed(planBlockGraphSharedMemory(kernel.getBlockGraph(), smemLimit)) ||
+        getBlockGraphAccumulatorRegisters(kernel.getBlockGraph()) >
+            kMaxAccumulatorRegisters)
       return fail();
   }
   return kernel;

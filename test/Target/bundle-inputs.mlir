@@ -1,0 +1,21 @@
+// The bundle inputs: a weight (the right operand of a matmul) is drawn at
+// 1/sqrt(fan-in), everything else in [-1, 1); a reference that is not finite
+// on those inputs stops the bundle.
+// RUN: rm -rf %t && mirage-bundle %s -o %t --ptxas=none --function norm_linear
+// RUN: %PYTHON %S/Inputs/print-manifest.py %t/norm_linear/manifest.json | FileCheck %s
+// RUN: not mirage-bundle %s -o %t --ptxas=none --function square_root 2>&1 | FileCheck %s --check-prefix=NONFINITE
+
+// The weight's fan-in is 64: scale 1/8. The norm weight and x keep 1.
+// CHECK: inputs_generator {"high": 1, "kind": "uniform", "low": -1, "scales": [1, 1, 0.125], "seed": 1}
+func.func @norm_linear(%x: tensor<4x64xf16>, %g: tensor<64xf16>, %w: tensor<64x8xf16>) -> tensor<4x8xf16> {
+  %y = kn.rms_norm %x weight %g {eps = 1.0e-6 : f64} : tensor<4x64xf16>, tensor<64xf16>
+  %z = kn.matmul %y, %w : tensor<4x64xf16>, tensor<64x8xf16>
+  return %z : tensor<4x8xf16>
+}
+
+// About half of the inputs are negative: their square roots are NaN.
+// NONFINITE: error: square_root: cannot compute the reference outputs of @square_root: output 0 has {{[0-9]+}} non-finite elements of 256 on the bundle inputs
+func.func @square_root(%x: tensor<4x64xf16>) -> tensor<4x64xf16> {
+  %y = kn.sqrt %x : tensor<4x64xf16>
+  return %y : tensor<4x64xf16>
+}
