@@ -16,6 +16,7 @@
 #include "mirage/Dialect/Kernel/Transforms/Passes.h"
 #include "mirage/Dialect/Task/Transforms/Passes.h"
 #include "mirage/Search/Passes.h"
+#include "mirage/TileEqsat/Passes.h"
 #include "mirage/Verify/Passes.h"
 
 namespace mirage {
@@ -27,6 +28,7 @@ inline void registerAllPasses() {
   tg::registerMirageTaskPasses();
   registerMirageVerifyPasses();
   registerMirageSearchPasses();
+  registerMirageTileEqsatPasses();
   registerMirageConversionPasses();
   registerMirageFrontendPasses();
   registerMirageToPTXPipeline();

@@ -255,6 +255,30 @@ bool mirage::tile::conflictsAcrossIterations(const TileData &first,
          anyPair(first.reads, second.writes, conflict);
 }
 
+bool mirage::tile::isParallelLoop(const TileContext &context,
+                                  const TileData &body, SymbolId var) {
+  // Variables the body writes and reads only after writing them in the same
+  // iteration are private to it.
+  std::set<SymbolId> exposed, priv;
+  for (const Access &a : body.exposedReads)
+    exposed.insert(a.tensor);
+  for (const Access &w : body.writes) {
+    const TensorInfo *info = context.getTensor(w.tensor);
+    if (info && info->kind == TensorKind::Variable && !exposed.count(w.tensor))
+      priv.insert(w.tensor);
+  }
+  if (priv.empty())
+    return !conflictsAcrossIterations(body, body, var);
+  TileData shared;
+  for (const Access &a : body.reads)
+    if (!priv.count(a.tensor))
+      shared.reads.push_back(a);
+  for (const Access &a : body.writes)
+    if (!priv.count(a.tensor))
+      shared.writes.push_back(a);
+  return !conflictsAcrossIterations(shared, shared, var);
+}
+
 bool mirage::tile::isIdempotent(const TileData &s) {
   return !anyPair(s.exposedReads, s.writes, [](const Access &x,
                                                const Access &y) {
@@ -275,6 +299,7 @@ TileData mirage::tile::sequenceData(const TileData &a, const TileData &b) {
       insertSorted(d.exposedReads, read);
   d.tileVars = unionOf(a.tileVars, b.tileVars);
   d.elemVars = unionOf(a.elemVars, b.elemVars);
+  d.boundVars = unionOf(a.boundVars, b.boundVars);
   return d;
 }
 
@@ -316,7 +341,8 @@ namespace {
 /// make() over any source of children's data (an e-graph or a term).
 template <typename ChildData>
 TileData makeData(const TileContext &context, const ENode &node,
-                  ChildData child) {
+                  ChildData child,
+                  const std::set<SymbolId> *propagated = nullptr) {
   const TileOps &ops = context.getOps();
   TileData d;
   OpId op = node.op;
@@ -391,7 +417,13 @@ TileData makeData(const TileContext &context, const ENode &node,
       const TileData &value = child(1);
       d.sort = Sort::Stmt;
       d.reads = value.reads;
-      d.exposedReads = value.reads;
+      // A propagated tensor's load in the stored value is never extracted
+      // for this store: it does not read the tensor.
+      if (propagated && propagated->count(tensor.symbol))
+        llvm::erase_if(d.reads, [&](const Access &a) {
+          return a.tensor == tensor.symbol;
+        });
+      d.exposedReads = d.reads;
       d.writes = {access};
       d.mustWrites = {access};
       d.tileVars = unionOf(d.tileVars, value.tileVars);
@@ -442,6 +474,11 @@ TileData makeData(const TileContext &context, const ENode &node,
     d.mustWrites = widenSet(context, body.mustWrites, var, bounds, true);
     d.tileVars = without(body.tileVars, var);
     d.elemVars = without(body.elemVars, var);
+    d.boundVars = body.boundVars;
+    if (!llvm::is_contained(d.boundVars, var)) {
+      d.boundVars.push_back(var);
+      llvm::sort(d.boundVars);
+    }
     return d;
   }
   if (context.isValueOp(op)) {
@@ -489,9 +526,10 @@ TileData makeData(const TileContext &context, const ENode &node,
 } // namespace
 
 TileData TileAnalysis::make(const EGraph &graph, const ENode &node) const {
-  return makeData(context, node, [&](unsigned i) -> const TileData & {
-    return get(node.children[i]);
-  });
+  return makeData(
+      context, node,
+      [&](unsigned i) -> const TileData & { return get(node.children[i]); },
+      &propagated);
 }
 
 MergeResult TileAnalysis::merge(TileData &into, TileData from) const {
@@ -536,6 +574,8 @@ MergeResult TileAnalysis::merge(TileData &into, TileData from) const {
       joinUnion(into.tileVars, from.tileVars, result.fromChanged);
   result.intoChanged |=
       joinUnion(into.elemVars, from.elemVars, result.fromChanged);
+  result.intoChanged |=
+      joinUnion(into.boundVars, from.boundVars, result.fromChanged);
   AccessSet must = intersectionOf(into.mustWrites, from.mustWrites);
   result.intoChanged |= must.size() != into.mustWrites.size();
   result.fromChanged |= must.size() != from.mustWrites.size();

@@ -57,6 +57,7 @@ private:
   bool onChipLoad(unsigned kernel, SymbolId tensor, ArrayRef<unsigned> path);
   bool deviceStore(unsigned kernel, SymbolId tensor, ArrayRef<unsigned> path,
                    bool &spill);
+  bool zeroOnly(unsigned node);
 
   const TileContext &context;
   const TileOps &ops;
@@ -314,6 +315,21 @@ void Estimator::visit(unsigned node, double multiplicity, Path &path,
   }
 }
 
+/// A statement that only zeroes accumulators: part of the kernel that sums
+/// into them, no kernel of its own.
+bool Estimator::zeroOnly(unsigned node) {
+  const ENode &n = term[node];
+  if (n.op == ops.seq)
+    return zeroOnly(n.children[0]) && zeroOnly(n.children[1]);
+  if (n.op == ops.loop)
+    return zeroOnly(n.children[3]);
+  if (n.op == ops.store) {
+    std::optional<double> c = getConstant(context, term[n.children[1]]);
+    return c && *c == 0;
+  }
+  return n.op == ops.dummy;
+}
+
 ProgramEstimate Estimator::run() {
   ProgramEstimate estimate;
   if (term.empty())
@@ -328,7 +344,7 @@ ProgramEstimate Estimator::run() {
   }
   const DeviceModel &device = options.device;
   for (auto [k, root] : llvm::enumerate(kernels)) {
-    if (term[root].op == ops.dummy)
+    if (term[root].op == ops.dummy || zeroOnly(root))
       continue;
     KernelEstimate kernel;
     kernel.root = root;
@@ -338,7 +354,7 @@ ProgramEstimate Estimator::run() {
       const ENode &loop = term[current];
       unsigned body = loop.children[3];
       SymbolId var = loop.payload.getSymbol();
-      if (conflictsAcrossIterations(data[body], data[body], var))
+      if (!isParallelLoop(context, data[body], var))
         break;
       int64_t trips = tripsOf(current);
       steps[var] = stepOf(current);

@@ -252,29 +252,39 @@ struct Semi {
   uint32_t id = 0;
   const Semi *first = nullptr, *second = nullptr;
   uint32_t kernels = 0, loops = 0;
+  /// Block-graph target: sequential loops of the kernel this is part of.
+  uint32_t sequential = 0;
 };
 
 bool fewer(const Semi *a, const Semi *b) {
   return std::tie(a->kernels, a->loops) < std::tie(b->kernels, b->loops);
 }
 
+/// Where a class is enumerated. Trinity's extraction only tells the top
+/// level (loops there are kernels) from the rest (InLoop). For block graphs
+/// a kernel is a nest of up to three independent loops (its grid), then a
+/// chain of statements (Block) with at most one loop in it, whose body
+/// (SeqLoop) holds no loop.
+enum class Where : uint8_t { Top, InLoop, Grid1, Grid2, Grid3, Block, SeqLoop };
+
 class StructureEnumerator {
 public:
-  StructureEnumerator(const EGraph &graph, const TileOps &ops, unsigned topK,
-                      unsigned innerCap)
-      : graph(graph), ops(ops), topK(topK), innerCap(innerCap) {}
+  StructureEnumerator(const EGraph &graph, const TileAnalysis &analysis,
+                      unsigned topK, unsigned innerCap, bool blockGraphs)
+      : graph(graph), analysis(analysis), ops(analysis.getContext().getOps()),
+        topK(topK), innerCap(innerCap), blockGraphs(blockGraphs) {}
 
   const std::vector<const Semi *> &enumerate(EClassId cls, unsigned budget,
-                                             bool inLoop) {
+                                             Where where) {
     cls = graph.find(cls);
-    if (inLoop)
+    if (where != Where::Top)
       budget = 0;
-    Key key{cls, budget, inLoop};
+    Key key{cls, budget, where};
     if (auto it = memo.find(key); it != memo.end())
       return it->second;
-    if (!active.insert({cls, inLoop}).second)
+    if (!active.insert({cls, where}).second)
       return empty;
-    unsigned cap = inLoop ? innerCap : topK;
+    unsigned cap = where == Where::Top ? topK : innerCap;
     std::vector<const Semi *> results;
     bool body = false;
     for (ENodeId id : graph.getClassNodes(cls)) {
@@ -283,28 +293,58 @@ public:
         // Non-canonical sequences have canonical twins in the class.
         if (!graph.getClassNodesWithOp(node.children[0], ops.seq).empty())
           continue;
+        Where inner = where;
+        if (where == Where::Grid1 || where == Where::Grid2 ||
+            where == Where::Grid3)
+          inner = Where::Block;
         const std::vector<const Semi *> &a =
-            enumerate(node.children[0], budget, inLoop);
+            enumerate(node.children[0], budget, inner);
         if (a.empty())
           continue;
         const std::vector<const Semi *> &b =
-            enumerate(node.children[1], budget, inLoop);
-        combine(id, a, b, budget, cap, results);
+            enumerate(node.children[1], budget, inner);
+        combine(id, a, b, budget, cap, inner == Where::Block ? 1 : ~0u,
+                results);
         continue;
       }
       if (node.op == ops.loop) {
-        unsigned own = inLoop ? 0 : 1;
-        if (own > budget)
+        unsigned own = where == Where::Top ? 1 : 0;
+        if (own > budget || where == Where::SeqLoop)
           continue;
-        const std::vector<const Semi *> &inner =
-            enumerate(node.children[3], 0, true);
-        for (const Semi *b : inner) {
+        // Where the body goes, and whether this loop is the kernel's
+        // sequential one.
+        Where inner = Where::InLoop;
+        bool sequential = false;
+        if (blockGraphs) {
+          bool parallel = isParallelLoop(analysis.getContext(),
+                                         analysis.get(node.children[3]),
+                                         node.payload.getSymbol());
+          switch (where) {
+          case Where::Top:
+            inner = parallel ? Where::Grid1 : Where::SeqLoop;
+            break;
+          case Where::Grid1:
+            inner = parallel ? Where::Grid2 : Where::SeqLoop;
+            break;
+          case Where::Grid2:
+            inner = parallel ? Where::Grid3 : Where::SeqLoop;
+            break;
+          default:
+            inner = Where::SeqLoop;
+            break;
+          }
+          sequential = inner == Where::SeqLoop;
+        }
+        const std::vector<const Semi *> &bodies =
+            enumerate(node.children[3], 0, inner);
+        for (const Semi *b : bodies) {
           Semi &s = arena.emplace_back();
           s.kind = Semi::Kind::Loop;
           s.id = id;
           s.first = b;
           s.kernels = own;
           s.loops = 1 + b->loops;
+          s.sequential = where == Where::Top ? 0 : b->sequential + sequential;
           results.push_back(&s);
           if (results.size() >= 4 * cap)
             break;
@@ -314,7 +354,8 @@ public:
       if (body)
         continue;
       body = true;
-      unsigned own = inLoop || node.op == ops.dummy ? 0 : 1;
+      unsigned own =
+          where != Where::Top || node.op == ops.dummy || isInit(cls) ? 0 : 1;
       if (own > budget)
         continue;
       Semi &s = arena.emplace_back();
@@ -326,19 +367,38 @@ public:
     llvm::stable_sort(results, fewer);
     if (results.size() > cap)
       results.resize(cap);
-    active.erase({cls, inLoop});
+    active.erase({cls, where});
     return memo[key] = std::move(results);
   }
 
-  size_t getNumStructures() const { return arena.size(); }
-
 private:
-  using Key = std::tuple<EClassId, unsigned, bool>;
+  using Key = std::tuple<EClassId, unsigned, Where>;
 
-  /// The best `cap` pairs of `a` x `b` within the budget, best first.
+  /// Whether every statement of the class zero-initializes a tensor (such a
+  /// statement belongs to the kernel that sums into it: no kernel of its
+  /// own).
+  bool isInit(EClassId cls) const {
+    bool any = false;
+    for (ENodeId id : graph.getClassNodes(cls)) {
+      const ENode &node = graph.getNode(id);
+      if (node.op == ops.seq || node.op == ops.loop)
+        continue;
+      if (node.op != ops.store)
+        return false;
+      const TileData &value = analysis.get(node.children[1]);
+      if (!value.constant || *value.constant != 0)
+        return false;
+      any = true;
+    }
+    return any;
+  }
+
+  /// The best `cap` pairs of `a` x `b` within the budget, best first, with
+  /// at most `maxSequential` sequential loops together.
   void combine(ENodeId id, const std::vector<const Semi *> &a,
                const std::vector<const Semi *> &b, unsigned budget,
-               unsigned cap, std::vector<const Semi *> &out) {
+               unsigned cap, unsigned maxSequential,
+               std::vector<const Semi *> &out) {
     if (a.empty() || b.empty())
       return;
     using Entry = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;
@@ -357,6 +417,10 @@ private:
       heap.pop();
       if (kernels > budget)
         continue;
+      push(i + 1, j);
+      push(i, j + 1);
+      if (a[i]->sequential + b[j]->sequential > maxSequential)
+        continue;
       Semi &s = arena.emplace_back();
       s.kind = Semi::Kind::Seq;
       s.id = id;
@@ -364,18 +428,19 @@ private:
       s.second = b[j];
       s.kernels = kernels;
       s.loops = loops;
+      s.sequential = a[i]->sequential + b[j]->sequential;
       out.push_back(&s);
       ++produced;
-      push(i + 1, j);
-      push(i, j + 1);
     }
   }
 
   const EGraph &graph;
+  const TileAnalysis &analysis;
   const TileOps &ops;
   unsigned topK, innerCap;
+  bool blockGraphs;
   std::map<Key, std::vector<const Semi *>> memo;
-  std::set<std::pair<EClassId, bool>> active;
+  std::set<std::pair<EClassId, Where>> active;
   std::deque<Semi> arena;
   std::vector<const Semi *> empty;
 };
@@ -386,14 +451,16 @@ private:
 
 class Completer {
 public:
-  Completer(const TileEGraph &egraph, const ExtractionOptions &options)
-      : egraph(egraph), graph(egraph.getGraph()),
+  Completer(const TileEGraph &egraph, const ExtractionOptions &options,
+            bool recompute)
+      : recompute(recompute), egraph(egraph), graph(egraph.getGraph()),
         analysis(egraph.getAnalysis()), context(analysis.getContext()),
         ops(context.getOps()), options(options) {}
 
   Term complete(const Semi *root) {
     term = Term();
     emitted.clear();
+    failed = false;
     // The kernels: the elements of the top-level chain.
     std::vector<const Semi *> kernels;
     flatten(root, kernels);
@@ -410,7 +477,8 @@ public:
       unsigned k = build(kernel);
       result = result ? term.add(ENode(ops.seq, {k, *result})) : k;
     }
-    // The root must be the last node.
+    if (failed)
+      return Term();
     return std::move(term);
   }
 
@@ -463,6 +531,11 @@ private:
     if (node.op == ops.load) {
       const TileData &tensor = analysis.get(node.children[0]);
       if (excluded && tensor.symbol == *excluded)
+        return INFINITY;
+      // Recomputing: a propagated value is not reloaded from another
+      // kernel (its producer then goes away as a dead store).
+      if (recompute && !onChip.count(tensor.symbol) &&
+          egraph.getPropagatedTensors().count(tensor.symbol))
         return INFINITY;
       bool chip = onChip.count(tensor.symbol) &&
                   context.getTensor(tensor.symbol) &&
@@ -527,7 +600,11 @@ private:
     if (auto it = emitted.find(key); it != emitted.end())
       return it->second;
     std::optional<ENodeId> best = current->getBestNode(cls);
-    assert(best && "a value class without a finite term");
+    if (!best) {
+      // No finite choice under this completion's costs.
+      failed = true;
+      return term.add(ENode(ops.dummy));
+    }
     ENode node = graph.getNode(*best);
     for (EClassId &child : node.children)
       child = emitClass(child);
@@ -574,8 +651,10 @@ private:
         bestExtractor = extractor;
       }
     }
-    if (!best)
+    if (!best || !std::isfinite(bestCost)) {
+      failed = true;
       return term.add(ENode(ops.dummy));
+    }
     ENode node = graph.getNode(*best);
     current = bestExtractor;
     for (EClassId &child : node.children)
@@ -584,6 +663,7 @@ private:
     return term.add(std::move(node));
   }
 
+  bool recompute;
   const TileEGraph &egraph;
   const EGraph &graph;
   const TileAnalysis &analysis;
@@ -593,6 +673,7 @@ private:
   std::map<std::vector<SymbolId>, std::unique_ptr<GreedyExtractor>> extractors;
   GreedyExtractor *current = nullptr;
   std::set<SymbolId> kernelWrites;
+  bool failed = false;
   std::map<std::pair<GreedyExtractor *, EClassId>, unsigned> emitted;
   Term term;
 };
@@ -605,11 +686,11 @@ ExtractionResult mirage::tile::extractCandidates(
   auto start = std::chrono::steady_clock::now();
   const EGraph &graph = egraph.getGraph();
   const TileContext &context = egraph.getAnalysis().getContext();
-  StructureEnumerator enumerator(graph, context.getOps(), options.topK,
-                                 options.innerCap);
+  StructureEnumerator enumerator(graph, egraph.getAnalysis(), options.topK,
+                                 options.innerCap, options.blockGraphs);
   std::vector<const Semi *> structures;
   for (unsigned budget = 0; budget <= options.maxKernels; ++budget) {
-    structures = enumerator.enumerate(egraph.getRoot(), budget, false);
+    structures = enumerator.enumerate(egraph.getRoot(), budget, Where::Top);
     result.kernelLimit = budget;
     if (structures.size() >= options.topK)
       break;
@@ -619,24 +700,31 @@ ExtractionResult mirage::tile::extractCandidates(
   result.structureSeconds =
       std::chrono::duration<double>(middle - start).count();
 
-  Completer completer(egraph, options);
+  // Each structure is completed twice: loads of values another kernel
+  // stores are priced as device traffic, and then never used where the
+  // value can be recomputed (so that its producer becomes a dead store).
+  Completer reuse(egraph, options, false), recompute(egraph, options, true);
   llvm::StringSet<> seen;
-  for (const Semi *s : structures) {
-    if (options.timeLimitSeconds > 0 &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                      middle)
-                .count() > options.timeLimitSeconds)
-      break;
-    Term term = removeDeadStores(context, completer.complete(s));
-    std::string text = context.toString(term);
-    if (!seen.insert(text).second)
-      continue;
-    Candidate candidate;
-    candidate.kernels = s->kernels;
-    candidate.estimate = estimateProgram(context, term, options.cost);
-    candidate.term = std::move(term);
-    result.candidates.push_back(std::move(candidate));
-  }
+  for (const Semi *s : structures)
+    for (Completer *completer : {&reuse, &recompute}) {
+      if (options.timeLimitSeconds > 0 &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                        middle)
+                  .count() > options.timeLimitSeconds)
+        break;
+      Term completed = completer->complete(s);
+      if (completed.empty())
+        continue;
+      Term term = removeDeadStores(context, completed);
+      std::string text = context.toString(term);
+      if (!seen.insert(text).second)
+        continue;
+      Candidate candidate;
+      candidate.kernels = s->kernels;
+      candidate.estimate = estimateProgram(context, term, options.cost);
+      candidate.term = std::move(term);
+      result.candidates.push_back(std::move(candidate));
+    }
   llvm::stable_sort(result.candidates,
                     [](const Candidate &a, const Candidate &b) {
                       return a.estimate.us < b.estimate.us;

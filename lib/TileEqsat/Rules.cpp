@@ -44,6 +44,10 @@ const llvm::StringRef kLoopRules[] = {
     "alge-factor-loop-body-div-tail",
     "alge-factor-loop-body-mul",
     "alge-factor-loop-body-mul-tail",
+    "alge-factor-loop-body-div-seq",
+    "alge-factor-loop-body-div-seq-tail",
+    "alge-factor-loop-body-mul-seq",
+    "alge-factor-loop-body-mul-seq-tail",
     "loop-insertion2-init",
     "loop-insertion2-init-tail",
 };
@@ -107,13 +111,10 @@ struct Env {
   bool isStmt(const Subst &s, unsigned var) const {
     return data(s, var).sort == Sort::Stmt;
   }
-  /// Whether the class holds a loop over `var` (a statement that would
-  /// shadow it when moved into a loop over `var`).
+  /// Whether the class holds a loop over `var` at any depth (a statement
+  /// that would shadow it when moved into a loop over `var`).
   bool bindsVar(const EGraph &graph, EClassId id, SymbolId var) const {
-    for (ENodeId n : graph.getClassNodesWithOp(id, ops.loop))
-      if (graph.getNode(n).payload.getSymbol() == var)
-        return true;
-    return false;
+    return llvm::is_contained(analysis->get(id).boundVars, var);
   }
   /// No write of `writer` touches what `other` reads or writes.
   static bool writesClear(const TileData &writer, const TileData &other) {
@@ -321,6 +322,51 @@ void RuleBuilder::addLoopRules() {
                           "(seq " + init + " (seq " + loopRhs + " (seq " +
                               after + " ?o)))"))
       factorGuard(*r);
+  }
+
+  // The same when the accumulation is the first of several statements of
+  // the loop body (the grouped projections of the conversion): the others
+  // must neither read the accumulator (they would see undivided partial
+  // sums) nor write what the divisor reads.
+  auto restGuard = [env](Rewrite &r) {
+    unsigned x = r.getVar("x"), q = r.getVar("q"), rest = r.getVar("rest");
+    r.addCondition([=](const EGraph &, EClassId, const Subst &s) {
+      const TileData &rd = env.data(s, rest);
+      SymbolId tensor = env.data(s, x).symbol;
+      auto touches = [&](const AccessSet &set) {
+        return llvm::any_of(
+            set, [&](const Access &a) { return a.tensor == tensor; });
+      };
+      TileData reads;
+      reads.reads = env.data(s, q).reads;
+      return env.isStmt(s, rest) && !touches(rd.reads) && !touches(rd.writes) &&
+             !conflicts(rd, reads);
+    });
+  };
+  for (auto [op, name] :
+       {std::pair<StringRef, StringRef>{"/", "div"}, {"*", "mul"}}) {
+    std::string init = "(store ?x 0 ?i)";
+    std::string loopLhs =
+        ("(loop:?v ?s ?e ?t (seq (store ?x (+ (load ?x ?i) (" + op +
+         " ?p ?q)) ?i) ?rest))")
+            .str();
+    std::string loopRhs =
+        "(loop:?v ?s ?e ?t (seq (store ?x (+ (load ?x ?i) ?p) ?i) ?rest))";
+    std::string after = ("(store ?x (" + op + " (load ?x ?i) ?q) ?i)").str();
+    std::string base = ("alge-factor-loop-body-" + name + "-seq").str();
+    if (Rewrite *r =
+            rule(base, "(seq " + init + " " + loopLhs + ")",
+                 "(seq " + init + " (seq " + loopRhs + " " + after + "))")) {
+      factorGuard(*r);
+      restGuard(*r);
+    }
+    if (Rewrite *r =
+            rule(base + "-tail", "(seq " + init + " (seq " + loopLhs + " ?o))",
+                 "(seq " + init + " (seq " + loopRhs + " (seq " + after +
+                     " ?o)))")) {
+      factorGuard(*r);
+      restGuard(*r);
+    }
   }
 
   // Loop insertion of an accumulation with its initialization: the pair
@@ -724,9 +770,13 @@ Expected<RuleSets> RuleSets::parse(StringRef text) {
   RuleSets sets;
   sets.loops = sets.fusion = sets.algebra = false;
   SmallVector<StringRef> parts;
-  text.split(parts, ',', -1, false);
+  text.split(parts, ',', -1, /*KeepEmpty=*/true);
   for (StringRef part : parts) {
     part = part.trim();
+    if (part.empty())
+      return llvm::createStringError(
+          "empty rule set in '" + text.str() +
+          "' (known: loops, fusion, algebra, all, none)");
     if (part == "all")
       sets.loops = sets.fusion = sets.algebra = true;
     else if (part == "none")
@@ -850,6 +900,7 @@ unsigned mirage::tile::propagateExpressions(EGraph &graph,
       if (ld.shapeError || ld.shape != vd.shape)
         continue;
       merges.push_back({load, value});
+      analysis.markPropagated(td.symbol);
       if (propagated)
         propagated->insert(td.symbol);
     }

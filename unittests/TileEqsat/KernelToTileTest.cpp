@@ -15,6 +15,7 @@
 #include "mirage/TileEqsat/Saturation.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include "gtest/gtest.h"
 
@@ -135,7 +136,7 @@ TEST_F(KernelToTileTest, VanillaAttention) {
       << text;
   EXPECT_EQ(getSequence(*program.context, program.term, program.term.getRoot())
                 .size(),
-            10u);
+            9u);
   ASSERT_EQ(program.vars.size(), 4u);
 }
 
@@ -239,5 +240,46 @@ TEST_F(KernelToTileTest, VanillaFullyFused) {
     EXPECT_LE(compareOutputs(*program.context, got, expected), 1e-9)
         << program.context->toString(c.term, true);
   }
+}
+} // namespace
+
+namespace {
+// Prints the tile program of the file in TILE_FILE (for debugging).
+TEST_F(KernelToTileTest, DISABLED_Print) {
+  const char *path = getenv("TILE_FILE");
+  ASSERT_TRUE(path);
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  ASSERT_TRUE(bool(buffer));
+  module = parseSourceString<ModuleOp>((*buffer)->getBuffer(), &context);
+  ASSERT_TRUE(module);
+  func::FuncOp function = *module->getOps<func::FuncOp>().begin();
+  KernelToTileOptions options;
+  options.fullThreshold = 16;
+  TileProgram program = cantFail(convertToTileProgram(function, options));
+  llvm::errs() << program.context->toString(program.term, true) << "\n";
+}
+} // namespace
+
+namespace {
+// Saturates the file in TILE_FILE and dumps the e-graph (for debugging).
+TEST_F(KernelToTileTest, DISABLED_Dump) {
+  const char *path = getenv("TILE_FILE");
+  ASSERT_TRUE(path);
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  ASSERT_TRUE(bool(buffer));
+  module = parseSourceString<ModuleOp>((*buffer)->getBuffer(), &context);
+  ASSERT_TRUE(module);
+  func::FuncOp function = *module->getOps<func::FuncOp>().begin();
+  KernelToTileOptions options;
+  options.fullThreshold = 16;
+  TileProgram program = cantFail(convertToTileProgram(function, options));
+  TileEGraph egraph(*program.context);
+  egraph.addProgram(program.term);
+  SaturationOptions saturation;
+  if (const char *it = getenv("TILE_ITERS"))
+    saturation.iterations = atoi(it);
+  egraph.saturate(saturation);
+  egraph.getGraph().print(llvm::errs());
+  llvm::errs() << "root e" << egraph.getRoot() << "\n";
 }
 } // namespace

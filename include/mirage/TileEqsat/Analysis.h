@@ -25,6 +25,8 @@
 
 #include "mirage/TileEqsat/TileIR.h"
 
+#include <set>
+
 namespace mirage::tile {
 
 /// One dim of a region.
@@ -100,6 +102,9 @@ struct TileData {
   AccessSet reads, writes, mustWrites, exposedReads;
   /// Free loop variables used in tile and in elem indices.
   VarSet tileVars, elemVars;
+  /// Variables of the loops inside (a statement that holds a loop over v
+  /// moved into another loop over v would shadow it).
+  VarSet boundVars;
 
   bool isValue() const { return sort == Sort::Value || sort == Sort::Num; }
   bool dependsOn(SymbolId var) const;
@@ -119,9 +124,19 @@ public:
   /// Shape conflicts seen on merges (a sign of an unsound rule).
   unsigned getShapeConflicts() const { return shapeConflicts; }
 
+  /// Records that loads of `tensor` were merged with the value its single
+  /// store writes (expression propagation, before the merge). Such a load
+  /// is that value only after the store, so extraction never takes it for
+  /// the store's own value, and the store is not taken to read the tensor.
+  void markPropagated(SymbolId tensor) const { propagated.insert(tensor); }
+  bool isPropagated(SymbolId tensor) const {
+    return propagated.count(tensor) != 0;
+  }
+
 private:
   const TileContext &context;
   mutable unsigned shapeConflicts = 0;
+  mutable std::set<SymbolId> propagated;
 };
 
 /// Summaries for a term (not in an e-graph): the data of its root, computed
@@ -152,6 +167,13 @@ bool conflicts(const TileData &a, const TileData &b);
 /// with write-after-read hazards counted too.)
 bool conflictsAcrossIterations(const TileData &first, const TileData &second,
                                SymbolId var);
+/// Whether the iterations of a loop over `var` with body `body` are
+/// independent, so they can run in parallel (on different blocks): no
+/// iteration touches what another writes, except variables every iteration
+/// writes in full before reading them (privatized, as Trinity's on-chip
+/// buffers are per program).
+bool isParallelLoop(const TileContext &context, const TileData &body,
+                    SymbolId var);
 /// Running `s` twice in a row leaves the state running it once does: it
 /// reads nothing it writes without first writing all of it.
 bool isIdempotent(const TileData &s);

@@ -43,6 +43,10 @@ struct ExtractionOptions {
   unsigned innerCap = 16;
   /// The largest kernel count tried.
   unsigned maxKernels = 32;
+  /// Only loop structures block graphs can say: per kernel up to three
+  /// outer loops with independent iterations, then at most one loop, with
+  /// no loop inside it.
+  bool blockGraphs = false;
   /// The ranking model; pass 2's costs use its tile sizes.
   CostOptions cost;
   /// Seconds after which pass 2 stops completing structures (0: none).

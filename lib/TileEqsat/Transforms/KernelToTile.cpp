@@ -94,8 +94,18 @@ private:
   /// The index of `value` with the dims in `whole` kept whole.
   unsigned indexOf(Value value, ArrayRef<unsigned> whole = {});
   unsigned load(Value value, ArrayRef<unsigned> whole = {}) {
-    return builder->load(tensorOf(value), indexOf(value, whole));
+    return loadWith(value, indexElems(value, whole));
   }
+  /// The index elements of `value` with the dims in `whole` kept whole.
+  SmallVector<unsigned> indexElems(Value value, ArrayRef<unsigned> whole = {});
+  /// `value` at the index `elems`: a load, or the expression of an inlined
+  /// elementwise op over its operands at the matching index.
+  unsigned loadWith(Value value, ArrayRef<unsigned> elems);
+  /// The value of an elementwise op from its operands' values.
+  unsigned elementwise(Operation *op,
+                       llvm::function_ref<unsigned(unsigned)> operand);
+  /// The values an op reads, through inlined producers.
+  void sources(Value value, SmallVectorImpl<Value> &out);
   /// Wraps the statement in loops over `vars` (outermost first).
   unsigned wrap(unsigned body, ArrayRef<unsigned> classes);
   /// The iterated axes among `value`'s dims (not in `whole`), outermost
@@ -131,6 +141,8 @@ private:
   std::vector<Stmt> statements;
   /// Reshapes and transposes emitted as one statement with their neighbor.
   llvm::DenseMap<Operation *, Operation *> absorbedInto;
+  /// Elementwise ops with one user, computed where they are used.
+  llvm::DenseMap<Value, Operation *> inlined;
   llvm::Error emitReshapeChain(Operation *reshape, Operation *before,
                                Operation *after);
   Stmt makeStmt(Operation *op, ArrayRef<unsigned> classes) {
@@ -367,13 +379,86 @@ unsigned Converter::indexElem(unsigned cls) {
   return builder->fulltile();
 }
 
-unsigned Converter::indexOf(Value value, ArrayRef<unsigned> whole) {
+SmallVector<unsigned> Converter::indexElems(Value value,
+                                            ArrayRef<unsigned> whole) {
   SmallVector<unsigned> elements;
   for (unsigned d = 0; d < shapeOf(value).size(); ++d)
     elements.push_back(llvm::is_contained(whole, d)
                            ? builder->fulltile()
                            : indexElem(axis(value, d)));
-  return builder->index(elements);
+  return elements;
+}
+
+unsigned Converter::indexOf(Value value, ArrayRef<unsigned> whole) {
+  return builder->index(indexElems(value, whole));
+}
+
+unsigned Converter::loadWith(Value value, ArrayRef<unsigned> elems) {
+  auto it = inlined.find(value);
+  if (it == inlined.end())
+    return builder->load(tensorOf(value), builder->index(elems));
+  Operation *op = it->second;
+  ArrayRef<int64_t> out = shapeOf(value);
+  return elementwise(op, [&](unsigned i) {
+    Value operand = op->getOperand(i);
+    ArrayRef<int64_t> in = shapeOf(operand);
+    int64_t skip = int64_t(out.size()) - int64_t(in.size());
+    SmallVector<unsigned> operandElems;
+    for (unsigned d = 0; d < in.size(); ++d)
+      operandElems.push_back(in[d] == out[skip + d] ? elems[skip + d]
+                                                    : builder->fulltile());
+    return broadcast(loadWith(operand, operandElems), operand, value);
+  });
+}
+
+void Converter::sources(Value value, SmallVectorImpl<Value> &out) {
+  auto it = inlined.find(value);
+  if (it == inlined.end()) {
+    out.push_back(value);
+    return;
+  }
+  for (Value operand : it->second->getOperands())
+    sources(operand, out);
+}
+
+unsigned
+Converter::elementwise(Operation *op,
+                       llvm::function_ref<unsigned(unsigned)> operand) {
+  const TileOps &ops = program.context->getOps();
+  auto semantics = cast<SemanticsOpInterface>(op);
+  OpParams params = semantics.getOpParams();
+  switch (semantics.getOpKind()) {
+  case OpKind::Exp:
+    return builder->op(ops.exp, {operand(0)});
+  case OpKind::Sqrt:
+    return builder->op(ops.sqrt, {operand(0)});
+  case OpKind::Sigmoid:
+    return builder->op(ops.sigmoid, {operand(0)});
+  case OpKind::Silu: {
+    unsigned x = operand(0);
+    return builder->op(ops.mul, {x, builder->op(ops.sigmoid, {x})});
+  }
+  case OpKind::Square: {
+    unsigned x = operand(0);
+    return builder->op(ops.mul, {x, x});
+  }
+  case OpKind::Neg:
+    return builder->op(ops.mul, {operand(0), builder->num(-1)});
+  case OpKind::MulScalar:
+    return builder->op(ops.mul, {operand(0), builder->constant(params.scalar)});
+  case OpKind::AddScalar:
+    return builder->op(ops.add, {operand(0), builder->constant(params.scalar)});
+  case OpKind::Add:
+    return builder->op(ops.add, {operand(0), operand(1)});
+  case OpKind::Sub:
+    return builder->op(ops.sub, {operand(0), operand(1)});
+  case OpKind::Mul:
+    return builder->op(ops.mul, {operand(0), operand(1)});
+  case OpKind::Div:
+    return builder->op(ops.div, {operand(0), operand(1)});
+  default:
+    llvm_unreachable("not an elementwise op with a tile form");
+  }
 }
 
 SmallVector<unsigned> Converter::loopsOf(Value value,
@@ -582,7 +667,7 @@ llvm::Error Converter::emitReshapeChain(Operation *op, Operation *before,
     return unit;
   };
   SmallVector<bool> xUnit = unitDims(x, xIndex), rUnit = unitDims(r, rIndex);
-  unsigned value = builder->load(tensorOf(src), builder->index(srcIndex));
+  unsigned value = loadWith(src, srcIndex);
   if (before) {
     OpParams params = cast<SemanticsOpInterface>(before).getOpParams();
     value = builder->permute(value, SmallVector<int64_t>(params.ints.begin(),
@@ -637,38 +722,18 @@ llvm::Error Converter::emit(Operation *op) {
   };
   switch (kind) {
   case OpKind::Exp:
-    return storeAll(builder->op(ops.exp, {operand(0)}));
   case OpKind::Sqrt:
-    return storeAll(builder->op(ops.sqrt, {operand(0)}));
   case OpKind::Sigmoid:
-    return storeAll(builder->op(ops.sigmoid, {operand(0)}));
-  case OpKind::Silu: {
-    unsigned x = operand(0);
-    return storeAll(
-        builder->op(ops.mul, {x, builder->op(ops.sigmoid, {x})}));
-  }
-  case OpKind::Square: {
-    unsigned x = operand(0);
-    return storeAll(builder->op(ops.mul, {x, x}));
-  }
+  case OpKind::Silu:
+  case OpKind::Square:
   case OpKind::Neg:
-    return storeAll(builder->op(ops.mul, {operand(0), builder->num(-1)}));
   case OpKind::MulScalar:
-    return storeAll(
-        builder->op(ops.mul, {operand(0), builder->constant(params.scalar)}));
   case OpKind::AddScalar:
-    return storeAll(
-        builder->op(ops.add, {operand(0), builder->constant(params.scalar)}));
   case OpKind::Add:
   case OpKind::Sub:
   case OpKind::Mul:
-  case OpKind::Div: {
-    OpId o = kind == OpKind::Add   ? ops.add
-             : kind == OpKind::Sub ? ops.sub
-             : kind == OpKind::Mul ? ops.mul
-                                   : ops.div;
-    return storeAll(builder->op(o, {operand(0), operand(1)}));
-  }
+  case OpKind::Div:
+    return storeAll(elementwise(op, operand));
   case OpKind::Matmul: {
     Value a = op->getOperand(0);
     unsigned value = builder->op(ops.matmul, {load(a), load(op->getOperand(1))});
@@ -713,8 +778,7 @@ llvm::Error Converter::emit(Operation *op) {
       for (unsigned e = 0; e < shapeOf(x).size(); ++e)
         elements.push_back(e == d ? builder->constTile(offset, size)
                                   : indexElem(axis(x, e)));
-      unsigned value =
-          builder->load(tensorOf(x), builder->index(elements));
+      unsigned value = loadWith(x, elements);
       stmt.stores.push_back(
           builder->store(tensorOf(result), value, indexOf(result, {d})));
       offset += size;
@@ -768,11 +832,14 @@ unsigned Converter::joinStatements() {
         break;
       // The values b reads: its op's operands and those of an op
       // absorbed into its statement.
-      SmallVector<Value> reads(b.op->getOperands());
+      SmallVector<Value> direct(b.op->getOperands());
       for (auto &[absorbed, into] : absorbedInto)
         if (into == b.op)
-          reads.append(absorbed->getOperands().begin(),
-                       absorbed->getOperands().end());
+          direct.append(absorbed->getOperands().begin(),
+                        absorbed->getOperands().end());
+      SmallVector<Value> reads;
+      for (Value v : direct)
+        sources(v, reads);
       bool dependent = llvm::any_of(reads, [&](Value v) {
         return v.getDefiningOp() && ops.count(v.getDefiningOp());
       });
@@ -865,6 +932,21 @@ llvm::Expected<TileProgram> Converter::run() {
         !absorbedInto.count(producer))
       absorbedInto[producer] = &op;
   }
+  // Elementwise ops with one user (not returned) are computed where they
+  // are used, as Trinity's frontend writes exp(Q K^T) as one statement.
+  for (Operation &op : body) {
+    auto semantics = dyn_cast<SemanticsOpInterface>(&op);
+    if (!semantics || op.getNumResults() != 1 || absorbedInto.count(&op) ||
+        !getOpInfo(semantics.getOpKind()).elementwise)
+      continue;
+    OpKind kind = semantics.getOpKind();
+    if (kind == OpKind::Gelu || kind == OpKind::Relu || kind == OpKind::Pow)
+      continue;
+    Value r = op.getResult(0);
+    if (r.hasOneUse() && !returned.count(r) &&
+        !isa<func::ReturnOp>(*r.user_begin()))
+      inlined[r] = &op;
+  }
   // A value whose dims share an axis cannot be tiled per axis.
   for (Operation &op : body) {
     if (&op == ret.getOperation())
@@ -880,7 +962,8 @@ llvm::Expected<TileProgram> Converter::run() {
         seen.push_back(cls);
       }
     }
-    if (absorbedInto.count(&op))
+    if (absorbedInto.count(&op) ||
+        (op.getNumResults() == 1 && inlined.count(op.getResult(0))))
       continue;
     if (llvm::Error e = emit(&op))
       return std::move(e);

@@ -1,0 +1,319 @@
+//===- TileEqsatPass.cpp - The mirage-tile-eqsat pass ---------------------===//
+//
+// Part of the Mirage MLIR project.
+//
+// Converts each kernel-graph function to a tile program, saturates it with
+// Trinity's rules, extracts ranked candidates, builds them as graph-defined
+// kernels in rank order and replaces the function by the first one the
+// equivalence verifier accepts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mirage/TileEqsat/Passes.h"
+
+#include "mirage/Dialect/Block/IR/Block.h"
+#include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/TileEqsat/Extraction.h"
+#include "mirage/TileEqsat/KernelToTile.h"
+#include "mirage/TileEqsat/Materialize.h"
+#include "mirage/TileEqsat/Saturation.h"
+#include "mirage/Verify/Equivalence.h"
+
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mirage {
+#define GEN_PASS_DEF_MIRAGETILEEQSAT
+#include "mirage/TileEqsat/Passes.h.inc"
+} // namespace mirage
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::tile;
+
+namespace {
+
+struct TileEqsatPass : public mirage::impl::MirageTileEqsatBase<TileEqsatPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<DeviceModel> model = DeviceModel::get(device);
+    if (!model) {
+      module.emitError() << "mirage-tile-eqsat: unknown device '" << device
+                         << "' (known: h100, h200)";
+      return signalPassFailure();
+    }
+    auto sets = RuleSets::parse(rules);
+    if (!sets) {
+      module.emitError() << "mirage-tile-eqsat: "
+                         << llvm::toString(sets.takeError());
+      return signalPassFailure();
+    }
+    if (topK == 0) {
+      module.emitError() << "mirage-tile-eqsat: top-k must be at least 1";
+      return signalPassFailure();
+    }
+    if (tileSize <= 0) {
+      module.emitError()
+          << "mirage-tile-eqsat: tile-size must be positive (got "
+          << static_cast<int64_t>(tileSize) << ")";
+      return signalPassFailure();
+    }
+    if (fullThreshold < 0) {
+      module.emitError()
+          << "mirage-tile-eqsat: full-threshold must not be negative (got "
+          << static_cast<int64_t>(fullThreshold) << ")";
+      return signalPassFailure();
+    }
+    if (!(timeLimit > 0)) {
+      module.emitError()
+          << "mirage-tile-eqsat: time-limit must be a positive number of "
+             "seconds (got "
+          << llvm::formatv("{0}", static_cast<double>(timeLimit)).str() << ")";
+      return signalPassFailure();
+    }
+    deviceModel = *model;
+    ruleSets = *sets;
+    SmallVector<func::FuncOp> functions;
+    for (auto function : module.getOps<func::FuncOp>()) {
+      if (function.isDeclaration())
+        continue;
+      if (function->hasAttr(kn::KernelDialect::getReferenceAttrName())) {
+        emitRemark(function.getLoc())
+            << "@" << function.getSymName()
+            << ": kept, it names a reference (kn.reference): it is a "
+               "candidate for the equivalence verifier, not a program to "
+               "rewrite";
+        continue;
+      }
+      functions.push_back(function);
+    }
+    for (func::FuncOp function : functions)
+      optimize(function);
+  }
+
+private:
+  void optimize(func::FuncOp function) {
+    Location loc = function.getLoc();
+    StringRef name = function.getSymName();
+    KernelToTileOptions conversion;
+    conversion.fullThreshold = fullThreshold;
+    auto program = convertToTileProgram(function, conversion);
+    if (!program) {
+      emitRemark(loc) << "@" << name << ": kept, no tile program: "
+                      << llvm::toString(program.takeError());
+      return;
+    }
+    if (progress)
+      llvm::errs() << "[mirage-tile-eqsat] @" << name << ": "
+                   << getSequence(*program->context, program->term,
+                                  program->term.getRoot())
+                          .size()
+                   << " statements, " << program->vars.size()
+                   << " loop variables\n";
+
+    TileEGraph egraph(*program->context);
+    egraph.addProgram(program->term);
+    SaturationOptions saturation;
+    saturation.iterations = iterations;
+    saturation.nodeLimit = nodeLimit;
+    saturation.timeLimitSeconds = timeLimit;
+    saturation.rules = ruleSets;
+    saturation.fission = fission;
+    saturation.propagation = propagation;
+    saturation.progress = progress ? &llvm::errs() : nullptr;
+    SaturationStats stats = egraph.saturate(saturation);
+    if (getenv("MIRAGE_TILE_EQSAT_DEBUG") && egraph.getRunner())
+      egraph.getRunner()->printReport(llvm::errs());
+
+    ExtractionOptions extraction;
+    extraction.topK = topK;
+    extraction.cost.device = deviceModel;
+    extraction.cost.sizes.defaultSize = tileSize;
+    extraction.cost.elementBytes =
+        std::max(1u, program->elementType.getIntOrFloatBitWidth() / 8);
+    // Trinity's extraction, and the one for block graphs (kernels with at
+    // most one sequential loop), whose candidates are built.
+    ExtractionResult unconstrained = extractCandidates(egraph, extraction);
+    extraction.blockGraphs = true;
+    ExtractionResult result = extractCandidates(egraph, extraction);
+    ProgramEstimate own =
+        estimateProgram(*program->context, program->term, extraction.cost);
+    if (progress)
+      llvm::errs() << llvm::formatv(
+          "[mirage-tile-eqsat] @{0}: {1} loop structures (kernel limit {2}), "
+          "{3} candidates in {4:f2} s; for block graphs {5} structures, {6} "
+          "candidates in {7:f2} s\n",
+          name, unconstrained.structures, unconstrained.kernelLimit,
+          unconstrained.candidates.size(),
+          unconstrained.structureSeconds + unconstrained.completionSeconds,
+          result.structures, result.candidates.size(),
+          result.structureSeconds + result.completionSeconds);
+
+    // Build and verify in rank order.
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
+    OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
+    auto reference = cast<func::FuncOp>(builder.clone(*function));
+    reference.setSymName((name + "_tile_reference").str());
+    MaterializeOptions materialize;
+    materialize.sizes.defaultSize = tileSize;
+    EquivalenceOptions equivalence;
+    equivalence.seed = seed;
+    std::string bestReason, firstRejection;
+    // Why Trinity's best (by the cost model) has no block graphs, if so.
+    if (!unconstrained.candidates.empty()) {
+      auto fn = materializeProgram(
+          builder, loc, (name + "_tile_best").str(), function.getFunctionType(),
+          *program, unconstrained.candidates.front().term, materialize);
+      if (fn)
+        fn->erase();
+      else
+        bestReason = llvm::toString(fn.takeError());
+    }
+    unsigned built = 0, rejected = 0, inexpressible = 0;
+    std::string firstInexpressible;
+    std::optional<unsigned> chosenRank;
+    func::FuncOp chosen;
+    std::string verdict;
+    // Candidates of both extractions, split where block graphs need it,
+    // ranked by the estimate of what is built.
+    struct Buildable {
+      Term term;
+      ProgramEstimate estimate;
+    };
+    std::vector<Buildable> buildables;
+    llvm::StringSet<> seenTerms;
+    for (const ExtractionResult *list : {&result, &unconstrained})
+      for (const Candidate &c : list->candidates) {
+        Term split = splitForBlockGraphs(*program->context, c.term);
+        if (!seenTerms.insert(program->context->toString(split)).second)
+          continue;
+        ProgramEstimate estimate =
+            estimateProgram(*program->context, split, extraction.cost);
+        buildables.push_back({std::move(split), std::move(estimate)});
+      }
+    llvm::stable_sort(buildables, [](const Buildable &a, const Buildable &b) {
+      return a.estimate.us < b.estimate.us;
+    });
+    for (auto [rank, candidate] : llvm::enumerate(buildables)) {
+      if (rank >= maxBuilt)
+        break;
+      auto fn = materializeProgram(
+          builder, loc, llvm::formatv("{0}_tile{1}", name, rank + 1).str(),
+          function.getFunctionType(), *program, candidate.term, materialize);
+      if (!fn) {
+        std::string reason = llvm::toString(fn.takeError());
+        if (inexpressible++ == 0)
+          firstInexpressible =
+              llvm::formatv("#{0}: {1}", rank + 1, reason).str();
+        if (getenv("MIRAGE_TILE_EQSAT_DEBUG"))
+          llvm::errs() << "#" << rank + 1 << " "
+                       << candidate.estimate.describe() << ": " << reason
+                       << "\n"
+                       << program->context->toString(candidate.term, true)
+                       << "\n";
+        continue;
+      }
+      ++built;
+      std::string diagnostics;
+      LogicalResult valid = success();
+      {
+        ScopedDiagnosticHandler handler(&getContext(), [&](Diagnostic &d) {
+          diagnostics += d.str();
+          return success();
+        });
+        valid = verify(*fn);
+      }
+      if (failed(valid)) {
+        if (getenv("MIRAGE_TILE_EQSAT_DEBUG"))
+          llvm::errs() << "#" << rank + 1 << " is invalid IR: " << diagnostics
+                       << "\n"
+                       << *fn << "\n";
+        if (rejected++ == 0)
+          firstRejection =
+              llvm::formatv("#{0} is invalid IR: {1}", rank + 1, diagnostics)
+                  .str();
+        fn->erase();
+        continue;
+      }
+      auto checked = checkEquivalence(*fn, reference, equivalence);
+      if (!checked || (checked->verdict != Verdict::Proven &&
+                       checked->verdict != Verdict::Tested)) {
+        std::string why = checked ? describe(*checked, reference.getSymName())
+                                  : "could not be checked: " +
+                                        llvm::toString(checked.takeError());
+        if (rejected++ == 0)
+          firstRejection = llvm::formatv("#{0}: {1}", rank + 1, why).str();
+        fn->erase();
+        continue;
+      }
+      chosen = *fn;
+      chosenRank = rank;
+      verdict = describe(*checked, reference.getSymName());
+      break;
+    }
+
+    InFlightDiagnostic remark = emitRemark(loc);
+    remark << llvm::formatv(
+        "@{0}: {1} e-classes, {2} e-nodes, {3:e1} programs represented; "
+        "saturated in {4:f2} s ({5}, {6} iterations); extracted {7} loop "
+        "structures (up to {8} kernels) into {9} candidates in {10:f2} s",
+        name, stats.classes, stats.nodes, stats.programs.count, stats.seconds,
+        egraph::toString(stats.stopReason), stats.iterations,
+        unconstrained.structures, unconstrained.kernelLimit,
+        unconstrained.candidates.size(),
+        unconstrained.structureSeconds + unconstrained.completionSeconds);
+    if (!unconstrained.candidates.empty()) {
+      const Candidate &best = unconstrained.candidates.front();
+      remark << llvm::formatv("; best: {0} (the program: {1:f1} us)",
+                              best.estimate.describe(), own.us);
+      if (!bestReason.empty())
+        remark << ", not expressible as block graphs: " << bestReason;
+    }
+    remark << llvm::formatv(
+        "; for block graphs {0} loop structures, {1} candidates in {2:f2} s; "
+        "{3} distinct candidates ranked; tried {4}: {5} not expressible as "
+        "block graphs",
+        result.structures, result.candidates.size(),
+        result.structureSeconds + result.completionSeconds, buildables.size(),
+        std::min<size_t>(buildables.size(),
+                         chosenRank ? *chosenRank + 1 : unsigned(maxBuilt)),
+        inexpressible);
+    if (!firstInexpressible.empty())
+      remark << " (first: " << firstInexpressible << ")";
+    remark << llvm::formatv(", {0} built, {1} rejected", built, rejected);
+    if (!firstRejection.empty())
+      remark << " (first: " << firstRejection << ")";
+    bool use = chosen && buildables[*chosenRank].estimate.us < own.us;
+    if (chosen) {
+      remark << llvm::formatv("; chose #{0}: {1}; {2}", *chosenRank + 1,
+                              buildables[*chosenRank].estimate.describe(),
+                              verdict);
+      if (!use)
+        remark << llvm::formatv("; kept the program (its estimate, {0:f2} us, "
+                                "is not above the candidate's {1:f2} us)",
+                                own.us, buildables[*chosenRank].estimate.us);
+      else if (!replace)
+        remark << "; not replaced (replace=false)";
+    } else if (buildables.empty()) {
+      remark << "; kept the program (no candidates)";
+    } else if (built == 0) {
+      remark << "; kept the program (no candidate was expressible as block "
+                "graphs)";
+    } else {
+      remark << "; kept the program (no candidate that was built passed the "
+                "IR verifier and the equivalence check)";
+    }
+    remark.report();
+    if (!use || !replace)
+      return;
+    function.getBody().takeBody(chosen.getBody());
+  }
+
+  DeviceModel deviceModel;
+  RuleSets ruleSets;
+};
+
+} // namespace
