@@ -15,13 +15,20 @@
 # same program. Every step runs even when an earlier one
 # failed; the exit status is nonzero when any step or any bundle's check
 # failed. Logs: OUTDIR/*.log. Extra flags for mirage_baselines.py (e.g.
-# --no-compile) can be given in $MIRAGE_BASELINES_ARGS.
+# --no-compile) can be given in $MIRAGE_BASELINES_ARGS, for mirage-run in
+# $MIRAGE_RUN_ARGS. $MIRAGE_PARTS (default run,baselines) picks the parts,
+# so that a machine with short sessions can take them one call at a time
+# into the same OUTDIR; the report always runs on what OUTDIR holds.
 set -euo pipefail
 
 outdir=${1:-${OUT:-./results}}
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
-rm -rf "$outdir"/{mirage-run,baselines,results}.json "$outdir/outputs"  # no stale results
+parts=",${MIRAGE_PARTS:-run,baselines},"
+# No stale results of the parts that run now.
+[[ $parts == *,run,* ]] && rm -rf "$outdir/mirage-run.json" "$outdir/outputs"
+[[ $parts == *,baselines,* ]] && rm -f "$outdir/baselines.json"
+rm -f "$outdir/results.json"
 cd "$(dirname "${BASH_SOURCE[0]}")"
 build=/tmp/mirage-runtime-build
 failed=0
@@ -52,10 +59,11 @@ if [ -z "$mirage_run" ]; then
 fi
 
 # --- our kernels ------------------------------------------------------------
-if [ -n "$mirage_run" ]; then
+if [ -n "$mirage_run" ] && [[ $parts == *,run,* ]]; then
   echo "== mirage-run (log: mirage-run.log)"
   run_status=0
-  "$mirage_run" "${bundles[@]}" --modes graph,plain,pdl \
+  # shellcheck disable=SC2086  # the extra arguments are meant to split
+  "$mirage_run" "${bundles[@]}" --modes graph,plain,pdl ${MIRAGE_RUN_ARGS:-} \
     --dump-outputs "$outdir/outputs" --json "$outdir/mirage-run.json" 2>&1 \
     | tee "$outdir/mirage-run.log" || run_status=$?
   if [ "$run_status" -ne 0 ]; then
@@ -65,15 +73,17 @@ if [ -n "$mirage_run" ]; then
 fi
 
 # --- PyTorch baselines ------------------------------------------------------
-echo "== PyTorch baselines (log: baselines.log)"
-base_status=0
-# shellcheck disable=SC2086  # the extra arguments are meant to split
-PYTHONUNBUFFERED=1 python3 runtime/python/mirage_baselines.py "${bundles[@]}" \
-  --json "$outdir/baselines.json" ${MIRAGE_BASELINES_ARGS:-} 2>&1 \
-  | tee "$outdir/baselines.log" || base_status=$?
-if [ "$base_status" -ne 0 ]; then
-  echo "mirage_baselines.py exited with status $base_status"
-  failed=1
+if [[ $parts == *,baselines,* ]]; then
+  echo "== PyTorch baselines (log: baselines.log)"
+  base_status=0
+  # shellcheck disable=SC2086  # the extra arguments are meant to split
+  PYTHONUNBUFFERED=1 python3 runtime/python/mirage_baselines.py "${bundles[@]}" \
+    --json "$outdir/baselines.json" ${MIRAGE_BASELINES_ARGS:-} 2>&1 \
+    | tee "$outdir/baselines.log" || base_status=$?
+  if [ "$base_status" -ne 0 ]; then
+    echo "mirage_baselines.py exited with status $base_status"
+    failed=1
+  fi
 fi
 
 # --- the report, printed last -----------------------------------------------

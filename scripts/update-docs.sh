@@ -7,7 +7,7 @@ build="${MIRAGE_BUILD_DIR:-$root/build}"
 for dialect in Kernel Block Thread Task; do
   cp "$build/docs/Dialects/$dialect.md" "$root/docs/reference/$dialect.md"
 done
-for passes in Block Kernel Verify Conversion Frontend Search Task; do
+for passes in Block Kernel Verify Conversion Frontend Search Task TileEqsat; do
   cp "$build/docs/Passes/$passes.md" "$root/docs/reference/${passes}Passes.md"
 done
 echo "update-docs: docs/reference regenerated"

@@ -550,8 +550,30 @@ def finite_or_none(value):
     return value
 
 
-def run_all(options):
-    """The baselines JSON document for options.bundles."""
+def program_key(path):
+    """What makes two bundles' baselines identical (the program, its inputs
+    and outputs, the generator and the reference function), or None when the
+    manifest is unreadable. The forms of one program (per operator, fused,
+    mega-kernel) share it."""
+    try:
+        bundle = Bundle(path)
+    except Exception:  # reported by BundleRunner.run
+        return None
+    if bundle.program is None:
+        return None
+    reference = (bundle.manifest.get("reference") or {}).get("function")
+    return json.dumps([bundle.program, reference,
+                       bundle.manifest["inputs_generator"],
+                       [(b["dtype"], b["shape"]) for b in bundle.inputs],
+                       [(b["dtype"], b["shape"]) for b in bundle.outputs]],
+                      sort_keys=True)
+
+
+def run_all(options, progress=None):
+    """The baselines JSON document for options.bundles; `progress(document)`
+    after each bundle, so that an interrupted run keeps what it measured.
+    A bundle whose program another bundle already had gets that bundle's
+    numbers (with `same_program_as`) instead of being compiled again."""
     import torch
     device = torch.device(options.device)
     info = device_info(device)
@@ -560,16 +582,29 @@ def run_all(options):
     print(f"{info['name']}: copy bandwidth {bandwidth / 1e9:.1f} GB/s", flush=True)
     runner = BundleRunner(options, device, info["l2_bytes"], bandwidth)
     results = []
+    document = {"device": info, "copy_bandwidth_bytes_per_s": bandwidth,
+                "results": results}
+    measured = {}
     for path in options.bundles:
-        print(f"baselines: {path}", flush=True)
-        result = runner.run(path)
-        for error in result["errors"]:
-            print(f"  error: {error}", flush=True)
+        key = program_key(path)
+        if key in measured:
+            first = measured[key]
+            result = dict(first, name=Bundle(path).name, bundle=str(path),
+                          same_program_as=first["name"])
+            print(f"baselines: {path}: the program of {first['name']}", flush=True)
+        else:
+            print(f"baselines: {path}", flush=True)
+            result = runner.run(path)
+            for error in result["errors"]:
+                print(f"  error: {error}", flush=True)
+            if key is not None:
+                measured[key] = result
         results.append(result)
         if device.type == "cuda":
             torch.cuda.empty_cache()
-    return {"device": info, "copy_bandwidth_bytes_per_s": bandwidth,
-            "results": results}
+        if progress:
+            progress(document)
+    return document
 
 
 def parse_args(argv):
@@ -594,9 +629,12 @@ def parse_args(argv):
 
 def main(argv=None):
     options = parse_args(argv)
-    document = run_all(options)
-    text = json.dumps(finite_or_none(document), indent=2, allow_nan=False)
-    pathlib.Path(options.json).write_text(text + "\n")
+
+    def write(document):
+        text = json.dumps(finite_or_none(document), indent=2, allow_nan=False)
+        pathlib.Path(options.json).write_text(text + "\n")
+
+    write(run_all(options, progress=write))
     return 0
 
 

@@ -170,6 +170,16 @@ def disagreement(first, second):
     return worst
 
 
+def program_of(row):
+    """The program a row's bundle compiles: its reference function, or for a
+    bundle without a reference its name less the mega-kernel suffix
+    (mirage-bundle names a mega-kernel bundle <function>_megakernel)."""
+    if row["function"]:
+        return row["function"]
+    name = row["name"]
+    return name[:-len("_megakernel")] if name.endswith("_megakernel") else name
+
+
 def megakernel_pairs(rows, outputs_dir=None):
     """Every timed mega-kernel bundle beside every per-operator bundle of the
     same program (reference function), with the ratios of their times and,
@@ -177,8 +187,8 @@ def megakernel_pairs(rows, outputs_dir=None):
     failed is listed under the problems instead."""
     by_function = {}
     for row in rows:
-        if row["mirage_run"] is not None and row["function"]:
-            by_function.setdefault(row["function"], []).append(row)
+        if row["mirage_run"] is not None:
+            by_function.setdefault(program_of(row), []).append(row)
     pairs = []
     for function, group in by_function.items():
         for mega in (r for r in group

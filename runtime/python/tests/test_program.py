@@ -257,6 +257,23 @@ def test_cli_bundles(tmp_path):
     assert results["no_program"]["skipped"] and results["no_program"]["errors"] == []
 
 
+def test_cli_measures_a_program_once(tmp_path):
+    """The forms of one program (same program, inputs and reference) are
+    measured once; the JSON holds what was measured even mid-run."""
+    first = rmsnorm_linear_bundle(tmp_path, "prog", "f16")
+    second = tmp_path / "prog_megakernel"
+    second.mkdir()
+    manifest = json.loads((first / "manifest.json").read_text())
+    manifest["name"] = "prog_megakernel"
+    (second / "manifest.json").write_text(json.dumps(manifest))
+    (second / "reference.bin").write_bytes((first / "reference.bin").read_bytes())
+    document = run_cli(tmp_path, [first, second])
+    one, other = document["results"]
+    assert other["name"] == "prog_megakernel" and other["same_program_as"] == "prog"
+    assert other["bundle"] == str(second) and other["eager_us"] == one["eager_us"]
+    assert "same_program_as" not in one
+
+
 def test_cli_compile_on_cpu(tmp_path):
     """--compile on CPU: torch.compile timed without graphs, as compile_us."""
     pytest.importorskip("torch._inductor")
