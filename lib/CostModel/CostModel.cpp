@@ -24,6 +24,11 @@ std::optional<DeviceModel> DeviceModel::get(llvm::StringRef name) {
   return std::nullopt;
 }
 
+ArrayRef<llvm::StringRef> DeviceModel::getNames() {
+  static const llvm::StringRef kNames[] = {"h100", "h200"};
+  return kNames;
+}
+
 namespace {
 int64_t roundUp(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;

@@ -776,7 +776,8 @@ Expected<RuleSets> RuleSets::parse(StringRef text) {
     if (part.empty())
       return llvm::createStringError(
           "empty rule set in '" + text.str() +
-          "' (known: loops, fusion, algebra, all, none)");
+          "' for option 'rules'; valid values: loops, fusion, algebra "
+          "(comma-separated), all, none");
     if (part == "all")
       sets.loops = sets.fusion = sets.algebra = true;
     else if (part == "none")
@@ -789,8 +790,9 @@ Expected<RuleSets> RuleSets::parse(StringRef text) {
       sets.algebra = true;
     else
       return llvm::createStringError(
-          "unknown rule set '" + part.str() +
-          "' (known: loops, fusion, algebra, all, none)");
+          "unknown value '" + part.str() +
+          "' for option 'rules'; valid values: loops, fusion, algebra "
+          "(comma-separated), all, none");
   }
   return sets;
 }

@@ -12,8 +12,8 @@
 // LOWER-LABEL: func.func @elementwise_chain
 // LOWER-NOT: kn.{{(exp|mul|add|sub|div|matmul|rms_norm|reduce_sum|reduce_max|split|concat|silu|neg)}} 
 
-// DEVICE: error: kn-fuse: unknown device 'a100' (h100, h200)
-// CHIP: error: kn-fuse: unknown chip 'sm_42'
+// DEVICE: error: kn-fuse: unknown value 'a100' for option 'device'; valid values: h100, h200
+// CHIP: error: kn-fuse: unknown value 'sm_42' for option 'chip'; valid values: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a
 
 // An elementwise chain with broadcast operands (a row vector, a column):
 // one kernel, the broadcast operands replicated along the dims they lack.

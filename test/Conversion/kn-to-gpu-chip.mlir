@@ -6,7 +6,7 @@
 // RUN: not mirage-opt %s --convert-kn-to-gpu="chip=sm_42" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // SM86: error: 'tb.graph' op needs 131328 bytes of shared memory for its tiles with 2 pipeline stage(s), more than the 101376 bytes per block of the target
-// UNKNOWN: error: convert-kn-to-gpu: unknown chip 'sm_42' (known: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a)
+// UNKNOWN: error: convert-kn-to-gpu: unknown value 'sm_42' for option 'chip'; valid values: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a
 
 func.func @rows(%a: tensor<4x16384xf16>) -> tensor<4x1xf16> {
   %b = kn.kernel(%a) {

@@ -79,4 +79,4 @@ tg.graph @empty workers 1 linearized {
   tg.queue worker 0 [0]
 }
 
-// CHIP: error: convert-tg-to-gpu: unknown chip 'sm_00' (known: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a)
+// CHIP: error: convert-tg-to-gpu: unknown value 'sm_00' for option 'chip'; valid values: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a

@@ -2,7 +2,7 @@
 // RUN: not mirage-opt %s --mirage-superoptimize="top-k=0" 2>&1 | FileCheck %s --check-prefix=TOPK
 // RUN: not mirage-opt %s --mirage-superoptimize="timings=%t.missing.json" 2>&1 | FileCheck %s --check-prefix=TIMINGS
 
-// DEVICE: unknown device 'a100' (known: h100, h200)
+// DEVICE: error: mirage-superoptimize: unknown value 'a100' for option 'device'; valid values: h100, h200
 // TOPK: top-k must be at least 1
 // TIMINGS: cannot read timings '{{.*}}missing.json'
 func.func @f(%x: tensor<16x32xf16>) -> tensor<16x32xf16> {

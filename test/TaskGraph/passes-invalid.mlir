@@ -8,7 +8,7 @@
 // linearized order.
 // LINEAR: error: cannot linearize: task 1 (empty) has several events to wait on or trigger; normalize first
 // SCHEDULE: error: tg-schedule needs a linearized task graph; run tg-normalize and tg-linearize first
-// DEVICE: error: unknown device 'b300'; expected h100 or h200
+// DEVICE: error: tg-schedule: unknown value 'b300' for option 'device'; valid values: h100, h200
 // WORKERS: error: tg-schedule: workers must be 0 or positive, got -2
 tg.graph @not_normalized {
   %a = tg.event triggers 0

@@ -13,11 +13,11 @@
 // RUN: mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="rules=loops,algebra" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OK
 // RUN: mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="rules=none" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NONE
 
-// RULES: error: mirage-tile-eqsat: unknown rule set 'bogus' (known: loops, fusion, algebra, all, none)
+// RULES: error: mirage-tile-eqsat: unknown value 'bogus' for option 'rules'; valid values: loops, fusion, algebra (comma-separated), all, none
 // RULES-NOT: remark
-// EMPTY: error: mirage-tile-eqsat: empty rule set in 'loops,,fusion' (known: loops, fusion, algebra, all, none)
-// NORULES: error: mirage-tile-eqsat: empty rule set in '' (known: loops, fusion, algebra, all, none)
-// DEVICE: error: mirage-tile-eqsat: unknown device 'a100' (known: h100, h200)
+// EMPTY: error: mirage-tile-eqsat: empty rule set in 'loops,,fusion' for option 'rules'; valid values: loops, fusion, algebra (comma-separated), all, none
+// NORULES: error: mirage-tile-eqsat: empty rule set in '' for option 'rules'; valid values: loops, fusion, algebra (comma-separated), all, none
+// DEVICE: error: mirage-tile-eqsat: unknown value 'a100' for option 'device'; valid values: h100, h200
 // TOPK: error: mirage-tile-eqsat: top-k must be at least 1
 // TILE: error: mirage-tile-eqsat: tile-size must be positive (got 0)
 // FULL: error: mirage-tile-eqsat: full-threshold must not be negative (got -1)

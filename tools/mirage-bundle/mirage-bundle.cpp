@@ -9,6 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mirage/CostModel/CostModel.h"
+#include "mirage/Dialect/Block/IR/Block.h"
+#include "mirage/IR/OptionChecks.h"
 #include "mirage/InitAllDialects.h"
 #include "mirage/Target/Bundle.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -82,6 +85,16 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv,
                               "Compile kernel graphs into GPU bundles\n");
+  // Flags with a fixed set of values, before the input is read.
+  for (std::optional<std::string> error :
+       {mirage::checkOptionValue("mirage-bundle", "--chip", chip,
+                                 mirage::tb::TargetAttr::getKnownChips()),
+        mirage::checkOptionValue("mirage-bundle", "--device", device,
+                                 mirage::DeviceModel::getNames())})
+    if (error) {
+      llvm::errs() << "error: " << *error << "\n";
+      return 1;
+    }
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);

@@ -12,6 +12,9 @@
 
 #include "mlir/Pass/PassOptions.h"
 
+#include <optional>
+#include <string>
+
 namespace mlir {
 class DialectRegistry;
 class OpPassManager;
@@ -91,6 +94,17 @@ struct MirageToMegaKernelOptions
 /// The lowest PTX ISA version (times ten) that supports `chip`, or 0 for an
 /// unknown chip.
 unsigned getMinimumPTXVersion(llvm::StringRef chip);
+
+/// The error for an unknown `chip` or `format` given to `pipeline`, else
+/// nothing.
+std::optional<std::string> checkGPUCodeOptions(llvm::StringRef pipeline,
+                                               llvm::StringRef chip,
+                                               llvm::StringRef format);
+
+/// The error for an unknown cost-model `device` given to `where` (a pass or
+/// pipeline), else nothing.
+std::optional<std::string> checkDeviceOption(llvm::StringRef where,
+                                             llvm::StringRef device);
 
 /// Whether `chip` has griddepcontrol (programmatic dependent launch).
 bool hasDependentLaunch(llvm::StringRef chip);

@@ -47,6 +47,8 @@ struct DeviceModel {
 
   /// "h100" (H100 SXM) or "h200".
   static std::optional<DeviceModel> get(llvm::StringRef name);
+  /// The names get() knows.
+  static llvm::ArrayRef<llvm::StringRef> getNames();
 };
 
 /// Floating-point operations on tensor cores and on CUDA cores.

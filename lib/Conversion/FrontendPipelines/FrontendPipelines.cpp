@@ -8,6 +8,7 @@
 #include "mirage/Conversion/Frontend/Pipelines.h"
 
 #include "mirage/Conversion/Frontend/Passes.h"
+#include "mirage/IR/OptionChecks.h"
 #include "mirage/Search/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -30,21 +31,36 @@ void mirage::buildFrontendToPTXPipeline(OpPassManager &pm, FrontendInput input,
   buildMirageToPTXPipeline(pm, options);
 }
 
+static std::optional<std::string>
+checkFrontendToPTXOptions(llvm::StringRef pipeline,
+                          const mirage::FrontendToPTXOptions &options) {
+  if (auto error =
+          mirage::checkGPUCodeOptions(pipeline, options.chip, options.format))
+    return error;
+  return mirage::checkDeviceOption(pipeline, options.device);
+}
+
 void mirage::registerFrontendToPTXPipelines() {
-  PassPipelineRegistration<FrontendToPTXOptions>(
+  registerCheckedPassPipeline<FrontendToPTXOptions>(
       "mirage-linalg-to-ptx",
       "Compile linalg on tensors to PTX or cubin: convert-linalg-to-kn, "
       "mirage-superoptimize (with superoptimize=true), then mirage-to-ptx "
       "(whose options it takes)",
       [](OpPassManager &pm, const FrontendToPTXOptions &options) {
         buildFrontendToPTXPipeline(pm, FrontendInput::Linalg, options);
+      },
+      [](const FrontendToPTXOptions &options) {
+        return checkFrontendToPTXOptions("mirage-linalg-to-ptx", options);
       });
-  PassPipelineRegistration<FrontendToPTXOptions>(
+  registerCheckedPassPipeline<FrontendToPTXOptions>(
       "mirage-tosa-to-ptx",
       "Compile tosa to PTX or cubin: convert-tosa-to-kn, "
       "mirage-superoptimize (with superoptimize=true), then mirage-to-ptx "
       "(whose options it takes)",
       [](OpPassManager &pm, const FrontendToPTXOptions &options) {
         buildFrontendToPTXPipeline(pm, FrontendInput::Tosa, options);
+      },
+      [](const FrontendToPTXOptions &options) {
+        return checkFrontendToPTXOptions("mirage-tosa-to-ptx", options);
       });
 }

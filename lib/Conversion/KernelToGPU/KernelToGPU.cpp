@@ -13,12 +13,13 @@
 #include "mirage/Conversion/Frontend/Guard.h"
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/IR/OptionChecks.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -270,19 +271,20 @@ struct ConvertKernelToGPU
     : public mirage::impl::ConvertKernelToGPUBase<ConvertKernelToGPU> {
   using Base::Base;
 
+  std::optional<std::string> checkOptions() const {
+    if (chip.empty())
+      return std::nullopt;
+    return checkOptionValue("convert-kn-to-gpu", "chip", chip,
+                            tb::TargetAttr::getKnownChips());
+  }
+  MIRAGE_CHECK_PASS_OPTIONS_AT_PARSE
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     codegen::Options options;
-    if (!chip.empty()) {
-      auto target = tb::TargetAttr::getKnown(module.getContext(), chip);
-      if (!target) {
-        module.emitError() << "convert-kn-to-gpu: unknown chip '" << chip
-                           << "' (known: sm_80, sm_86, sm_89, sm_90, sm_90a, "
-                              "sm_100a)";
-        return signalPassFailure();
-      }
-      options.chipSharedMemory = target.getSmemPerBlock();
-    }
+    if (!chip.empty())
+      options.chipSharedMemory =
+          tb::TargetAttr::getKnown(module.getContext(), chip).getSmemPerBlock();
     options.pipelineStages = pipelineStages;
     options.tensorCores = tensorCores;
     options.asyncCopy = asyncCopy;

@@ -7,8 +7,10 @@
 #include "mirage/Conversion/TaskGraphPipeline.h"
 
 #include "mirage/Conversion/Passes.h"
+#include "mirage/CostModel/CostModel.h"
 #include "mirage/Dialect/Kernel/Transforms/Passes.h"
 #include "mirage/Dialect/Task/Transforms/Passes.h"
+#include "mirage/IR/OptionChecks.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -44,7 +46,7 @@ void mirage::buildMirageToTaskGraphPipeline(
 }
 
 void mirage::registerMirageToTaskGraphPipeline() {
-  PassPipelineRegistration<MirageToTaskGraphOptions>(
+  registerCheckedPassPipeline<MirageToTaskGraphOptions>(
       "mirage-to-task-graph",
       "Compile kernel graphs into scheduled task graphs: kn-fuse{persistent}, "
       "kn-default-block-graphs{persistent}, mirage-build-task-graph, then on "
@@ -52,5 +54,9 @@ void mirage::registerMirageToTaskGraphPipeline() {
       "tg-label-launch, tg-schedule and tg-check-schedule.",
       [](OpPassManager &pm, const MirageToTaskGraphOptions &options) {
         buildMirageToTaskGraphPipeline(pm, options);
+      },
+      [](const MirageToTaskGraphOptions &options) {
+        return checkOptionValue("mirage-to-task-graph", "device",
+                                options.device, DeviceModel::getNames());
       });
 }

@@ -12,6 +12,7 @@
 #include "DeviceToBinary.h"
 #include "mirage/Conversion/Passes.h"
 #include "mirage/Conversion/TaskGraphPipeline.h"
+#include "mirage/IR/OptionChecks.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -39,7 +40,7 @@ void mirage::buildMirageToMegaKernelPipeline(
 }
 
 void mirage::registerMirageToMegaKernelPipeline() {
-  PassPipelineRegistration<MirageToMegaKernelOptions>(
+  registerCheckedPassPipeline<MirageToMegaKernelOptions>(
       "mirage-to-megakernel",
       "Compile kernel graphs into one persistent kernel each: "
       "mirage-to-task-graph, convert-tg-to-gpu, then the NVVM path of "
@@ -47,5 +48,11 @@ void mirage::registerMirageToMegaKernelPipeline() {
       "stays as the kernel's host side.",
       [](OpPassManager &pm, const MirageToMegaKernelOptions &options) {
         buildMirageToMegaKernelPipeline(pm, options);
+      },
+      [](const MirageToMegaKernelOptions &options) {
+        if (auto error = checkGPUCodeOptions("mirage-to-megakernel",
+                                             options.chip, options.format))
+          return error;
+        return checkDeviceOption("mirage-to-megakernel", options.device);
       });
 }

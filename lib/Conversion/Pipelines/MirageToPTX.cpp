@@ -11,7 +11,10 @@
 
 #include "DeviceToBinary.h"
 #include "mirage/Conversion/Passes.h"
+#include "mirage/CostModel/CostModel.h"
+#include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/Transforms/Passes.h"
+#include "mirage/IR/OptionChecks.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
@@ -61,6 +64,28 @@ unsigned mirage::getMinimumPTXVersion(llvm::StringRef chip) {
       .Case("sm_90a", 80)
       .Cases("sm_100", "sm_100a", 86)
       .Default(0);
+}
+
+std::optional<std::string> mirage::checkGPUCodeOptions(llvm::StringRef pipeline,
+                                                       llvm::StringRef chip,
+                                                       llvm::StringRef format) {
+  if (auto error = checkOptionValue(pipeline, "chip", chip,
+                                    tb::TargetAttr::getKnownChips()))
+    return error;
+  // What gpu-module-to-binary takes; it reports anything else without
+  // failing and writes a fatbin.
+  if (!llvm::is_contained({"isa", "bin", "fatbin", "llvm", "assembly", "binary",
+                           "fatbinary", "offloading"},
+                          format))
+    return formatBadOptionValue(
+        pipeline, "format", format,
+        "isa, bin, fatbin, llvm (or assembly, binary, fatbinary, offloading)");
+  return std::nullopt;
+}
+
+std::optional<std::string> mirage::checkDeviceOption(llvm::StringRef where,
+                                                     llvm::StringRef device) {
+  return checkOptionValue(where, "device", device, DeviceModel::getNames());
 }
 
 bool mirage::hasDependentLaunch(llvm::StringRef chip) {
@@ -133,13 +158,17 @@ void mirage::buildMirageToPTXPipeline(OpPassManager &pm,
 }
 
 void mirage::registerMirageToPTXPipeline() {
-  PassPipelineRegistration<MirageToPTXOptions>(
+  registerCheckedPassPipeline<MirageToPTXOptions>(
       "mirage-to-ptx",
       "Lower kernel graphs to PTX or cubin: kn-fuse, kn-default-block-graphs, "
       "convert-kn-to-gpu, then the NVVM path of the gpu.modules ending in "
       "gpu-module-to-binary. Host functions stay as memref + gpu.launch_func.",
       [](OpPassManager &pm, const MirageToPTXOptions &options) {
         buildMirageToPTXPipeline(pm, options);
+      },
+      [](const MirageToPTXOptions &options) {
+        return checkGPUCodeOptions("mirage-to-ptx", options.chip,
+                                   options.format);
       });
 }
 

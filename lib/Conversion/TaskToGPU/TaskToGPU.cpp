@@ -16,6 +16,7 @@
 #include "mirage/Conversion/MegaKernel.h"
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Task/IR/Task.h"
+#include "mirage/IR/OptionChecks.h"
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -481,19 +482,20 @@ struct ConvertTaskToGPU
     : public mirage::impl::ConvertTaskToGPUBase<ConvertTaskToGPU> {
   using Base::Base;
 
+  std::optional<std::string> checkOptions() const {
+    if (chip.empty())
+      return std::nullopt;
+    return checkOptionValue("convert-tg-to-gpu", "chip", chip,
+                            tb::TargetAttr::getKnownChips());
+  }
+  MIRAGE_CHECK_PASS_OPTIONS_AT_PARSE
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     codegen::Options options;
-    if (!chip.empty()) {
-      auto target = tb::TargetAttr::getKnown(module.getContext(), chip);
-      if (!target) {
-        module.emitError() << "convert-tg-to-gpu: unknown chip '" << chip
-                           << "' (known: sm_80, sm_86, sm_89, sm_90, sm_90a, "
-                              "sm_100a)";
-        return signalPassFailure();
-      }
-      options.chipSharedMemory = target.getSmemPerBlock();
-    }
+    if (!chip.empty())
+      options.chipSharedMemory =
+          tb::TargetAttr::getKnown(module.getContext(), chip).getSmemPerBlock();
     options.pipelineStages = pipelineStages;
     options.tensorCores = tensorCores;
     options.asyncCopy = asyncCopy;

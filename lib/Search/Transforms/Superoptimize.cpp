@@ -12,6 +12,7 @@
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/Dialect/Thread/IR/Thread.h"
+#include "mirage/IR/OptionChecks.h"
 #include "mirage/Search/MuGraphIO.h"
 #include "mirage/Semantics/Parallel.h"
 #include "mirage/Verify/Equivalence.h"
@@ -83,18 +84,20 @@ struct Superoptimize
     : public mirage::impl::MirageSuperoptimizeBase<Superoptimize> {
   using Base::Base;
 
+  std::optional<std::string> checkOptions() const {
+    if (auto error = checkOptionValue("mirage-superoptimize", "device", device,
+                                      DeviceModel::getNames()))
+      return error;
+    if (topK == 0)
+      return std::string("mirage-superoptimize: top-k must be at least 1");
+    return std::nullopt;
+  }
+  MIRAGE_CHECK_PASS_OPTIONS_AT_PARSE
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // checkOptions() passed in initialize().
     std::optional<DeviceModel> model = DeviceModel::get(device);
-    if (!model) {
-      module.emitError() << "mirage-superoptimize: unknown device '" << device
-                         << "' (known: h100, h200)";
-      return signalPassFailure();
-    }
-    if (topK == 0) {
-      module.emitError() << "mirage-superoptimize: top-k must be at least 1";
-      return signalPassFailure();
-    }
     if (!timings.empty()) {
       auto read = readTimings(timings, module.getLoc());
       if (failed(read))

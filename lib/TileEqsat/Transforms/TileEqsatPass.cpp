@@ -13,6 +13,7 @@
 
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/IR/OptionChecks.h"
 #include "mirage/TileEqsat/Extraction.h"
 #include "mirage/TileEqsat/KernelToTile.h"
 #include "mirage/TileEqsat/Materialize.h"
@@ -37,45 +38,34 @@ namespace {
 struct TileEqsatPass : public mirage::impl::MirageTileEqsatBase<TileEqsatPass> {
   using Base::Base;
 
+  std::optional<std::string> checkOptions() const {
+    if (auto error = checkOptionValue("mirage-tile-eqsat", "device", device,
+                                      DeviceModel::getNames()))
+      return error;
+    auto sets = RuleSets::parse(rules);
+    if (!sets)
+      return "mirage-tile-eqsat: " + llvm::toString(sets.takeError());
+    if (topK == 0)
+      return std::string("mirage-tile-eqsat: top-k must be at least 1");
+    if (tileSize <= 0)
+      return "mirage-tile-eqsat: tile-size must be positive (got " +
+             std::to_string(static_cast<int64_t>(tileSize)) + ")";
+    if (fullThreshold < 0)
+      return "mirage-tile-eqsat: full-threshold must not be negative (got " +
+             std::to_string(static_cast<int64_t>(fullThreshold)) + ")";
+    if (!(timeLimit > 0))
+      return "mirage-tile-eqsat: time-limit must be a positive number of "
+             "seconds (got " +
+             llvm::formatv("{0}", static_cast<double>(timeLimit)).str() + ")";
+    return std::nullopt;
+  }
+  MIRAGE_CHECK_PASS_OPTIONS_AT_PARSE
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<DeviceModel> model = DeviceModel::get(device);
-    if (!model) {
-      module.emitError() << "mirage-tile-eqsat: unknown device '" << device
-                         << "' (known: h100, h200)";
-      return signalPassFailure();
-    }
-    auto sets = RuleSets::parse(rules);
-    if (!sets) {
-      module.emitError() << "mirage-tile-eqsat: "
-                         << llvm::toString(sets.takeError());
-      return signalPassFailure();
-    }
-    if (topK == 0) {
-      module.emitError() << "mirage-tile-eqsat: top-k must be at least 1";
-      return signalPassFailure();
-    }
-    if (tileSize <= 0) {
-      module.emitError()
-          << "mirage-tile-eqsat: tile-size must be positive (got "
-          << static_cast<int64_t>(tileSize) << ")";
-      return signalPassFailure();
-    }
-    if (fullThreshold < 0) {
-      module.emitError()
-          << "mirage-tile-eqsat: full-threshold must not be negative (got "
-          << static_cast<int64_t>(fullThreshold) << ")";
-      return signalPassFailure();
-    }
-    if (!(timeLimit > 0)) {
-      module.emitError()
-          << "mirage-tile-eqsat: time-limit must be a positive number of "
-             "seconds (got "
-          << llvm::formatv("{0}", static_cast<double>(timeLimit)).str() << ")";
-      return signalPassFailure();
-    }
-    deviceModel = *model;
-    ruleSets = *sets;
+    // checkOptions() passed in initialize().
+    deviceModel = *DeviceModel::get(device);
+    ruleSets = cantFail(RuleSets::parse(rules));
     SmallVector<func::FuncOp> functions;
     for (auto function : module.getOps<func::FuncOp>()) {
       if (function.isDeclaration())

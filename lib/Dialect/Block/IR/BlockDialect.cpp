@@ -199,6 +199,13 @@ TargetAttr TargetAttr::getKnown(MLIRContext *context, StringRef chip) {
   return {};
 }
 
+SmallVector<StringRef> TargetAttr::getKnownChips() {
+  SmallVector<StringRef> chips;
+  for (const ChipLimits &limits : kKnownChips)
+    chips.push_back(limits.chip);
+  return chips;
+}
+
 TargetAttr TargetAttr::getDefault(MLIRContext *context) {
   return getKnown(context, "sm_90a");
 }

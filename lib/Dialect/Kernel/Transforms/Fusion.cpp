@@ -19,6 +19,7 @@
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/Dialect/Kernel/Transforms/BlockGraphBuilder.h"
 #include "mirage/IR/GraphUtils.h"
+#include "mirage/IR/OptionChecks.h"
 #include "mirage/IR/SemanticsOpInterface.h"
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1231,28 +1232,27 @@ LogicalResult Fuser::run() {
 struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
   using Base::Base;
 
+  std::optional<std::string> checkOptions() const {
+    if (auto error = checkOptionValue("kn-fuse", "device", device,
+                                      DeviceModel::getNames()))
+      return error;
+    if (!chip.empty())
+      if (auto error = checkOptionValue("kn-fuse", "chip", chip,
+                                        tb::TargetAttr::getKnownChips()))
+        return error;
+    if (workers < 0 || maxGroupOps < 1 || tolerance < 0)
+      return std::string("kn-fuse: workers and tolerance must be 0 or "
+                         "positive and max-group-ops positive");
+    return std::nullopt;
+  }
+  MIRAGE_CHECK_PASS_OPTIONS_AT_PARSE
+
   void runOnOperation() override {
+    // checkOptions() passed in initialize().
     std::optional<DeviceModel> model = DeviceModel::get(device);
-    if (!model) {
-      getOperation().emitError()
-          << "kn-fuse: unknown device '" << device << "' (h100, h200)";
-      return signalPassFailure();
-    }
-    if (workers < 0 || maxGroupOps < 1 || tolerance < 0) {
-      getOperation().emitError()
-          << "kn-fuse: workers and tolerance must be 0 or positive and "
-             "max-group-ops positive";
-      return signalPassFailure();
-    }
     tb::TargetAttr compiledChip;
-    if (!this->chip.empty()) {
+    if (!this->chip.empty())
       compiledChip = tb::TargetAttr::getKnown(&getContext(), this->chip);
-      if (!compiledChip) {
-        getOperation().emitError()
-            << "kn-fuse: unknown chip '" << this->chip << "'";
-        return signalPassFailure();
-      }
-    }
     SmallVector<func::FuncOp> functions(
         getOperation().getOps<func::FuncOp>());
     for (func::FuncOp function : functions) {

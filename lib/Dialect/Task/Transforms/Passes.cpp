@@ -9,6 +9,7 @@
 
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Task/Transforms/TaskGraphIO.h"
+#include "mirage/IR/OptionChecks.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -96,6 +97,16 @@ struct LabelLaunch : public tg::impl::TgLabelLaunchBase<LabelLaunch> {
 
 struct Schedule : public tg::impl::TgScheduleBase<Schedule> {
   using Base::Base;
+  std::optional<std::string> checkOptions() const {
+    if (auto error = checkOptionValue("tg-schedule", "device", device,
+                                      DeviceModel::getNames()))
+      return error;
+    if (workers < 0)
+      return "tg-schedule: workers must be 0 or positive, got " +
+             std::to_string(static_cast<int64_t>(workers));
+    return std::nullopt;
+  }
+  MIRAGE_CHECK_PASS_OPTIONS_AT_PARSE
   void runOnOperation() override {
     GraphOp op = getOperation();
     if (!op.getLinearized()) {
@@ -104,12 +115,8 @@ struct Schedule : public tg::impl::TgScheduleBase<Schedule> {
       return signalPassFailure();
     }
     FailureOr<DeviceModel> device = getDeviceModel(op, this->device);
-    if (failed(device) || workers < 0) {
-      if (succeeded(device))
-        op.emitError() << "tg-schedule: workers must be 0 or positive, got "
-                       << static_cast<int64_t>(workers);
+    if (failed(device))
       return signalPassFailure();
-    }
     unsigned count = workers ? static_cast<unsigned>(workers)
                              : static_cast<unsigned>(device->sms);
     ImportedGraph imported = importGraph(op, *device);
@@ -120,6 +127,11 @@ struct Schedule : public tg::impl::TgScheduleBase<Schedule> {
 
 struct CheckSchedule : public tg::impl::TgCheckScheduleBase<CheckSchedule> {
   using Base::Base;
+  std::optional<std::string> checkOptions() const {
+    return checkOptionValue("tg-check-schedule", "device", device,
+                            DeviceModel::getNames());
+  }
+  MIRAGE_CHECK_PASS_OPTIONS_AT_PARSE
   void runOnOperation() override {
     GraphOp op = getOperation();
     if (!op.getWorkers()) {

@@ -80,6 +80,8 @@ def Block_TargetAttr : Block_Attr<"Target", "target"> {
     /// The limits of a known chip, or null when the chip is unknown.
     static TargetAttr getKnown(::mlir::MLIRContext *context,
                                ::llvm::StringRef chip);
+    /// The names of the known chips, in the order of their table.
+    static ::llvm::SmallVector<::llvm::StringRef> getKnownChips();
     /// The default target, sm_90a.
     static TargetAttr getDefault(::mlir::MLIRContext *context);
     /// The target in effect at `op`: the `tb.target` attribute of the closest
