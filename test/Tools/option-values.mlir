@@ -15,7 +15,7 @@
 //
 // The passes, as flags and nested in a textual pipeline:
 // RUN: not mirage-opt %s --kn-fuse="chip=sm_42" 2>&1 | FileCheck %s --check-prefix=FUSE-CHIP --implicit-check-not=func.func --implicit-check-not=note:
-// RUN: not mirage-opt %s --pass-pipeline="builtin.module(kn-fuse{device=a100})" 2>&1 | FileCheck %s --check-prefix=FUSE-DEVICE --implicit-check-not=func.func --implicit-check-not=note:
+// RUN: not mirage-opt %s --pass-pipeline="builtin.module(func.func(kn-fuse{device=a100}))" 2>&1 | FileCheck %s --check-prefix=FUSE-DEVICE --implicit-check-not=kn. --implicit-check-not=note:
 // RUN: not mirage-opt %s --convert-kn-to-gpu="chip=sm_42" 2>&1 | FileCheck %s --check-prefix=KN-GPU-CHIP --implicit-check-not=func.func --implicit-check-not=note:
 // RUN: not mirage-opt %s --convert-tg-to-gpu="chip=sm_42" 2>&1 | FileCheck %s --check-prefix=TG-GPU-CHIP --implicit-check-not=func.func --implicit-check-not=note:
 // RUN: not mirage-opt %s --mirage-superoptimize="device=a100" 2>&1 | FileCheck %s --check-prefix=SEARCH-DEVICE --implicit-check-not=func.func --implicit-check-not=note:

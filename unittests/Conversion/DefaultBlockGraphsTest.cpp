@@ -47,7 +47,7 @@ TEST_P(DefaultBlockGraphsTest, EquivalentToTheOriginal) {
     kn::KnDefaultBlockGraphsOptions options;
     options.persistent = workers > 0;
     options.workers = workers;
-    pm.addPass(kn::createKnDefaultBlockGraphs(options));
+    pm.addNestedPass<func::FuncOp>(kn::createKnDefaultBlockGraphs(options));
     ASSERT_TRUE(succeeded(pm.run(*wrapped)));
 
     auto candidate = wrapped->lookupSymbol<func::FuncOp>("f");

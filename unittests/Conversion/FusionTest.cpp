@@ -51,8 +51,8 @@ protected:
   int fuseAndVerify(ModuleOp original, StringRef name) {
     OwningOpRef<ModuleOp> fused = original.clone();
     PassManager pm(&context);
-    pm.addPass(kn::createKnFuse());
-    pm.addPass(kn::createKnDefaultBlockGraphs());
+    pm.addNestedPass<func::FuncOp>(kn::createKnFuse());
+    pm.addNestedPass<func::FuncOp>(kn::createKnDefaultBlockGraphs());
     if (failed(pm.run(*fused))) {
       ADD_FAILURE() << "the passes failed";
       return -1;

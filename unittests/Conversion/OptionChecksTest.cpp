@@ -75,7 +75,7 @@ TEST_F(OptionChecksTest, PassBuiltInCppRefusesUnknownValues) {
     llvm::raw_string_ostream(before) << *module;
     Diagnostics diagnostics(context);
     PassManager pm(&context);
-    pm.addPass(kn::createKnFuse(c.options));
+    pm.addNestedPass<func::FuncOp>(kn::createKnFuse(c.options));
     EXPECT_TRUE(failed(pm.run(*module)));
     ASSERT_EQ(diagnostics.messages.size(), 1u);
     EXPECT_EQ(diagnostics.messages[0], c.message);
@@ -88,7 +88,7 @@ TEST_F(OptionChecksTest, PassBuiltInCppRefusesUnknownValues) {
 
 TEST_F(OptionChecksTest, TextualOptionsRefusedWhenParsed) {
   kn::registerKnFuse();
-  OpPassManager pm("builtin.module");
+  OpPassManager pm("func.func");
   std::string error;
   llvm::raw_string_ostream errors(error);
   EXPECT_TRUE(failed(parsePassPipeline("kn-fuse{device=a100}", pm, errors)));
@@ -97,7 +97,7 @@ TEST_F(OptionChecksTest, TextualOptionsRefusedWhenParsed) {
             std::string::npos)
       << error;
   // Valid values parse.
-  OpPassManager ok("builtin.module");
+  OpPassManager ok("func.func");
   EXPECT_TRUE(succeeded(
       parsePassPipeline("kn-fuse{device=h200 chip=sm_100a}", ok, errors)));
 }

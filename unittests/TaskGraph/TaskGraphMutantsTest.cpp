@@ -54,7 +54,7 @@ protected:
   /// The program's tasks and fused events, not normalized: one wait per
   /// consumer.
   static void addBuild(PassManager &pm) {
-    pm.addPass(kn::createKnDefaultBlockGraphs());
+    pm.addNestedPass<func::FuncOp>(kn::createKnDefaultBlockGraphs());
     pm.addPass(createBuildTaskGraph());
     pm.nest<tg::GraphOp>().addPass(tg::createTgFuseEvents());
   }

@@ -11,6 +11,7 @@
 #include "mirage/Dialect/Kernel/Transforms/Passes.h"
 #include "mirage/Dialect/Task/Transforms/Passes.h"
 #include "mirage/IR/OptionChecks.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -23,11 +24,11 @@ void mirage::buildMirageToTaskGraphPipeline(
   fusion.persistent = true;
   fusion.workers = options.workers;
   fusion.device = options.device;
-  pm.addPass(kn::createKnFuse(fusion));
+  pm.addNestedPass<func::FuncOp>(kn::createKnFuse(fusion));
   kn::KnDefaultBlockGraphsOptions partition;
   partition.persistent = true;
   partition.workers = options.workers;
-  pm.addPass(kn::createKnDefaultBlockGraphs(partition));
+  pm.addNestedPass<func::FuncOp>(kn::createKnDefaultBlockGraphs(partition));
   BuildTaskGraphOptions build;
   build.pairwiseEvents = options.pairwiseEvents;
   pm.addPass(createBuildTaskGraph(build));

@@ -137,11 +137,11 @@ void mirage::buildMirageToPTXPipeline(OpPassManager &pm,
     kn::KnFuseOptions fusion;
     fusion.targetBlocks = options.targetBlocks;
     fusion.chip = options.chip;
-    pm.addPass(kn::createKnFuse(fusion));
+    pm.addNestedPass<func::FuncOp>(kn::createKnFuse(fusion));
   }
   kn::KnDefaultBlockGraphsOptions defaults;
   defaults.targetBlocks = options.targetBlocks;
-  pm.addPass(kn::createKnDefaultBlockGraphs(defaults));
+  pm.addNestedPass<func::FuncOp>(kn::createKnDefaultBlockGraphs(defaults));
   ConvertKernelToGPUOptions lowering;
   lowering.chip = options.chip;
   lowering.pipelineStages = options.pipelineStages;

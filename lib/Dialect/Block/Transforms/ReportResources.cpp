@@ -53,7 +53,7 @@ std::string plural(int count, StringRef noun) {
 struct ReportResources
     : public tb::impl::TbReportResourcesBase<ReportResources> {
   void runOnOperation() override {
-    getOperation().walk([](GraphOp graph) {
+    getOperation()->walk([](GraphOp graph) {
       TargetAttr target = TargetAttr::lookup(graph);
       int64_t blocks = getNumElements(graph.getGrid());
       int64_t smem = graph.getSharedMemoryUse().bytes;

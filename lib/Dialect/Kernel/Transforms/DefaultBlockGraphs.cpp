@@ -650,13 +650,12 @@ struct KnDefaultBlockGraphs
       return signalPassFailure();
     }
     SmallVector<Operation *> ops;
-    getOperation().walk([&](func::FuncOp function) {
-      for (Operation &op : function.getBody().getOps())
-        if (isa<SemanticsOpInterface>(op) &&
-            !isa<kn::ReshapeOp, kn::AllReduceOp>(op))
-          ops.push_back(&op);
-    });
-    // One partitioner per worker count, so that decisions are shared.
+    for (Operation &op : getOperation().getBody().getOps())
+      if (isa<SemanticsOpInterface>(op) &&
+          !isa<kn::ReshapeOp, kn::AllReduceOp>(op))
+        ops.push_back(&op);
+    // One partitioner per worker count, so that decisions are shared
+    // between ops of one signature (a cache: each function is cut alike).
     std::map<int64_t, WorkerPartitioner> partitioners;
     for (Operation *op : ops) {
       WorkerPartitioner *partitioner = nullptr;

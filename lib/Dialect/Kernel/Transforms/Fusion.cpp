@@ -1253,35 +1253,32 @@ struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
     tb::TargetAttr compiledChip;
     if (!this->chip.empty())
       compiledChip = tb::TargetAttr::getKnown(&getContext(), this->chip);
-    SmallVector<func::FuncOp> functions(
-        getOperation().getOps<func::FuncOp>());
-    for (func::FuncOp function : functions) {
-      if (function.isExternal())
-        continue;
-      DeviceModel chip = *model;
-      tb::TargetAttr target = tb::TargetAttr::lookup(function);
-      int64_t smemLimit = target.getSmemPerBlock();
-      if (target.getSms() > 0)
-        chip.sms = target.getSms();
-      if (compiledChip) {
-        smemLimit = std::min(smemLimit, compiledChip.getSmemPerBlock());
-        chip.sms = compiledChip.getSms() > 0 ? compiledChip.getSms() : chip.sms;
-      }
-      if (persistent) {
-        chip.launchUs = 0;
-        if (workers > 0)
-          chip.sms = workers;
-      }
-      // A launch may have many waves of blocks; a persistent kernel's tasks
-      // are at most 4 per worker (as kn-default-block-graphs{persistent}).
-      int64_t maxBlocks = persistent
-                              ? 4 * chip.sms
-                              : 16 * chip.sms * chip.maxBlocksPerSM;
-      Fuser fuser(function, chip, smemLimit, maxBlocks, targetBlocks,
-                  maxGroupOps, tolerance);
-      if (failed(fuser.run()))
-        return signalPassFailure();
+    // One function at a time: nothing here looks at the others.
+    func::FuncOp function = getOperation();
+    if (function.isExternal())
+      return;
+    DeviceModel chip = *model;
+    tb::TargetAttr target = tb::TargetAttr::lookup(function);
+    int64_t smemLimit = target.getSmemPerBlock();
+    if (target.getSms() > 0)
+      chip.sms = target.getSms();
+    if (compiledChip) {
+      smemLimit = std::min(smemLimit, compiledChip.getSmemPerBlock());
+      chip.sms = compiledChip.getSms() > 0 ? compiledChip.getSms() : chip.sms;
     }
+    if (persistent) {
+      chip.launchUs = 0;
+      if (workers > 0)
+        chip.sms = workers;
+    }
+    // A launch may have many waves of blocks; a persistent kernel's tasks
+    // are at most 4 per worker (as kn-default-block-graphs{persistent}).
+    int64_t maxBlocks =
+        persistent ? 4 * chip.sms : 16 * chip.sms * chip.maxBlocksPerSM;
+    Fuser fuser(function, chip, smemLimit, maxBlocks, targetBlocks, maxGroupOps,
+                tolerance);
+    if (failed(fuser.run()))
+      return signalPassFailure();
   }
 };
 

@@ -9,7 +9,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def TbReportResources : Pass<"tb-report-resources", "::mlir::ModuleOp"> {
+def TbReportResources : Pass<"tb-report-resources"> {
   let summary = "Report the launch shape, memory and loop structure of block graphs";
   let description = [{
     Emits a remark on every `tb.graph` with what it asks of the GPU: the

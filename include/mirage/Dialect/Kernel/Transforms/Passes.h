@@ -7,6 +7,7 @@
 #ifndef MIRAGE_DIALECT_KERNEL_TRANSFORMS_PASSES_H
 #define MIRAGE_DIALECT_KERNEL_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

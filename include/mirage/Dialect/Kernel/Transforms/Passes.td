@@ -9,7 +9,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::ModuleOp"> {
+def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::func::FuncOp"> {
   let summary = "Give every predefined kernel op a block graph";
   let description = [{
     Wraps each predefined `kn` op (matmul, elementwise, reductions,
@@ -64,7 +64,7 @@ def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::ModuleOp"> {
   ];
 }
 
-def KnFuse : Pass<"kn-fuse", "::mlir::ModuleOp"> {
+def KnFuse : Pass<"kn-fuse", "::mlir::func::FuncOp"> {
   let summary = "Fuse kernel-graph ops into graph-defined kernels";
   let description = [{
     Groups the predefined `kn` ops of every function and replaces each group
