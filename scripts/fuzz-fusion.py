@@ -12,12 +12,16 @@ splits and concats) over small 2-D tensors. For each one:
 2. the fused function, marked `kn.reference` to the original, must be
    `proven` or `tested` equivalent by `mirage-verify-equivalence`;
 3. `mirage-bundle --no-reference --ptxas=none` (which fuses and lowers it to
-   PTX) must succeed.
+   PTX) must succeed;
+4. the program compiled to a task graph for 2, 4, 16 or 132 workers and
+   lowered to a mega-kernel (`mirage-to-task-graph`, `convert-tg-to-gpu`)
+   must be proven or tested equivalent in the orders its workers can take.
 
 Any other outcome is a finding: the program, the failing command and its
 output go to DIR/<seed>-<index>/ (default fuzz-findings/), and the exit
 status is 1. A program the verifier finds numerically unstable (it leaves
-its element type's range) is counted and not judged. The last line is
+its element type's range) or inconclusive (float64 overflows on every
+output) is counted and not judged. The last line is
 "N programs, N findings, N numerically unstable (not judged)". docs/Fusion.md
 ("Fuzzing") says how it is run.
 """
@@ -172,9 +176,12 @@ def as_candidate(fused_module, original):
 
 
 UNSTABLE = "numerically unstable"
+# Verdicts about the program, not the compiler: it leaves its element
+# type's range, or float64 itself overflows on every output element.
+NOT_JUDGED = ("warning: numerically unstable", "warning: inconclusive")
 
 
-def check(program, work, build):
+def check(program, work, build, workers):
     """None when the program passes, UNSTABLE when the verifier finds it
     leaves its element type's range, else (step, command, output)."""
     opt, bundle = str(build / "bin/mirage-opt"), str(build / "bin/mirage-bundle")
@@ -191,9 +198,7 @@ def check(program, work, build):
     pair.write_text(candidate)
     command = [opt, str(pair), "--mirage-verify-equivalence", "-o", "/dev/null"]
     status, verdict = run(command)
-    if "warning: numerically unstable" in verdict:
-        # The program itself leaves its element type's range (an exp of an
-        # exp in f16): no verdict either way.
+    if any(text in verdict for text in NOT_JUDGED):
         return UNSTABLE
     if status != 0 or not re.search(r"remark: (proven|tested)", verdict):
         return "mirage-verify-equivalence", command, verdict
@@ -202,6 +207,17 @@ def check(program, work, build):
     status, output = run(command)
     if status != 0:
         return "mirage-bundle", command, output
+    # The same program as a task graph lowered to a mega-kernel, checked in
+    # the orders its workers can take.
+    command = [opt, str(source), f"--mirage-to-task-graph=workers={workers}",
+               "--convert-tg-to-gpu", "--mirage-verify-equivalence",
+               "-o", "/dev/null"]
+    status, verdict = run(command)
+    if any(text in verdict for text in NOT_JUDGED):
+        return UNSTABLE
+    if status != 0 or not re.search(
+            r"remark: (proven|tested).*mega-kernel worker orders", verdict):
+        return "mega-kernel", command, verdict
     return None
 
 
@@ -223,7 +239,8 @@ def main(argv=None):
             program = generate(seed)
             work = pathlib.Path(scratch) / str(index)
             work.mkdir()
-            found = check(program, work, build)
+            found = check(program, work, build,
+                          random.Random(seed).choice([2, 4, 16, 132]))
             if not options.quiet:
                 verdict = ("ok" if found is None else found
                            if found == UNSTABLE else "FINDING in " + found[0])
@@ -247,7 +264,7 @@ def main(argv=None):
             print(f"finding: {step} on seed {seed}: {keep}/", flush=True)
             print("\n".join(output.strip().splitlines()[:6]), flush=True)
     print(f"{options.programs} programs, {findings} findings, "
-          f"{unstable} numerically unstable (not judged)")
+          f"{unstable} numerically unstable or inconclusive (not judged)")
     return 1 if findings else 0
 
 
