@@ -263,7 +263,7 @@ static void testRefusals(void) {
   mlirContextDestroy(context);
 }
 // CHECK-LABEL: testRefusals
-// CHECK: diagnostic error: convert-kn-to-gpu reads kernel graphs (kn) only: convert this linalg op first (convert-linalg-to-kn
+// CHECK: diagnostic error: kn-fuse reads kernel graphs (kn) only: convert this linalg op first (convert-linalg-to-kn
 // CHECK: lower linalg directly: failure
 // CHECK: diagnostic error: cannot be converted to kn (convert-linalg-to-kn): the body's 'math.tanh' has no kn operator
 // CHECK: diagnostic note: 'math.tanh' is here

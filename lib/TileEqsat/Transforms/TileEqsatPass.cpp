@@ -11,6 +11,7 @@
 
 #include "mirage/TileEqsat/Passes.h"
 
+#include "mirage/Conversion/Frontend/Guard.h"
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/IR/OptionChecks.h"
@@ -63,6 +64,8 @@ struct TileEqsatPass : public mirage::impl::MirageTileEqsatBase<TileEqsatPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(checkNoFrontendOps(module, "mirage-tile-eqsat")))
+      return signalPassFailure();
     // checkOptions() passed in initialize().
     deviceModel = *DeviceModel::get(device);
     ruleSets = cantFail(RuleSets::parse(rules));

@@ -16,7 +16,7 @@
 // CHECK: math.tanh
 // CHECK: %[[M:.*]] = kn.mul %{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<4x8xf32>
 // CHECK: return %[[M]]
-// LOWER: error: convert-kn-to-gpu reads kernel graphs (kn) only: convert this linalg op first (convert-linalg-to-kn, or the mirage-linalg-to-ptx pipeline)
+// LOWER: error: kn-default-block-graphs reads kernel graphs (kn) only: convert this linalg op first (convert-linalg-to-kn, or the mirage-linalg-to-ptx pipeline)
 func.func @keep_tanh(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %e = tensor.empty() : tensor<4x8xf32>
   %a = linalg.exp ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>

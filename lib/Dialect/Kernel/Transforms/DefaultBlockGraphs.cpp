@@ -9,6 +9,7 @@
 
 #include "mirage/Dialect/Kernel/Transforms/Passes.h"
 
+#include "mirage/Conversion/Frontend/Guard.h"
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/Dialect/Kernel/Transforms/BlockGraphBuilder.h"
@@ -649,6 +650,8 @@ struct KnDefaultBlockGraphs
           << static_cast<int64_t>(workers);
       return signalPassFailure();
     }
+    if (failed(checkNoFrontendOps(getOperation(), "kn-default-block-graphs")))
+      return signalPassFailure();
     SmallVector<Operation *> ops;
     for (Operation &op : getOperation().getBody().getOps())
       if (isa<SemanticsOpInterface>(op) &&

@@ -13,6 +13,7 @@
 
 #include "mirage/Dialect/Kernel/Transforms/Passes.h"
 
+#include "mirage/Conversion/Frontend/Guard.h"
 #include "mirage/Conversion/KernelToGPU.h"
 #include "mirage/CostModel/CostModel.h"
 #include "mirage/Dialect/Block/IR/Block.h"
@@ -1257,6 +1258,8 @@ struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
     func::FuncOp function = getOperation();
     if (function.isExternal())
       return;
+    if (failed(checkNoFrontendOps(function, "kn-fuse")))
+      return signalPassFailure();
     DeviceModel chip = *model;
     tb::TargetAttr target = tb::TargetAttr::lookup(function);
     int64_t smemLimit = target.getSmemPerBlock();
