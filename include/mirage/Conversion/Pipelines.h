@@ -86,9 +86,19 @@ struct MirageToMegaKernelOptions
       llvm::cl::init(0)};
   Option<std::string> device{
       *this, "device",
-      llvm::cl::desc("Device whose rates the schedule's estimates use (h100, "
-                     "h200)"),
+      llvm::cl::desc("Device whose rates the schedule's estimates (and the "
+                     "search's, with superoptimize) use (h100, h200)"),
       llvm::cl::init("h100")};
+  Option<bool> superoptimize{
+      *this, "superoptimize",
+      llvm::cl::desc("Run mirage-superoptimize first, so that the tasks run "
+                     "the verified kernels the search finds"),
+      llvm::cl::init(false)};
+  Option<double> timeBudget{
+      *this, "time-budget",
+      llvm::cl::desc("mirage-superoptimize: seconds per subprogram (0: the "
+                     "whole space)"),
+      llvm::cl::init(0.0)};
 };
 
 /// The lowest PTX ISA version (times ten) that supports `chip`, or 0 for an

@@ -1,8 +1,8 @@
 //===- MirageToMegaKernel.cpp - The mirage-to-megakernel pipeline ---------===//
 //
-// Kernel graphs to one persistent kernel per function: the task-graph
-// compiler (mirage-to-task-graph), convert-tg-to-gpu, and the NVVM path of
-// mirage-to-ptx. The tg.graph stays beside the gpu.binary: it is the host
+// Kernel graphs to one persistent kernel per function: optionally the
+// superoptimizer, the task-graph compiler (mirage-to-task-graph),
+// convert-tg-to-gpu, and the NVVM path of mirage-to-ptx. The tg.graph stays beside the gpu.binary: it is the host
 // side the bundle writer turns into the kernel's tables.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +13,7 @@
 #include "mirage/Conversion/Passes.h"
 #include "mirage/Conversion/TaskGraphPipeline.h"
 #include "mirage/IR/OptionChecks.h"
+#include "mirage/Search/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -21,6 +22,13 @@ using namespace mlir;
 
 void mirage::buildMirageToMegaKernelPipeline(
     OpPassManager &pm, const MirageToMegaKernelOptions &options) {
+  if (options.superoptimize) {
+    MirageSuperoptimizeOptions search;
+    search.timeBudget = options.timeBudget;
+    search.device = options.device;
+    search.progressInterval = 0;
+    pm.addPass(createMirageSuperoptimize(search));
+  }
   MirageToTaskGraphOptions taskGraph;
   taskGraph.workers = options.workers;
   taskGraph.device = options.device;
@@ -43,7 +51,8 @@ void mirage::registerMirageToMegaKernelPipeline() {
   registerCheckedPassPipeline<MirageToMegaKernelOptions>(
       "mirage-to-megakernel",
       "Compile kernel graphs into one persistent kernel each: "
-      "mirage-to-task-graph, convert-tg-to-gpu, then the NVVM path of "
+      "mirage-superoptimize (with superoptimize=true), mirage-to-task-graph, "
+      "convert-tg-to-gpu, then the NVVM path of "
       "mirage-to-ptx ending in gpu-module-to-binary. The scheduled tg.graph "
       "stays as the kernel's host side.",
       [](OpPassManager &pm, const MirageToMegaKernelOptions &options) {
