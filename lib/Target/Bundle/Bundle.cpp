@@ -19,7 +19,9 @@
 #include "mirage/Conversion/Pipelines.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/Dialect/Task/IR/Task.h"
+#include "mirage/IR/SemanticsOpInterface.h"
 #include "mirage/Interpreter/Interpreter.h"
+#include "mirage/Semantics/OpSemantics.h"
 #include "mirage_runtime/InputGenerator.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -98,26 +100,38 @@ llvm::Error writeFile(const llvm::Twine &path, llvm::StringRef contents) {
 // Reference outputs and the program
 //===----------------------------------------------------------------------===//
 
+/// The terms each result element of `op` sums (a contraction's fan-in, from
+/// its record's work facet), or 1 for an operator that multiplies nothing.
+static double getFanIn(Operation *op) {
+  auto semantics = dyn_cast<SemanticsOpInterface>(op);
+  if (!semantics || op->getNumResults() != 1)
+    return 1;
+  SmallVector<ArrayRef<int64_t>> operands;
+  for (Value operand : op->getOperands())
+    operands.push_back(cast<ShapedType>(operand.getType()).getShape());
+  ArrayRef<int64_t> result =
+      cast<ShapedType>(op->getResult(0).getType()).getShape();
+  OpWork work =
+      getWork(semantics.getOpKind(), operands, result, semantics.getOpParams());
+  return std::max(1.0, work.multiplyAdds / double(getNumElements(result)));
+}
+
 /// The input generator of the bundles of `reference`: a weight (an argument
-/// that is the right operand of a matmul) is scaled by 1/sqrt(fan-in), the
-/// matmul's contracted size, so that its products keep the scale of the
-/// activations; activations, caches and norm weights keep [-1, 1).
-/// Otherwise a model-sized program overflows f16 (a Qwen3-8B-shaped layer
-/// sums 12288 products of two [-1, 1) values).
+/// that is the right operand of a contraction) is scaled by 1/sqrt(fan-in),
+/// so that the contraction's sums keep the scale of the activations;
+/// activations, caches and norm weights keep [-1, 1). Otherwise a
+/// model-sized program overflows f16 (a Qwen3-8B-shaped layer sums 12288
+/// products of two [-1, 1) values).
 rt::UniformGenerator getInputGenerator(func::FuncOp reference,
                                        const BundleOptions &options) {
   rt::UniformGenerator generator;
   generator.seed = options.seed;
   for (BlockArgument arg : reference.getArguments()) {
-    int64_t fanIn = 1;
+    double fanIn = 1;
     for (OpOperand &use : arg.getUses())
-      if (auto matmul = dyn_cast<kn::MatmulOp>(use.getOwner());
-          matmul && use.getOperandNumber() == 1)
-        fanIn =
-            std::max(fanIn, cast<RankedTensorType>(matmul.getLhs().getType())
-                                .getShape()
-                                .back());
-    generator.scales.push_back(1.0 / std::sqrt(double(fanIn)));
+      if (use.getOperandNumber() == 1)
+        fanIn = std::max(fanIn, getFanIn(use.getOwner()));
+    generator.scales.push_back(1.0 / std::sqrt(fanIn));
   }
   return generator;
 }
