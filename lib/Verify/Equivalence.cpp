@@ -355,6 +355,10 @@ llvm::Expected<TrialsOutcome> runTrials(const Evaluator &candidate,
   const char *modeName =
       mode == FingerprintMode::Homomorphic ? "homomorphic" : "uninterpreted";
   for (unsigned trial = 0; trial < options.trials; ++trial) {
+    if (options.progress)
+      options.progress(llvm::formatv("finite-field trial {0} of {1} ({2})",
+                                     trial + 1, options.trials, modeName)
+                           .str());
     bool done = false;
     for (unsigned attempt = 0; attempt <= options.maxResamples && !done;
          ++attempt) {
@@ -445,6 +449,8 @@ checkPrograms(const Evaluator &candidate, const ProgramFacts &c,
   std::optional<Mismatch> floatMismatch;
   auto checkRegime = [&](const Regime &regime,
                          bool wide) -> llvm::Expected<bool> {
+    if (options.progress)
+      options.progress("float64, " + regime.name + " inputs");
     std::vector<BoundedTensor> inputs =
         drawBounded(referenceProgram->getInputShapes(),
                     getFloatSeed(options, regime), regime.maxExponent);
@@ -650,6 +656,10 @@ mirage::checkEquivalence(tg::GraphOp candidate, func::FuncOp reference,
                   getFloatSeed(options, unitRegime()));
     std::optional<std::vector<F64Tensor>> first;
     for (unsigned order = 0; order < options.taskOrders; ++order) {
+      if (options.progress)
+        options.progress(llvm::formatv("task order {0} of {1}", order + 1,
+                                       options.taskOrders)
+                             .str());
       auto outputs = candidateProgram->run(inputs);
       if (!outputs)
         return outputs.takeError();

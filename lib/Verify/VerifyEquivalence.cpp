@@ -14,6 +14,9 @@
 #include "mirage/Verify/Equivalence.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <chrono>
 
 namespace mirage {
 #define GEN_PASS_DEF_MIRAGEVERIFYEQUIVALENCE
@@ -71,7 +74,22 @@ struct VerifyEquivalence
       });
     }
 
-    for (auto [c, r] : pairs) {
+    for (auto [index, pair] : llvm::enumerate(pairs)) {
+      auto [c, r] = pair;
+      StringRef name = cast<SymbolOpInterface>(c).getName();
+      auto started = std::chrono::steady_clock::now();
+      auto seconds = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                             started)
+            .count();
+      };
+      if (progress)
+        options.progress = [&, index = index](StringRef check) {
+          llvm::errs() << llvm::formatv(
+              "mirage-verify-equivalence: [{0}/{1}] @{2} against @{3}: {4} "
+              "({5:F1} s)\n",
+              index + 1, pairs.size(), name, r.getSymName(), check, seconds());
+        };
       // A task graph lowered to a mega-kernel runs in its workers' orders.
       std::optional<WorkerQueues> queues;
       auto graph = dyn_cast<tg::GraphOp>(c);
@@ -85,7 +103,9 @@ struct VerifyEquivalence
       }
       auto result = graph ? checkEquivalence(graph, r, options, queues)
                           : checkEquivalence(cast<func::FuncOp>(c), r, options);
-      StringRef name = cast<SymbolOpInterface>(c).getName();
+      if (progress)
+        options.progress(result ? stringifyVerdict(result->verdict)
+                                : StringRef("failed"));
       if (!result) {
         c->emitError() << "cannot check @" << name << " against @"
                        << r.getSymName() << ": "

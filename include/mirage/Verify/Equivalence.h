@@ -36,6 +36,7 @@
 #include "mirage/Semantics/Tensor.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -56,6 +57,9 @@ struct EquivalenceOptions {
   unsigned taskOrders = 4;
   /// New inputs to draw when a trial hits a zero divisor or non-residue.
   unsigned maxResamples = 8;
+  /// Told which check starts ("finite-field trial 2 of 3 (uninterpreted)",
+  /// "float64, [-1, 1) inputs", "task order 3 of 4"), when set.
+  std::function<void(llvm::StringRef)> progress;
 };
 
 enum class Verdict {

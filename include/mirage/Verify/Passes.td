@@ -72,6 +72,9 @@ def MirageVerifyEquivalence
            "checks (each check's run draws another)">,
     Option<"errorOnFailure", "error-on-failure", "bool", /*default=*/"false",
            "Report a failed check as an error and fail the pass">,
+    Option<"progress", "progress", "bool", /*default=*/"false",
+           "One line on stderr per check of each pair as it starts (which "
+           "pair of how many, which check, seconds so far)">,
     Option<"threads", "threads", "unsigned", /*default=*/"0",
            "Interpreter threads (0: one per core)">,
   ];
