@@ -6,7 +6,8 @@ kn-fuse, the equivalence verifier and the GPU lowering.
 
 Each program is a random chain of the operators LLM layers are built from
 (elementwise, broadcasts, row reductions, RMSNorm, matmuls with a weight,
-splits and concats) over small 2-D tensors. For each one:
+splits and concats, per-head statistics through reshapes, transposes) over
+small 2-D tensors. For each one:
 
 1. `mirage-opt --kn-fuse` must succeed;
 2. the fused function, marked `kn.reference` to the original, must be
@@ -79,7 +80,8 @@ class Program:
             return
         rows, cols = shape
         kind = rng.choice(["unary", "unary", "binary", "binary", "scalar",
-                           "reduce", "rms_norm", "matmul", "split"])
+                           "reduce", "rms_norm", "matmul", "split", "heads",
+                           "transpose"])
         t = self.type(shape)
         if kind == "unary":
             op = rng.choice(UNARY)
@@ -112,6 +114,18 @@ class Program:
             w, _ = self.arg([cols, n])
             self.emit(f"kn.matmul {x}, {w} : {t}, {self.type([cols, n])}",
                       [rows, n])
+        elif kind == "heads":
+            self.heads(x, shape)
+        elif kind == "transpose":
+            # Transposed twice, with an elementwise op between: the result
+            # has the original shape and stays usable by row ops.
+            swapped = [cols, rows]
+            t1, _ = self.emit(f"kn.transpose {x} permutation [1, 0] : {t}",
+                              swapped)
+            u, _ = self.emit(f"kn.{rng.choice(UNARY)} {t1} : "
+                             f"{self.type(swapped)}", swapped)
+            self.emit(f"kn.transpose {u} permutation [1, 0] : "
+                      f"{self.type(swapped)}", shape)
         elif kind == "split":
             half = cols // 2
             if half < 8 or half % 8:
@@ -129,11 +143,35 @@ class Program:
             self.emit(f"kn.concat {a}, {b[0]} dim 1 : {self.type([rows, half])}, "
                       f"{self.type([rows, half])}", shape)
 
+    def heads(self, x, shape):
+        """Per-head statistics, as attention and QK-norm compute them: the
+        row reshaped into heads, reduced per head, applied, reshaped back."""
+        rows, cols = shape
+        heads = self.rng.choice([h for h in (2, 4, 8) if cols % h == 0 and
+                                 cols // h >= 8] or [0])
+        if not heads:
+            return
+        split = [rows, heads, cols // heads]
+        h, _ = self.emit(f"kn.reshape {x} : {self.type(shape)} -> "
+                         f"{self.type(split)}", split)
+        op = self.rng.choice(["reduce_sum", "reduce_max"])
+        r, _ = self.emit(f"kn.{op} {h} dim 2 : {self.type(split)}",
+                         [rows, heads, 1])
+        op = self.rng.choice(["sub", "mul"])
+        y, _ = self.emit(f"kn.{op} {h}, {r} : {self.type(split)}, "
+                         f"{self.type([rows, heads, 1])}", split)
+        self.emit(f"kn.reshape {y} : {self.type(split)} -> {self.type(shape)}",
+                  shape)
+
     def text(self, name, attributes=""):
+        # The last value and up to two other values nothing reads, so that
+        # little of the program is dead.
         outputs = [self.values[-1]]
-        earlier = [v for v in self.values[:-1] if v[0] != outputs[0][0]]
-        if earlier and self.rng.random() < 0.3:
-            outputs.insert(0, self.rng.choice(earlier))
+        uses = "\n".join(line.split("=", 1)[1] for line in self.lines)
+        sinks = [v for v in self.values[:-1]
+                 if not re.search(re.escape(v[0]) + r"\b", uses)]
+        for value in self.rng.sample(sinks, min(2, len(sinks))):
+            outputs.insert(0, value)
         args = ", ".join(f"{n}: {self.type(s)}" for n, s in self.args)
         results = ", ".join(self.type(s) for _, s in outputs)
         header = f"func.func @{name}({args}) -> ({results}){attributes} {{"
