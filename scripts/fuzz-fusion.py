@@ -191,7 +191,7 @@ def generate(seed):
     return program.text("prog")
 
 
-def run(command):
+def run_tool(command):
     result = subprocess.run(command, capture_output=True, text=True,
                             timeout=600)
     return result.returncode, result.stdout + result.stderr
@@ -226,7 +226,7 @@ def check(program, work, build, workers):
     source = work / "prog.mlir"
     source.write_text(program)
     command = [opt, str(source), "--kn-fuse"]
-    status, fused = run(command)
+    status, fused = run_tool(command)
     if status != 0:
         return "kn-fuse", command, fused
     candidate = as_candidate(fused, program)
@@ -235,14 +235,14 @@ def check(program, work, build, workers):
     pair = work / "pair.mlir"
     pair.write_text(candidate)
     command = [opt, str(pair), "--mirage-verify-equivalence", "-o", "/dev/null"]
-    status, verdict = run(command)
+    status, verdict = run_tool(command)
     if any(text in verdict for text in NOT_JUDGED):
         return UNSTABLE
     if status != 0 or not re.search(r"remark: (proven|tested)", verdict):
         return "mirage-verify-equivalence", command, verdict
     command = [bundle, str(source), "-o", str(work / "bundle"), "--no-reference",
                "--ptxas=none"]
-    status, output = run(command)
+    status, output = run_tool(command)
     if status != 0:
         return "mirage-bundle", command, output
     # The same program as a task graph lowered to a mega-kernel, checked in
@@ -250,7 +250,7 @@ def check(program, work, build, workers):
     command = [opt, str(source), f"--mirage-to-task-graph=workers={workers}",
                "--convert-tg-to-gpu", "--mirage-verify-equivalence",
                "-o", "/dev/null"]
-    status, verdict = run(command)
+    status, verdict = run_tool(command)
     if any(text in verdict for text in NOT_JUDGED):
         return UNSTABLE
     if status != 0 or not re.search(

@@ -329,7 +329,10 @@ public:
           case Where::Grid2:
             inner = parallel ? Where::Grid3 : Where::SeqLoop;
             break;
-          default:
+          case Where::Grid3:
+          case Where::InLoop:
+          case Where::Block:
+          case Where::SeqLoop:
             inner = Where::SeqLoop;
             break;
           }

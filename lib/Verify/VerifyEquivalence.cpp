@@ -75,7 +75,8 @@ struct VerifyEquivalence
     }
 
     for (auto [index, pair] : llvm::enumerate(pairs)) {
-      auto [c, r] = pair;
+      Operation *c = pair.first;
+      func::FuncOp r = pair.second;
       StringRef name = cast<SymbolOpInterface>(c).getName();
       auto started = std::chrono::steady_clock::now();
       auto seconds = [&] {
@@ -84,11 +85,11 @@ struct VerifyEquivalence
             .count();
       };
       if (progress)
-        options.progress = [&, index = index](StringRef check) {
+        options.progress = [&, place = index + 1](StringRef check) {
           llvm::errs() << llvm::formatv(
               "mirage-verify-equivalence: [{0}/{1}] @{2} against @{3}: {4} "
               "({5:F1} s)\n",
-              index + 1, pairs.size(), name, r.getSymName(), check, seconds());
+              place, pairs.size(), name, r.getSymName(), check, seconds());
         };
       // A task graph lowered to a mega-kernel runs in its workers' orders.
       std::optional<WorkerQueues> queues;

@@ -35,7 +35,7 @@ TEST(InputGeneratorTest, Vectors) {
       {7, 1, 0, 0.3294288528855087, 0x3545},
   };
   for (const Vector &vector : vectors) {
-    UniformGenerator generator{vector.seed, -1.0, 1.0};
+    UniformGenerator generator{vector.seed, -1.0, 1.0, {}};
     double value = generator.value(vector.input, vector.element);
     EXPECT_EQ(value, vector.value)
         << "seed " << vector.seed << " input " << vector.input << " element "
@@ -56,11 +56,11 @@ TEST(InputGeneratorTest, ScaledVector) {
   EXPECT_EQ(generator.values(1, DType::F16, 1)[0],
             decodeElement(0x1a16, DType::F16));
   EXPECT_EQ(generator.value(0, 0),
-            (UniformGenerator{7, -1.0, 1.0}.value(0, 0)));
+            (UniformGenerator{7, -1.0, 1.0, {}}.value(0, 0)));
 }
 
 TEST(InputGeneratorTest, FillMatchesValues) {
-  UniformGenerator generator{1, -1.0, 1.0};
+  UniformGenerator generator{1, -1.0, 1.0, {}};
   const size_t count = 12346;
   for (DType dtype : {DType::F16, DType::BF16, DType::F32}) {
     std::vector<unsigned char> bytes(count * dtypeSize(dtype));
@@ -79,7 +79,7 @@ TEST(InputGeneratorTest, FillMatchesValues) {
 }
 
 TEST(InputGeneratorTest, RangeAndInputsDiffer) {
-  UniformGenerator generator{42, 2.0, 3.0};
+  UniformGenerator generator{42, 2.0, 3.0, {}};
   for (uint64_t e = 0; e < 1000; ++e) {
     double value = generator.value(0, e);
     EXPECT_GE(value, 2.0);

@@ -126,6 +126,12 @@ void buildMirageToPTXPipeline(mlir::OpPassManager &pm,
 /// Registers `mirage-to-ptx` with the pass registry.
 void registerMirageToPTXPipeline();
 
+/// Adds mirage-superoptimize as the pipelines run it (`superoptimize=true`
+/// of mirage-to-megakernel and mirage-linalg/tosa-to-ptx): seconds per
+/// subprogram and the cost model's device, no progress lines.
+void addSuperoptimizePass(mlir::OpPassManager &pm, double timeBudget,
+                          llvm::StringRef device);
+
 /// Adds the passes of mirage-to-megakernel to `pm` (a ModuleOp pass
 /// manager).
 void buildMirageToMegaKernelPipeline(mlir::OpPassManager &pm,

@@ -9,7 +9,6 @@
 
 #include "mirage/Conversion/Frontend/Passes.h"
 #include "mirage/IR/OptionChecks.h"
-#include "mirage/Search/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -21,13 +20,8 @@ void mirage::buildFrontendToPTXPipeline(OpPassManager &pm, FrontendInput input,
     pm.addPass(createConvertLinalgToKernel());
   else
     pm.addPass(createConvertTosaToKernel());
-  if (options.superoptimize) {
-    MirageSuperoptimizeOptions search;
-    search.timeBudget = options.timeBudget;
-    search.device = options.device;
-    search.progressInterval = 0;
-    pm.addPass(createMirageSuperoptimize(search));
-  }
+  if (options.superoptimize)
+    addSuperoptimizePass(pm, options.timeBudget, options.device);
   buildMirageToPTXPipeline(pm, options);
 }
 

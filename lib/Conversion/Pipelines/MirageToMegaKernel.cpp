@@ -20,15 +20,19 @@
 
 using namespace mlir;
 
+void mirage::addSuperoptimizePass(OpPassManager &pm, double timeBudget,
+                                  llvm::StringRef device) {
+  MirageSuperoptimizeOptions search;
+  search.timeBudget = timeBudget;
+  search.device = device.str();
+  search.progressInterval = 0;
+  pm.addPass(createMirageSuperoptimize(search));
+}
+
 void mirage::buildMirageToMegaKernelPipeline(
     OpPassManager &pm, const MirageToMegaKernelOptions &options) {
-  if (options.superoptimize) {
-    MirageSuperoptimizeOptions search;
-    search.timeBudget = options.timeBudget;
-    search.device = options.device;
-    search.progressInterval = 0;
-    pm.addPass(createMirageSuperoptimize(search));
-  }
+  if (options.superoptimize)
+    addSuperoptimizePass(pm, options.timeBudget, options.device);
   MirageToTaskGraphOptions taskGraph;
   taskGraph.workers = options.workers;
   taskGraph.device = options.device;

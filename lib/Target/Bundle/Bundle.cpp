@@ -685,7 +685,6 @@ llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
                                 llvm::StringRef directory,
                                 const BundleOptions &options,
                                 llvm::raw_ostream &log) {
-  MLIRContext *context = module.getContext();
   auto original = module.lookupSymbol<func::FuncOp>(function);
   if (!original)
     return makeError("no function named '" + function + "'");

@@ -155,7 +155,6 @@ private:
   }
   unsigned build(ArrayRef<const Stmt *> group);
   unsigned joinStatements();
-  unsigned opIndex = 0;
 };
 
 unsigned Converter::axis(Value value, unsigned dim) {
@@ -421,6 +420,47 @@ void Converter::sources(Value value, SmallVectorImpl<Value> &out) {
     sources(operand, out);
 }
 
+/// Whether `kind` is an elementwise operator with a form in Trinity's tile
+/// IR (the terms Converter::elementwise builds). GELU, ReLU and pow have
+/// none: erf, max and pow are no tile-IR operators.
+static bool hasTileForm(OpKind kind) {
+  switch (kind) {
+  case OpKind::Exp:
+  case OpKind::Sqrt:
+  case OpKind::Sigmoid:
+  case OpKind::Silu:
+  case OpKind::Square:
+  case OpKind::Neg:
+  case OpKind::MulScalar:
+  case OpKind::AddScalar:
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div:
+    return true;
+  case OpKind::Gelu:
+  case OpKind::Relu:
+  case OpKind::Pow:
+  case OpKind::Matmul:
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::RmsNorm:
+  case OpKind::Concat:
+  case OpKind::Split:
+  case OpKind::Reshape:
+  case OpKind::Transpose:
+  case OpKind::AllReduce:
+  case OpKind::InputIterator:
+  case OpKind::OutputSaver:
+  case OpKind::AccumSum:
+  case OpKind::AccumMax:
+  case OpKind::AccumConcat:
+  case OpKind::AccumRescaledSum:
+    return false;
+  }
+  llvm_unreachable("covered switch");
+}
+
 unsigned
 Converter::elementwise(Operation *op,
                        llvm::function_ref<unsigned(unsigned)> operand) {
@@ -456,9 +496,27 @@ Converter::elementwise(Operation *op,
     return builder->op(ops.mul, {operand(0), operand(1)});
   case OpKind::Div:
     return builder->op(ops.div, {operand(0), operand(1)});
-  default:
-    llvm_unreachable("not an elementwise op with a tile form");
+  case OpKind::Gelu:
+  case OpKind::Relu:
+  case OpKind::Pow:
+  case OpKind::Matmul:
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::RmsNorm:
+  case OpKind::Concat:
+  case OpKind::Split:
+  case OpKind::Reshape:
+  case OpKind::Transpose:
+  case OpKind::AllReduce:
+  case OpKind::InputIterator:
+  case OpKind::OutputSaver:
+  case OpKind::AccumSum:
+  case OpKind::AccumMax:
+  case OpKind::AccumConcat:
+  case OpKind::AccumRescaledSum:
+    break;
   }
+  llvm_unreachable("no tile form (callers ask hasTileForm first)");
 }
 
 SmallVector<unsigned> Converter::loopsOf(Value value,
@@ -720,20 +778,9 @@ llvm::Error Converter::emit(Operation *op) {
   auto operand = [&](unsigned i) {
     return broadcast(load(op->getOperand(i)), op->getOperand(i), r);
   };
-  switch (kind) {
-  case OpKind::Exp:
-  case OpKind::Sqrt:
-  case OpKind::Sigmoid:
-  case OpKind::Silu:
-  case OpKind::Square:
-  case OpKind::Neg:
-  case OpKind::MulScalar:
-  case OpKind::AddScalar:
-  case OpKind::Add:
-  case OpKind::Sub:
-  case OpKind::Mul:
-  case OpKind::Div:
+  if (hasTileForm(kind))
     return storeAll(elementwise(op, operand));
+  switch (kind) {
   case OpKind::Matmul: {
     Value a = op->getOperand(0);
     unsigned value = builder->op(ops.matmul, {load(a), load(op->getOperand(1))});
@@ -937,10 +984,7 @@ llvm::Expected<TileProgram> Converter::run() {
   for (Operation &op : body) {
     auto semantics = dyn_cast<SemanticsOpInterface>(&op);
     if (!semantics || op.getNumResults() != 1 || absorbedInto.count(&op) ||
-        !getOpInfo(semantics.getOpKind()).elementwise)
-      continue;
-    OpKind kind = semantics.getOpKind();
-    if (kind == OpKind::Gelu || kind == OpKind::Relu || kind == OpKind::Pow)
+        !hasTileForm(semantics.getOpKind()))
       continue;
     Value r = op.getResult(0);
     if (r.hasOneUse() && !returned.count(r) &&
