@@ -56,6 +56,17 @@ Flops mirage::getFlops(OpKind kind, const OpParams &params,
   return flops;
 }
 
+double mirage::getTileRows(ArrayRef<int64_t> tile, ArrayRef<int64_t> tensor) {
+  if (tile.empty())
+    return 1;
+  int64_t span = tile.back();
+  if (tile.size() == tensor.size())
+    for (size_t d = tile.size() - 1; d > 0 && tile[d] == tensor[d]; --d)
+      span *= tile[d - 1];
+  return static_cast<double>(getNumElements(tile)) /
+         static_cast<double>(std::max<int64_t>(span, 1));
+}
+
 double mirage::getTileOpLatencyUs(OpKind kind, const OpParams &params,
                                   ArrayRef<ArrayRef<int64_t>> in,
                                   ArrayRef<int64_t> out, int64_t threads,
@@ -65,15 +76,31 @@ double mirage::getTileOpLatencyUs(OpKind kind, const OpParams &params,
     return static_cast<double>((elements + threads - 1) / threads);
   };
   if (getWork(kind, in, out, params).multiplyAdds > 0 && in.size() == 2) {
-    if (fitsTensorCoreTiles(in[0], in[1], elementBytes))
-      return getFlops(kind, params, in, out, elementBytes).tensor /
-             (device.tensorFlopsPerUs / static_cast<double>(device.sms));
+    if (fitsTensorCoreTiles(in[0], in[1], elementBytes)) {
+      double throughput =
+          getFlops(kind, params, in, out, elementBytes).tensor /
+          (device.tensorFlopsPerUs / static_cast<double>(device.sms));
+      // Jobs as the code generator deals them to warps (Matmul.cpp).
+      int64_t m = out[out.size() - 2], n = out.back(), k = in[0].back();
+      int64_t jobs = getNumElements(out.drop_back(2)) * ((m + 15) / 16) *
+                     (n % 16 == 0 ? n / 16 : n / 8);
+      int64_t warps = std::max<int64_t>(1, threads / 32);
+      double chain = static_cast<double>((jobs + warps - 1) / warps) *
+                     static_cast<double>((k + 15) / 16) * device.mmaStepUs;
+      return std::max(throughput, chain);
+    }
     return rounds(getNumElements(out)) * static_cast<double>(in[0].back()) *
            device.simtMacUs;
   }
+  // A round per `threads` elements, or per `threads` of the record's
+  // element operations where it counts several per element (a norm's
+  // passes, a transcendental).
   int64_t elements = getNumElements(out);
   for (ArrayRef<int64_t> operand : in)
     elements = std::max(elements, getNumElements(operand));
+  elements =
+      std::max(elements,
+               static_cast<int64_t>(getWork(kind, in, out, params).elementOps));
   return rounds(elements) * device.simtElementUs;
 }
 
@@ -84,10 +111,14 @@ double mirage::estimateKernelUs(const KernelProfile &kernel,
   double sms = static_cast<double>(device.sms);
   double loaded = blocks * (iterations * kernel.loopBytes + kernel.onceBytes +
                             kernel.outputBytes);
+  double rowOverhead = device.rowOverheadBytes * blocks *
+                       (iterations * kernel.loopRows + kernel.onceRows);
   double utilization = std::min(1.0, blocks / sms);
-  double memory = std::max(kernel.uniqueBytes / device.dramBytesPerUs,
-                           loaded / device.l2BytesPerUs) /
-                  utilization;
+  // Bandwidth needs no full grid: a few blocks per SM stream at the SM's
+  // rate, which the latency term below bounds.
+  double memory =
+      std::max((kernel.uniqueBytes + rowOverhead) / device.dramBytesPerUs,
+               loaded / device.l2BytesPerUs);
   double compute = blocks *
                    (iterations * kernel.bodyFlops.time(device) +
                     kernel.postFlops.time(device)) /
@@ -101,15 +132,24 @@ double mirage::estimateKernelUs(const KernelProfile &kernel,
                   static_cast<double>(kernel.threads))});
   occupancy = std::max(occupancy, 1.0);
   double waves = std::ceil(blocks / (sms * occupancy));
-  double smL2BytesPerUs = device.l2BytesPerUs / sms;
+  // The blocks resident on an SM share its streaming rate.
+  double resident = std::clamp(std::ceil(blocks / sms), 1.0, occupancy);
+  double blockBytesPerUs = device.smStreamBytesPerUs / resident;
+  double loads =
+      (kernel.loopBytes + kernel.loopRows * device.rowOverheadBytes) /
+      blockBytesPerUs;
   double iterationLatency =
-      device.iterationUs +
-      std::max(kernel.loopBytes / smL2BytesPerUs, kernel.bodyLatencyUs);
-  double blockLatency = kernel.onceBytes / smL2BytesPerUs +
-                        iterations * iterationLatency + device.postLoopUs +
-                        kernel.postLatencyUs +
-                        kernel.outputBytes / smL2BytesPerUs;
-  double latency = waves * blockLatency;
+      device.iterationUs + (kernel.iterations > 1
+                                ? std::max(loads, kernel.bodyLatencyUs)
+                                : loads + kernel.bodyLatencyUs);
+  double blockLatency =
+      device.loadLatencyUs +
+      (kernel.onceBytes + kernel.onceRows * device.rowOverheadBytes) /
+          blockBytesPerUs +
+      iterations * iterationLatency + device.postLoopUs + kernel.postLatencyUs +
+      kernel.outputBytes / blockBytesPerUs;
+  double latency =
+      waves * blockLatency + std::ceil(blocks / sms) * device.blockStartUs;
   return (launch ? device.launchUs : 0.0) +
          std::max({memory, compute, latency});
 }

@@ -150,14 +150,19 @@ func.func @matmul_prologue(%x: tensor<16x4096xf16>, %g: tensor<4096xf16>, %w: te
   return %y : tensor<16x4096xf16>
 }
 
-// An RMSNorm before a decode-sized matmul: the whole row of x and a
-// 4096-row weight tile fit, so each block normalizes x and multiplies.
+// An RMSNorm before a decode-sized matmul is not fused: the norm needs the
+// whole row of x, so every block would load a 4096-row weight tile at once
+// and walk it in one long mma chain per warp. Alone, the matmul walks k in
+// pipelined chunks (the speed model's launch shape; docs/results,
+// 2026-11-26: 36 us against 150 for the fused form's layout).
 // CHECK-LABEL: func.func @norm_matmul
+// CHECK: kn.rms_norm
 // CHECK: kn.kernel
-// CHECK: tb.graph grid [{{[0-9]+}}] threads 128 forloop 1
-// CHECK: tb.rms_norm {{.*}} : !tb.tile<1x4096xf16>, !tb.tile<4096xf16>
-// CHECK: tb.matmul {{.*}} : !tb.tile<1x4096xf16>, !tb.tile<4096x{{[0-9]+}}xf16>
-// CHECK-NOT: kn.kernel
+// CHECK: tb.graph grid [{{[0-9]+}}] threads 128 forloop {{[1-9][0-9]*}} {
+// CHECK-NOT: forloop 1 {
+// CHECK-NOT: tb.rms_norm
+// CHECK: tb.matmul
+// CHECK: tb.accum_sum
 // CHECK: return
 func.func @norm_matmul(%x: tensor<1x4096xf16>, %g: tensor<4096xf16>, %w: tensor<4096x6144xf16>) -> tensor<1x6144xf16> {
   %n = kn.rms_norm %x weight %g {eps = 1.0e-6 : f64} : tensor<1x4096xf16>, tensor<4096xf16>
@@ -251,15 +256,15 @@ func.func @softmax_matmul(%s: tensor<2x256x4096xf16>, %v: tensor<2x4096x64xf16>)
 
 // Not fused: rows of 1M floats do not fit in shared memory, and looping
 // over them leaves the division without its rows after the loop. The sum
-// alone gets a planned launch shape (its row walked by the loop); the
-// division is left to kn-default-block-graphs.
+// gets a planned launch shape (its row walked by the loop), the division a
+// kernel of its own.
 // CHECK-LABEL: func.func @row_too_long
 // CHECK: %[[S:.*]] = kn.kernel(%arg0)
 // CHECK: tb.graph grid [2] threads 128 forloop {{[0-9]+}}
 // CHECK: tb.reduce_sum
 // CHECK: tb.accum_sum
 // CHECK-NOT: tb.div
-// CHECK: kn.div %arg0, %[[S]]
+// CHECK: kn.{{kernel\(|div }}%arg0, %[[S]]
 // CHECK: return
 func.func @row_too_long(%x: tensor<2x1048576xf32>) -> tensor<2x1048576xf32> {
   %s = kn.reduce_sum %x dim 1 : tensor<2x1048576xf32>
@@ -270,9 +275,8 @@ func.func @row_too_long(%x: tensor<2x1048576xf32>) -> tensor<2x1048576xf32> {
 // Not fused: the norm needs its whole row, so the matmul could not loop over
 // k, and a 32768-row weight tile (512 KiB at 8 columns) does not fit.
 // CHECK-LABEL: func.func @norm_k_too_long
-// CHECK-NOT: kn.kernel
 // CHECK: kn.rms_norm
-// CHECK: kn.matmul
+// CHECK-NOT: tb.rms_norm
 // CHECK: return
 func.func @norm_k_too_long(%x: tensor<1x32768xf16>, %g: tensor<32768xf16>, %w: tensor<32768x256xf16>) -> tensor<1x256xf16> {
   %n = kn.rms_norm %x weight %g {eps = 1.0e-6 : f64} : tensor<1x32768xf16>, tensor<32768xf16>
@@ -288,9 +292,7 @@ func.func @norm_k_too_long(%x: tensor<1x32768xf16>, %g: tensor<32768xf16>, %w: t
 // CHECK-COUNT-1: tb.matmul
 // CHECK: tb.reduce_sum
 // CHECK-NOT: tb.matmul
-// CHECK: kn.kernel(%[[K]]#0)
-// CHECK-NOT: tb.matmul
-// CHECK: tb.reduce_max
+// CHECK: {{kn.kernel\(|kn.reduce_max }}%[[K]]#0
 // CHECK-NOT: matmul
 // CHECK: return
 func.func @shared_matmul(%x: tensor<1024x64xf16>, %w: tensor<64x4096xf16>) -> (tensor<1024x1xf16>, tensor<1x4096xf16>) {

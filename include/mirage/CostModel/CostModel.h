@@ -35,10 +35,31 @@ struct DeviceModel {
   int64_t maxThreadsPerSM = 2048;
   int64_t maxBlocksPerSM = 32;
   /// Fixed costs: a launch, one loop iteration of a block (pipeline wait,
-  /// barriers), a block's post-loop work.
+  /// barriers), a block's post-loop work, the first bytes of a load to
+  /// arrive (device-memory latency under load).
   double launchUs = 2.5;
-  double iterationUs = 0.5;
+  double iterationUs = 0.0;
   double postLoopUs = 1.0;
+  double loadLatencyUs = 1.0;
+  /// What starting each block costs the SM it runs on (dispatch, its
+  /// first instructions), paid one block after another: 2048 blocks of 64
+  /// elements ran an elementwise chain 1.2 µs slower than 128 blocks of
+  /// 1024 on an H100 (2026-11-26).
+  double blockStartUs = 0.08;
+  /// Bytes per µs one SM's blocks stream from device memory together when
+  /// their loads are in flight (above the SM's even share of DRAM: SMs
+  /// with more requests outstanding get more). Fitted to the decode matmul
+  /// sweep of 2026-11-26 on an H100 (docs/results/2026-11-26-h100.md).
+  double smStreamBytesPerUs = 4.0e4;
+  /// What each contiguous row of a loaded tile costs on top of its bytes
+  /// (narrow tiles stream slower: 32-byte rows about 20% below 128-byte
+  /// ones in the same sweep).
+  double rowOverheadBytes = 8;
+  /// One step of a warp's m16n8k16 chain as generated (two ldmatrix, the
+  /// dependent mma.sync): the latency a block pays per 16 of k for each job
+  /// its busiest warp owns. Fitted to the Qwen3 layer's kernels under
+  /// Nsight Compute on the same day.
+  double mmaStepUs = 0.035;
   /// Generated SIMT code: one step of a thread's k loop in a matmul (two
   /// shared-memory loads and an FMA, dependent), and one element of another
   /// tile operator per thread. Fitted to SIMT matmuls measured on an H200.
@@ -73,8 +94,10 @@ Flops getFlops(OpKind kind, const OpParams &params,
 struct KernelProfile {
   int64_t blocks = 1, threads = 128, iterations = 1;
   /// Bytes one block loads every iteration (tiles that change with it),
-  /// once (loop-invariant tiles) and stores.
+  /// once (loop-invariant tiles) and stores, and the contiguous rows those
+  /// loads come in (getTileRows).
   double loopBytes = 0, onceBytes = 0, outputBytes = 0;
+  double loopRows = 0, onceRows = 0;
   /// Bytes of the kernel's operand and result tensors, each counted once.
   double uniqueBytes = 0;
   /// One block's arithmetic per iteration and after the loop, and the time
@@ -84,25 +107,33 @@ struct KernelProfile {
   int64_t sharedMemoryBytes = 0;
 };
 
-/// Microseconds one block spends on a tile operator as generated: tensor
-/// cores at the SM's share of the chip's rate; a SIMT matmul with a thread
-/// per result element looping over k; other operators a round of `threads`
-/// elements at a time.
+/// The contiguous rows a tile of `tensor` is read in: its elements over the
+/// span of its innermost dims that are whole (plus the first cut one).
+double getTileRows(llvm::ArrayRef<int64_t> tile,
+                   llvm::ArrayRef<int64_t> tensor);
+
+/// Microseconds one block spends on a tile operator as generated: on tensor
+/// cores the larger of the SM's share of the chip's rate and the busiest
+/// warp's chain of m16n8k16 steps (its jobs of 16 rows by 8 or 16 columns
+/// times k / 16); a SIMT matmul with a thread per result element looping
+/// over k; other operators a round of `threads` elements at a time.
 double getTileOpLatencyUs(OpKind kind, const OpParams &params,
                           llvm::ArrayRef<llvm::ArrayRef<int64_t>> in,
                           llvm::ArrayRef<int64_t> out, int64_t threads,
                           unsigned elementBytes, const DeviceModel &device);
 
 /// A kernel's time: launch + max(memory, compute, latency), where memory is
-/// the larger of the unique bytes over DRAM and all blocks' bytes over L2,
-/// compute the blocks' arithmetic, both over the utilization min(1, blocks
-/// / SMs), and latency the waves of resident blocks (occupancy from shared
-/// memory and threads) times one block's critical path (per iteration a
-/// fixed cost plus the larger of its loads at the SM's share of L2 and its
-/// operators; then the post-loop work and its stores). The search's cost of
-/// a graph-defined kernel (docs/Search.md) on its compact µGraphs, with the
-/// block's stores added to its critical path. `launch` false leaves the
-/// launch out (a task of a persistent kernel).
+/// the larger of the unique bytes (plus each loaded row's overhead) over
+/// DRAM and all blocks' bytes over L2, compute the blocks' arithmetic over
+/// the utilization min(1, blocks / SMs), and latency the waves of resident
+/// blocks (occupancy from shared memory and threads) times one block's critical
+/// path. A block's loads stream at the SM's rate shared by the blocks resident
+/// with it; the path is the first load's latency, the loop-invariant tiles,
+/// then per iteration a fixed cost plus its loads and its operators (the larger
+/// of the two when the loop is pipelined, their sum for a single iteration,
+/// which loads everything before it computes), then the post-loop work and
+/// its stores; plus the start of each block an SM runs, one after another.
+/// `launch` false leaves the launch out (a task of a persistent kernel).
 double estimateKernelUs(const KernelProfile &kernel, const DeviceModel &device,
                         bool launch = true);
 

@@ -146,9 +146,12 @@ KernelProfile kn::getKernelProfile(KernelOp kernel,
   for (Operation &op : body.without_terminator()) {
     if (auto iterator = dyn_cast<tb::InputIteratorOp>(op)) {
       double bytes = getByteSize(iterator.getType());
-      (iterator.getFmap().getDim() == kReplica || profile.iterations == 1
-           ? profile.onceBytes
-           : profile.loopBytes) += bytes;
+      double rows = getTileRows(iterator.getType().getShape(),
+                                iterator.getInput().getType().getShape());
+      bool once =
+          iterator.getFmap().getDim() == kReplica || profile.iterations == 1;
+      (once ? profile.onceBytes : profile.loopBytes) += bytes;
+      (once ? profile.onceRows : profile.loopRows) += rows;
       continue;
     }
     if (auto saver = dyn_cast<tb::OutputSaverOp>(op)) {

@@ -487,17 +487,20 @@ std::optional<double> Group::estimate(Plan &plan, const DeviceModel &device,
   bool looped = plan.forloop > 1;
   int64_t smem = 0;
   for (Value input : phases.bodyInputs) {
-    int64_t bytes = getNumElements(getTile(input, plan, Phase::Body)) *
-                    elementBytesOf(input);
+    Shape tile = getTile(input, plan, Phase::Body);
+    int64_t bytes = getNumElements(tile) * elementBytesOf(input);
     bool varies =
         looped && llvm::is_contained(valueDims[input], phases.loopClass);
     (varies ? profile.loopBytes : profile.onceBytes) += bytes;
+    (varies ? profile.loopRows : profile.onceRows) +=
+        getTileRows(tile, shapeOf(input));
     smem += varies ? 2 * bytes : bytes;
   }
   for (Value input : phases.postInputs) {
-    int64_t bytes = getNumElements(getTile(input, plan, Phase::Post)) *
-                    elementBytesOf(input);
+    Shape tile = getTile(input, plan, Phase::Post);
+    int64_t bytes = getNumElements(tile) * elementBytesOf(input);
     profile.loopBytes += static_cast<double>(bytes) / plan.forloop;
+    profile.loopRows += getTileRows(tile, shapeOf(input)) / plan.forloop;
     smem += bytes + 2 * bytes / plan.forloop;
   }
   for (Value output : outputs)
@@ -1182,21 +1185,11 @@ LogicalResult Fuser::run() {
         break;
     }
   }
-  // A memory-bound op left alone (no multiply-adds in its record's work)
-  // gets the speed model's launch shape where that beats the fixed tiling
-  // of its default kernel by more than the model's noise.
+  // An op left alone gets the speed model's launch shape where that beats
+  // the fixed tiling of its default kernel by more than the model's noise.
   llvm::DenseSet<int> relaunched;
   for (auto &[id, members] : groups) {
     if (members.size() != 1)
-      continue;
-    Operation *op = candidates[members.front()];
-    auto semantics = cast<SemanticsOpInterface>(op);
-    SmallVector<ArrayRef<int64_t>> in;
-    for (Value operand : op->getOperands())
-      in.push_back(shapeOf(operand));
-    if (getWork(semantics.getOpKind(), in, shapeOf(op->getResult(0)),
-                semantics.getOpParams())
-            .multiplyAdds > 0)
       continue;
     std::optional<double> fixed = getCost(id);
     const Best *best = getBest(members);

@@ -102,9 +102,9 @@ def KnFuse : Pass<"kn-fuse", "::mlir::func::FuncOp"> {
     range and the resulting tiles are costed, and the cheapest plan (fewer
     blocks among estimates within 1%) whose block graph the tb verifiers
     accept and the GPU lowering can place in shared memory
-    (`mirage::planBlockGraphSharedMemory`) is built. A memory-bound op left
-    alone (no multiply-adds in its record's work) gets its planned launch
-    shape when that is estimated 5% faster than its default kernel.
+    (`mirage::planBlockGraphSharedMemory`) is built. An op left alone gets
+    its planned launch shape when that is estimated 5% faster than its
+    default kernel.
 
     **Groups** grow greedily, producer into consumer (largest intermediate
     first) and between ops that read the same tensor, while the fused
@@ -116,9 +116,10 @@ def KnFuse : Pass<"kn-fuse", "::mlir::func::FuncOp"> {
     before a matmul whose k would then have to stay whole in too large a
     tile; a value two groups need (it is computed once and written, never
     recomputed); a group whose common grid would starve the GPU or cost
-    more than its parts; ops with `kn.partition` (left to
-    `kn-default-block-graphs`); collectives. `kn.data_dependent` carries
-    over to the fused kernel.
+    more than its parts (a norm before a matmul whose k must then stay
+    whole: one long mma chain per warp over a deep weight tile); ops with
+    `kn.partition` (left to `kn-default-block-graphs`); collectives.
+    `kn.data_dependent` carries over to the fused kernel.
 
     With `persistent`, plans are costed as tasks of a persistent kernel of
     `workers` workers (default: the target's SMs) without launches and have
