@@ -6,11 +6,14 @@ block graph computing x[M, K] @ w[K, N] with a given output tile width,
 k chunk per for-loop iteration, threads per block and split-K factor
 (split-K: the grid's second dim walks k, partial products go to a
 [splits, M, N] tensor that a `kn.reduce_sum` adds up). Bundled with
-`mirage-bundle --no-fuse` and run by the GPU package's runner, the timings
-are what the speed model (issue 14) is fitted and checked against:
+`mirage-bundle --fuse=false` and run by the GPU package's runner, the
+timings are what the speed model is fitted to and checked against
+(docs/Search.md, section 4; unittests/Search/CostModelTest.cpp):
 
   benchmarks/tiling-sweep.py -o build/generated/tiling_sweep.mlir
-  scripts/gpu-package.sh -o sweep-package <(echo "build/generated/tiling_sweep.mlir --no-fuse")
+  echo "build/generated/tiling_sweep.mlir --fuse=false" > build/sweep.txt
+  scripts/gpu-package.sh build/sweep.txt
+  # on the GPU machine: cd gpu-package && MIRAGE_PARTS=run ./run.sh
 
 Function names say the tiling: mm_m1_k4096_n12288__n64_k256_t128_s1 is
 M=1, K=4096, N=12288 with 64-column tiles, 256-deep k chunks, 128 threads
