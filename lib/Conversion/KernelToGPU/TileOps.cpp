@@ -110,7 +110,11 @@ static void emitReduce(KernelBuilder &kb, OpKind kind, const OpParams &params,
   kb.storeF32(result, indices, total);
 }
 
-/// y = x / sqrt(mean(x * x) + eps) * w over the last dim, a warp per row.
+/// y = x / sqrt(mean(x * x) + eps) * w over the last dim. A warp sums a
+/// row's squares; with fewer rows than warps, each row gets warps / rows
+/// warps that all sum it (no shared scratch needed) and write a slice of
+/// its columns each, so that a single-row tile does not leave three warps
+/// of four idle through the write pass, the longer one.
 static void emitRmsNorm(KernelBuilder &kb, const OpParams &params,
                         ArrayRef<SmemTile> operands, const SmemTile &result) {
   OpBuilder &b = kb.b;
@@ -118,11 +122,16 @@ static void emitRmsNorm(KernelBuilder &kb, const OpParams &params,
   ArrayRef<int64_t> shape = input.layout.shape;
   int64_t width = shape.back();
   int64_t rows = input.layout.getNumElements() / width;
-  bool vectorize = llvm::all_of(operands, [](const SmemTile &tile) {
-    return tile.layout.hasContiguousRuns(kVectorWidth);
-  }) && result.layout.hasContiguousRuns(kVectorWidth);
+  bool vectorize =
+      llvm::all_of(operands,
+                   [](const SmemTile &tile) {
+                     return tile.layout.hasContiguousRuns(kVectorWidth);
+                   }) &&
+      result.layout.hasContiguousRuns(kVectorWidth);
   int64_t run = vectorize ? kVectorWidth : 1;
-  kb.forEachWarpStrided(rows, [&](Value row) {
+  int64_t warpsPerRow = std::max<int64_t>(
+      1, std::min<int64_t>(kb.getNumWarps() / rows, width / (32 * run)));
+  auto normalizeRow = [&](Value row, Value slice) {
     SmallVector<Value> rowIndices =
         kb.delinearize(row, ArrayRef<int64_t>(shape).drop_back());
     auto at = [&](Value column) {
@@ -143,12 +152,14 @@ static void emitRmsNorm(KernelBuilder &kb, const OpParams &params,
     Value sum = kb.warpReduce(partial, OpKind::ReduceSum);
     Value mean = arith::MulFOp::create(b, kb.loc, sum, kb.f32(1.0 / width));
     Value rms = math::SqrtOp::create(
-        b, kb.loc, arith::AddFOp::create(b, kb.loc, mean, kb.f32(params.scalar)));
+        b, kb.loc,
+        arith::AddFOp::create(b, kb.loc, mean, kb.f32(params.scalar)));
     if (run > 1)
       rms = vector::BroadcastOp::create(
           b, kb.loc, VectorType::get({run}, b.getF32Type()), rms);
-    auto writeLoop = scf::ForOp::create(b, kb.loc, kb.mul(kb.laneId, run),
-                                        kb.index(width), kb.index(32 * run));
+    Value first = kb.mul(kb.add(kb.mul(slice, 32), kb.laneId), run);
+    auto writeLoop = scf::ForOp::create(b, kb.loc, first, kb.index(width),
+                                        kb.index(32 * run * warpsPerRow));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(writeLoop.getBody());
     Value column = writeLoop.getInductionVar();
@@ -160,7 +171,18 @@ static void emitRmsNorm(KernelBuilder &kb, const OpParams &params,
       kb.storeVectorF32(result, at(column), y);
     else
       kb.storeF32(result, at(column), y);
-  });
+  };
+  if (warpsPerRow == 1) {
+    kb.forEachWarpStrided(rows,
+                          [&](Value row) { normalizeRow(row, kb.index(0)); });
+    return;
+  }
+  // Fewer rows than warps: one row per warp group, no loop over rows.
+  auto ifOp =
+      scf::IfOp::create(b, kb.loc, kb.lessThan(kb.warpId, rows * warpsPerRow));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  normalizeRow(kb.div(kb.warpId, warpsPerRow), kb.rem(kb.warpId, warpsPerRow));
 }
 
 /// Copies every element of `from` to `to`, where `map` gives the `to`
