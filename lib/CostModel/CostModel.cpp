@@ -104,8 +104,20 @@ double mirage::getTileOpLatencyUs(OpKind kind, const OpParams &params,
   return rounds(elements) * device.simtElementUs;
 }
 
+llvm::StringRef KernelTimeBreakdown::getBound() const {
+  if (latencyUs >= memoryUs && latencyUs >= computeUs)
+    return "latency";
+  return memoryUs >= computeUs ? "memory" : "compute";
+}
+
 double mirage::estimateKernelUs(const KernelProfile &kernel,
                                 const DeviceModel &device, bool launch) {
+  return estimateKernel(kernel, device, launch).us;
+}
+
+KernelTimeBreakdown mirage::estimateKernel(const KernelProfile &kernel,
+                                           const DeviceModel &device,
+                                           bool launch) {
   double blocks = static_cast<double>(kernel.blocks);
   double iterations = static_cast<double>(kernel.iterations);
   double sms = static_cast<double>(device.sms);
@@ -148,8 +160,16 @@ double mirage::estimateKernelUs(const KernelProfile &kernel,
           blockBytesPerUs +
       iterations * iterationLatency + device.postLoopUs + kernel.postLatencyUs +
       kernel.outputBytes / blockBytesPerUs;
-  double latency =
+  KernelTimeBreakdown estimate;
+  estimate.launchUs = launch ? device.launchUs : 0.0;
+  estimate.memoryUs = memory;
+  estimate.computeUs = compute;
+  estimate.latencyUs =
       waves * blockLatency + std::ceil(blocks / sms) * device.blockStartUs;
-  return (launch ? device.launchUs : 0.0) +
-         std::max({memory, compute, latency});
+  estimate.waves = waves;
+  estimate.residentPerSM = resident;
+  estimate.blockUs = blockLatency;
+  estimate.us =
+      estimate.launchUs + std::max({memory, compute, estimate.latencyUs});
+  return estimate;
 }

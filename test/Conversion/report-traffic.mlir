@@ -3,6 +3,14 @@
 // RUN: mirage-opt %s --kn-report-traffic -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNFUSED
 // RUN: mirage-opt %s --kn-fuse --kn-default-block-graphs --kn-report-traffic=per-kernel -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=FUSED
 // RUN: mirage-opt %s --kn-report-traffic | FileCheck %s --check-prefix=IR
+// RUN: mirage-opt %s --kn-fuse --kn-default-block-graphs --kn-report-traffic="per-kernel device=h200" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=ESTIMATE
+// RUN: not mirage-opt %s --kn-report-traffic=device=a100 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-DEVICE
+
+// Per kernel, the speed model's estimate with its terms (the one kn-fuse
+// ranked the plans with): 8 blocks of one 4096-wide row each, one per SM,
+// are bound by a block's critical path, not by the 256 KiB they move.
+// ESTIMATE: remark: kernel #0: {{.*}}; its 8 blocks load and store 262144 bytes; estimated {{[0-9]+\.[0-9]}} us on h200, latency-bound (memory 0.1, compute {{[0-9.]+}}, latency {{[0-9.]+}} us: 1 wave of 1 block per SM, {{[0-9.]+}} us each)
+// BAD-DEVICE: kn-report-traffic: unknown value 'a100' for option 'device'; valid values: h100, h200
 
 // nTrans's update, five ops over 8x4096 f16 (64 KiB each): unfused, every
 // intermediate is written and read back (4 x 64 KiB each way) and the

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <set>
 
 using namespace mirage;
 using namespace mirage::search;
@@ -202,6 +203,31 @@ TEST(CostModelTest, FitsTheMeasuredH100Kernels) {
     }
   EXPECT_GT(pairs, 50);
   EXPECT_EQ(ordered, pairs);
+}
+
+TEST(CostModelTest, BreakdownAddsUpToTheEstimate) {
+  DeviceModel h100 = *DeviceModel::get("h100");
+  std::set<std::string> bounds;
+  for (const Measured &m : getMeasuredKernels(h100)) {
+    KernelTimeBreakdown terms = estimateKernel(m.kernel, h100);
+    EXPECT_DOUBLE_EQ(terms.us, estimateKernelUs(m.kernel, h100)) << m.name;
+    EXPECT_DOUBLE_EQ(terms.us,
+                     terms.launchUs + std::max({terms.memoryUs, terms.computeUs,
+                                                terms.latencyUs}));
+    double bound = terms.getBound() == "memory"    ? terms.memoryUs
+                   : terms.getBound() == "compute" ? terms.computeUs
+                                                   : terms.latencyUs;
+    EXPECT_DOUBLE_EQ(terms.us, terms.launchUs + bound) << m.name;
+    bounds.insert(terms.getBound().str());
+    EXPECT_GE(terms.residentPerSM, 1.0);
+    EXPECT_GE(terms.waves, 1.0);
+  }
+  // The sweep streams (memory-bound); the deep narrow tiles wait on their
+  // chains (latency-bound).
+  EXPECT_TRUE(bounds.count("memory"));
+  EXPECT_TRUE(bounds.count("latency"));
+  EXPECT_EQ(estimateKernel(KernelProfile(), h100, /*launch=*/false).launchUs,
+            0.0);
 }
 
 TEST(CostModelTest, SharedMemoryAsTheCodeGeneratorAllocatesIt) {

@@ -137,6 +137,21 @@ double getTileOpLatencyUs(OpKind kind, const OpParams &params,
 double estimateKernelUs(const KernelProfile &kernel, const DeviceModel &device,
                         bool launch = true);
 
+/// The terms of estimateKernelUs, for reports: the estimate is the launch
+/// plus the largest of memory, compute and latency.
+struct KernelTimeBreakdown {
+  double us = 0, launchUs = 0, memoryUs = 0, computeUs = 0, latencyUs = 0;
+  /// Rounds of resident blocks, blocks resident on an SM at once, and one
+  /// block's critical path.
+  double waves = 0, residentPerSM = 0, blockUs = 0;
+
+  /// "memory", "compute" or "latency": the term the estimate is.
+  llvm::StringRef getBound() const;
+};
+KernelTimeBreakdown estimateKernel(const KernelProfile &kernel,
+                                   const DeviceModel &device,
+                                   bool launch = true);
+
 } // namespace mirage
 
 #endif // MIRAGE_COSTMODEL_COSTMODEL_H

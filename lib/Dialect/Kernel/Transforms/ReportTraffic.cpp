@@ -8,9 +8,12 @@
 
 #include "mirage/Dialect/Kernel/Transforms/Passes.h"
 
+#include "mirage/CostModel/CostModel.h"
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/Dialect/Kernel/Transforms/BlockGraphBuilder.h"
 #include "mirage/IR/GraphUtils.h"
+#include "mirage/IR/OptionChecks.h"
 #include "mirage/IR/SemanticsOpInterface.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SetVector.h"
@@ -42,12 +45,40 @@ struct KnReportTraffic
     : public kn::impl::KnReportTrafficBase<KnReportTraffic> {
   using Base::Base;
 
+  std::optional<std::string> checkOptions() const {
+    return checkOptionValue("kn-report-traffic", "device", device,
+                            DeviceModel::getNames());
+  }
+  MIRAGE_CHECK_PASS_OPTIONS_AT_PARSE
+
   void runOnOperation() override {
     getOperation().walk([&](func::FuncOp function) {
       if (!function.isExternal())
         report(function);
     });
     markAllAnalysesPreserved();
+  }
+
+  /// The speed model's view of a kernel on the device of the options, on
+  /// the SMs of its target.
+  std::string describeEstimate(KernelOp kernel) {
+    DeviceModel model = *DeviceModel::get(device);
+    tb::TargetAttr target = tb::TargetAttr::lookup(kernel);
+    if (target.getSms() > 0)
+      model.sms = target.getSms();
+    KernelTimeBreakdown estimate =
+        estimateKernel(getKernelProfile(kernel, model), model);
+    return llvm::formatv(
+               "; estimated {0:F1} us on {1}, {2}-bound (memory {3:F1}, "
+               "compute {4:F1}, latency {5:F1} us: {6} wave{7} of {8} "
+               "block{9} per SM, {10:F2} us each)",
+               estimate.us, device, estimate.getBound(), estimate.memoryUs,
+               estimate.computeUs, estimate.latencyUs,
+               static_cast<int64_t>(estimate.waves),
+               estimate.waves == 1 ? "" : "s",
+               static_cast<int64_t>(estimate.residentPerSM),
+               estimate.residentPerSM == 1 ? "" : "s", estimate.blockUs)
+        .str();
   }
 
   void report(func::FuncOp function) {
@@ -102,6 +133,8 @@ struct KnReportTraffic
         blocks = llvm::formatv("; its {0} blocks load and store {1} bytes",
                                getNumElements(graph.getGrid()), loaded)
                      .str();
+        if (perKernel)
+          blocks += describeEstimate(kernel);
       } else {
         blockBytes += reads + writes;
       }

@@ -168,8 +168,12 @@ def KnReportTraffic : Pass<"kn-report-traffic", "::mlir::ModuleOp"> {
     memory (results written for another kernel and read back). For
     graph-defined kernels it adds what their blocks load and store, tiles
     re-read by several blocks counted each time (mostly L2 traffic). With
-    `per-kernel`, every kernel gets a remark of its own. The IR is
-    unchanged.
+    `per-kernel`, every kernel gets a remark of its own, and a graph-defined
+    kernel's also gives the speed model's estimate for `device` (the one
+    kn-fuse and the search rank with, `mirage::estimateKernel`): its time,
+    the term it is bound by, the memory, compute and latency terms, the
+    waves, the blocks resident per SM and one block's critical path. The IR
+    is unchanged.
 
     ```
     remark: traffic: 2 kernels (2 graph-defined, 0 predefined); kernels
@@ -185,7 +189,9 @@ def KnReportTraffic : Pass<"kn-report-traffic", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"perKernel", "per-kernel", "bool", /*default=*/"false",
-           "Also report every kernel's reads and writes">,
+           "Also report every kernel's reads, writes and estimate">,
+    Option<"device", "device", "std::string", /*default=*/"\"h100\"",
+           "Device the per-kernel estimates are for (h100, h200)">,
   ];
 }
 
