@@ -80,10 +80,10 @@ double mirage::getTileOpLatencyUs(OpKind kind, const OpParams &params,
       double throughput =
           getFlops(kind, params, in, out, elementBytes).tensor /
           (device.tensorFlopsPerUs / static_cast<double>(device.sms));
-      // Jobs as the code generator deals them to warps (Matmul.cpp).
+      // Jobs as the code generator deals them to warps.
       int64_t m = out[out.size() - 2], n = out.back(), k = in[0].back();
       int64_t jobs = getNumElements(out.drop_back(2)) * ((m + 15) / 16) *
-                     (n % 16 == 0 ? n / 16 : n / 8);
+                     (n / getTensorCoreJobColumns(n));
       int64_t warps = std::max<int64_t>(1, threads / 32);
       double chain = static_cast<double>((jobs + warps - 1) / warps) *
                      static_cast<double>((k + 15) / 16) * device.mmaStepUs;

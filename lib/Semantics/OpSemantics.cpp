@@ -365,6 +365,10 @@ bool mirage::fitsTensorCoreTiles(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
   return batchL.empty() || batchR.empty() || batchL == batchR;
 }
 
+int64_t mirage::getTensorCoreJobColumns(int64_t n) {
+  return n % 16 == 0 ? 16 : 8;
+}
+
 Expected<Shape> mirage::broadcastShapes(ArrayRef<int64_t> lhs,
                                         ArrayRef<int64_t> rhs) {
   size_t rank = std::max(lhs.size(), rhs.size());

@@ -181,6 +181,12 @@ OpWork getWork(OpKind kind, llvm::ArrayRef<llvm::ArrayRef<int64_t>> operandShape
 bool fitsTensorCoreTiles(llvm::ArrayRef<int64_t> lhs,
                          llvm::ArrayRef<int64_t> rhs, unsigned elementBytes);
 
+/// The columns one tensor-core job of such a matmul covers (a job is 16
+/// rows of the result by 16 columns, or by 8 where n is not a multiple of
+/// 16, over the whole k): the code generator deals jobs to warps, and the
+/// speed model charges each warp its chain of jobs.
+int64_t getTensorCoreJobColumns(int64_t n);
+
 /// Axis sets: per axis of a tensor, a bit set of the input axes it is
 /// indexed together with (the search's axis labels). The facet says how an
 /// operator's result axes inherit its operands' sets: elementwise operators

@@ -45,7 +45,7 @@ MmaMatmul::MmaMatmul(const TileLayout &lhs, const TileLayout &rhs) {
   k = a.back();
   n = w.back();
   mTiles = (m + 15) / 16;
-  nTilesPerJob = n % 16 == 0 ? 2 : 1;
+  nTilesPerJob = getTensorCoreJobColumns(n) / 8;
   nJobs = n / (8 * nTilesPerJob);
 }
 
