@@ -420,24 +420,68 @@ void Converter::sources(Value value, SmallVectorImpl<Value> &out) {
     sources(operand, out);
 }
 
-/// Whether `kind` is an elementwise operator with a form in Trinity's tile
-/// IR (the terms Converter::elementwise builds). GELU, ReLU and pow have
-/// none: erf, max and pow are no tile-IR operators.
-static bool hasTileForm(OpKind kind) {
+/// Builds an elementwise operator's term from its operands' terms.
+using TileForm = unsigned (*)(TermBuilder &, const TileOps &, const OpParams &,
+                              llvm::function_ref<unsigned(unsigned)>);
+
+/// The form of an elementwise operator in Trinity's tile IR, or null where
+/// it has none (GELU, ReLU and pow: erf, max and pow are no tile-IR
+/// operators) or is not elementwise.
+static TileForm getTileForm(OpKind kind) {
+  using Operand = llvm::function_ref<unsigned(unsigned)>;
   switch (kind) {
   case OpKind::Exp:
+    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
+      return b.op(ops.exp, {x(0)});
+    };
   case OpKind::Sqrt:
+    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
+      return b.op(ops.sqrt, {x(0)});
+    };
   case OpKind::Sigmoid:
+    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
+      return b.op(ops.sigmoid, {x(0)});
+    };
   case OpKind::Silu:
+    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
+      unsigned v = x(0);
+      return b.op(ops.mul, {v, b.op(ops.sigmoid, {v})});
+    };
   case OpKind::Square:
+    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
+      unsigned v = x(0);
+      return b.op(ops.mul, {v, v});
+    };
   case OpKind::Neg:
+    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
+      return b.op(ops.mul, {x(0), b.num(-1)});
+    };
   case OpKind::MulScalar:
+    return [](TermBuilder &b, const TileOps &ops, const OpParams &params,
+              Operand x) {
+      return b.op(ops.mul, {x(0), b.constant(params.scalar)});
+    };
   case OpKind::AddScalar:
+    return [](TermBuilder &b, const TileOps &ops, const OpParams &params,
+              Operand x) {
+      return b.op(ops.add, {x(0), b.constant(params.scalar)});
+    };
   case OpKind::Add:
+    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
+      return b.op(ops.add, {x(0), x(1)});
+    };
   case OpKind::Sub:
+    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
+      return b.op(ops.sub, {x(0), x(1)});
+    };
   case OpKind::Mul:
+    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
+      return b.op(ops.mul, {x(0), x(1)});
+    };
   case OpKind::Div:
-    return true;
+    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
+      return b.op(ops.div, {x(0), x(1)});
+    };
   case OpKind::Gelu:
   case OpKind::Relu:
   case OpKind::Pow:
@@ -456,67 +500,21 @@ static bool hasTileForm(OpKind kind) {
   case OpKind::AccumMax:
   case OpKind::AccumConcat:
   case OpKind::AccumRescaledSum:
-    return false;
+    return nullptr;
   }
   llvm_unreachable("covered switch");
 }
 
+static bool hasTileForm(OpKind kind) { return getTileForm(kind) != nullptr; }
+
 unsigned
 Converter::elementwise(Operation *op,
                        llvm::function_ref<unsigned(unsigned)> operand) {
-  const TileOps &ops = program.context->getOps();
   auto semantics = cast<SemanticsOpInterface>(op);
-  OpParams params = semantics.getOpParams();
-  switch (semantics.getOpKind()) {
-  case OpKind::Exp:
-    return builder->op(ops.exp, {operand(0)});
-  case OpKind::Sqrt:
-    return builder->op(ops.sqrt, {operand(0)});
-  case OpKind::Sigmoid:
-    return builder->op(ops.sigmoid, {operand(0)});
-  case OpKind::Silu: {
-    unsigned x = operand(0);
-    return builder->op(ops.mul, {x, builder->op(ops.sigmoid, {x})});
-  }
-  case OpKind::Square: {
-    unsigned x = operand(0);
-    return builder->op(ops.mul, {x, x});
-  }
-  case OpKind::Neg:
-    return builder->op(ops.mul, {operand(0), builder->num(-1)});
-  case OpKind::MulScalar:
-    return builder->op(ops.mul, {operand(0), builder->constant(params.scalar)});
-  case OpKind::AddScalar:
-    return builder->op(ops.add, {operand(0), builder->constant(params.scalar)});
-  case OpKind::Add:
-    return builder->op(ops.add, {operand(0), operand(1)});
-  case OpKind::Sub:
-    return builder->op(ops.sub, {operand(0), operand(1)});
-  case OpKind::Mul:
-    return builder->op(ops.mul, {operand(0), operand(1)});
-  case OpKind::Div:
-    return builder->op(ops.div, {operand(0), operand(1)});
-  case OpKind::Gelu:
-  case OpKind::Relu:
-  case OpKind::Pow:
-  case OpKind::Matmul:
-  case OpKind::ReduceSum:
-  case OpKind::ReduceMax:
-  case OpKind::RmsNorm:
-  case OpKind::Concat:
-  case OpKind::Split:
-  case OpKind::Reshape:
-  case OpKind::Transpose:
-  case OpKind::AllReduce:
-  case OpKind::InputIterator:
-  case OpKind::OutputSaver:
-  case OpKind::AccumSum:
-  case OpKind::AccumMax:
-  case OpKind::AccumConcat:
-  case OpKind::AccumRescaledSum:
-    break;
-  }
-  llvm_unreachable("no tile form (callers ask hasTileForm first)");
+  TileForm form = getTileForm(semantics.getOpKind());
+  assert(form && "no tile form (callers ask hasTileForm first)");
+  return form(*builder, program.context->getOps(), semantics.getOpParams(),
+              operand);
 }
 
 SmallVector<unsigned> Converter::loopsOf(Value value,
