@@ -54,6 +54,25 @@ uint64_t Manifest::referenceElements() const {
   return total;
 }
 
+TensorMapParams mirage::runtime::getTensorMapParams(const BufferSpec &buffer,
+                                                    const TensorMapSpec &map) {
+  TensorMapParams params;
+  params.dtype = buffer.dtype;
+  params.rank = unsigned(buffer.shape.size());
+  params.swizzle = map.swizzle;
+  uint64_t stride = dtypeSize(buffer.dtype);
+  for (size_t d = buffer.shape.size(); d-- > 0;) {
+    params.globalDim.push_back(uint64_t(buffer.shape[d]));
+    params.boxDim.push_back(uint32_t(map.box[d]));
+    params.elementStrides.push_back(1);
+    stride *= uint64_t(buffer.shape[d]);
+    // The stride of the next dim out, if there is one.
+    if (d > 0)
+      params.globalStrides.push_back(stride);
+  }
+  return params;
+}
+
 //===----------------------------------------------------------------------===//
 // Parsing and validation
 //===----------------------------------------------------------------------===//
@@ -68,6 +87,11 @@ constexpr int64_t int32Max = std::numeric_limits<int32_t>::max();
 constexpr int64_t maxDeadlineMs = int64Max / 1000000;
 // Keeps byte counts far from overflow (and far above any GPU's memory).
 constexpr uint64_t maxBufferBytes = uint64_t(1) << 50;
+// cuTensorMapEncodeTiled's limits.
+constexpr size_t maxTensorMapRank = 5;
+constexpr int64_t maxTensorMapBox = 256;
+constexpr uint64_t maxTensorMapDim = uint64_t(1) << 32;
+constexpr uint64_t maxTensorMapStride = uint64_t(1) << 40;
 
 std::string memberPath(const std::string &path, std::string_view key) {
   return path.empty() ? std::string(key) : path + "." + std::string(key);
@@ -198,6 +222,8 @@ private:
   Status parseArgumentList(const JsonValue &root, std::string_view key,
                            BufferRole role, std::vector<unsigned> &out);
   Status parseStep(const JsonValue &value, size_t index);
+  Status parseTensorMap(const JsonValue &arg, const std::string &argPath,
+                        LaunchArg &out);
   Status parseMegaKernel(const JsonValue &value, const std::string &path,
                          Step &step);
   Status readInt32Table(const JsonValue &tables, const std::string &path,
@@ -600,14 +626,130 @@ Status ManifestParser::parseStep(const JsonValue &value, size_t index) {
       !status.ok())
     return status;
   for (size_t i = 0; i < args->getArray().size(); ++i) {
-    unsigned id;
-    if (Status status = readBufferId(
-            args->getArray()[i], indexPath(memberPath(path, "args"), i), id);
-        !status.ok())
+    const JsonValue &arg = args->getArray()[i];
+    std::string argPath = indexPath(memberPath(path, "args"), i);
+    LaunchArg &launchArg = step.args.emplace_back();
+    if (!arg.isObject()) {
+      if (Status status = readBufferId(arg, argPath, launchArg.buffer);
+          !status.ok())
+        return status;
+      continue;
+    }
+    if (Status status = parseTensorMap(arg, argPath, launchArg); !status.ok())
       return status;
-    step.args.push_back(id);
   }
   manifest.steps.push_back(std::move(step));
+  return Status::success();
+}
+
+Status ManifestParser::parseTensorMap(const JsonValue &arg,
+                                      const std::string &argPath,
+                                      LaunchArg &out) {
+  if (manifest.version < 3)
+    return fail(argPath,
+                "tensor map arguments need manifest version 3, this is "
+                "version " +
+                    std::to_string(manifest.version));
+  const JsonValue *map;
+  if (Status status =
+          getMember(arg, argPath, "tensor_map", JsonValue::Kind::Object, map);
+      !status.ok())
+    return status;
+  const std::string path = memberPath(argPath, "tensor_map");
+  // A misspelt field must not leave the runner guessing a default.
+  for (const auto &entry : map->getObject())
+    if (entry.first != "buffer" && entry.first != "box" &&
+        entry.first != "swizzle")
+      return fail(path, "unknown field \"" + entry.first +
+                            "\" (expected buffer, box and swizzle)");
+
+  const JsonValue *member;
+  if (Status status = getMember(*map, path, "buffer", member); !status.ok())
+    return status;
+  if (Status status =
+          readBufferId(*member, memberPath(path, "buffer"), out.buffer);
+      !status.ok())
+    return status;
+  const BufferSpec &buffer = manifest.buffers[out.buffer];
+  const std::string bufferName = "buffer " + std::to_string(buffer.id);
+  const size_t rank = buffer.shape.size();
+  if (rank < 1 || rank > maxTensorMapRank)
+    return fail(path, bufferName + " has rank " + std::to_string(rank) +
+                          "; a tensor map needs rank 1 to " +
+                          std::to_string(maxTensorMapRank));
+
+  TensorMapSpec spec;
+  const JsonValue *box;
+  if (Status status = getMember(*map, path, "box", JsonValue::Kind::Array, box);
+      !status.ok())
+    return status;
+  const std::string boxPath = memberPath(path, "box");
+  if (box->getArray().size() != rank)
+    return fail(boxPath, "has " + std::to_string(box->getArray().size()) +
+                             " entries, " + bufferName + " has rank " +
+                             std::to_string(rank));
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t extent;
+    if (Status status = readInteger(box->getArray()[d], indexPath(boxPath, d),
+                                    1, maxTensorMapBox, extent);
+        !status.ok())
+      return status;
+    if (extent > buffer.shape[d])
+      return fail(indexPath(boxPath, d),
+                  "is " + std::to_string(extent) + ", larger than dim " +
+                      std::to_string(d) + " of " + bufferName + " (" +
+                      std::to_string(buffer.shape[d]) + ")");
+    spec.box.push_back(extent);
+  }
+
+  if (Status status = getMember(*map, path, "swizzle", member); !status.ok())
+    return status;
+  const std::string swizzlePath = memberPath(path, "swizzle");
+  std::optional<int64_t> swizzleValue =
+      member->isNumber() ? member->getInteger() : std::nullopt;
+  if (!swizzleValue || (*swizzleValue != 0 && *swizzleValue != 32 &&
+                        *swizzleValue != 64 && *swizzleValue != 128))
+    return fail(swizzlePath,
+                "expected 0, 32, 64 or 128, found " + describeValue(*member));
+  const int64_t swizzle = *swizzleValue;
+  spec.swizzle = unsigned(swizzle);
+
+  // cuTensorMapEncodeTiled's rules on the innermost dim.
+  const uint64_t elementBytes = dtypeSize(buffer.dtype);
+  const uint64_t innerBoxBytes = uint64_t(spec.box.back()) * elementBytes;
+  const std::string innerBox = "the inner box is " +
+                               std::to_string(innerBoxBytes) + " bytes (" +
+                               std::to_string(spec.box.back()) + " " +
+                               dtypeName(buffer.dtype) + " elements)";
+  if (innerBoxBytes % 16 != 0)
+    return fail(boxPath, innerBox + ", not a multiple of 16");
+  if (swizzle > 0 && innerBoxBytes > uint64_t(swizzle))
+    return fail(path, innerBox + ", more than the " + std::to_string(swizzle) +
+                          "-byte swizzle span");
+  // The global strides: every one is a multiple of the row's bytes.
+  uint64_t stride = elementBytes;
+  for (size_t d = rank; d-- > 0;) {
+    if (uint64_t(buffer.shape[d]) > maxTensorMapDim)
+      return fail(path, "dim " + std::to_string(d) + " of " + bufferName +
+                            " is " + std::to_string(buffer.shape[d]) +
+                            ", above 2^32 (the most a tensor map allows)");
+    if (d + 1 == rank && rank > 1 &&
+        uint64_t(buffer.shape[d]) * elementBytes % 16 != 0)
+      return fail(path, bufferName + "'s rows are " +
+                            std::to_string(buffer.shape[d] * elementBytes) +
+                            " bytes (" + std::to_string(buffer.shape[d]) + " " +
+                            dtypeName(buffer.dtype) +
+                            " elements), not a multiple of 16 (a tensor "
+                            "map's global strides must be)");
+    if (d > 0 && stride * uint64_t(buffer.shape[d]) >= maxTensorMapStride)
+      return fail(path, "dim " + std::to_string(d - 1) + " of " + bufferName +
+                            " has a stride of " +
+                            std::to_string(stride * uint64_t(buffer.shape[d])) +
+                            " bytes, not below 2^40 (the most a tensor map "
+                            "allows)");
+    stride *= uint64_t(buffer.shape[d]);
+  }
+  out.tensorMap = std::move(spec);
   return Status::success();
 }
 

@@ -13,6 +13,10 @@
 // in the state's epoch word), so they are zeroed only at the start and after
 // a hang, when the counters no longer match the epoch.
 //
+// Tensor maps (version 3) hold a buffer's address, so each buffer set encodes
+// its own when it is allocated and uploads them into one allocation; a launch
+// passes the device address of its map.
+//
 //===----------------------------------------------------------------------===//
 
 #include "mirage_runtime/Runner.h"
@@ -99,6 +103,14 @@ struct BufferSet {
   /// copy and the host values it was uploaded from.
   std::vector<DeviceMemory> addressTables;
   std::vector<std::vector<uint64_t>> hostAddressTables;
+  /// Every tensor map argument of every launch step, in step and argument
+  /// order: the device copy (CUtensorMaps, 128 bytes each) and the host
+  /// values it was uploaded from.
+  DeviceMemory tensorMaps;
+  std::vector<CUtensorMap> hostTensorMaps;
+  /// Per step (empty for other kinds), a launch's kernel parameters: one
+  /// device pointer per argument.
+  std::vector<std::vector<CUdeviceptr>> launchArgs;
 };
 
 /// The device side of a mega-kernel step, shared by all buffer sets.
@@ -123,6 +135,57 @@ std::string describeBuffer(const BufferSpec &buffer) {
   return "buffer " + std::to_string(buffer.id) + " (\"" + buffer.name + "\")";
 }
 
+CUtensorMapDataType tensorMapDataType(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  case DType::BF16:
+    return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  case DType::F32:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  }
+  return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
+/// `bytes` is 0, 32, 64 or 128 (the manifest is validated).
+CUtensorMapSwizzle tensorMapSwizzle(unsigned bytes) {
+  switch (bytes) {
+  case 32:
+    return CU_TENSOR_MAP_SWIZZLE_32B;
+  case 64:
+    return CU_TENSOR_MAP_SWIZZLE_64B;
+  case 128:
+    return CU_TENSOR_MAP_SWIZZLE_128B;
+  default:
+    return CU_TENSOR_MAP_SWIZZLE_NONE;
+  }
+}
+
+/// Encodes the tensor map `map` over `buffer`, whose storage is at `address`.
+Status encodeTensorMap(const BufferSpec &buffer, const TensorMapSpec &map,
+                       CUdeviceptr address, CUtensorMap &out) {
+  TensorMapParams params = getTensorMapParams(buffer, map);
+  std::vector<cuuint64_t> globalDim(params.globalDim.begin(),
+                                    params.globalDim.end());
+  std::vector<cuuint64_t> globalStrides(params.globalStrides.begin(),
+                                        params.globalStrides.end());
+  // A rank-1 map has no strides; the array must still be a valid pointer.
+  if (globalStrides.empty())
+    globalStrides.push_back(0);
+  std::vector<cuuint32_t> boxDim(params.boxDim.begin(), params.boxDim.end());
+  std::vector<cuuint32_t> elementStrides(params.elementStrides.begin(),
+                                         params.elementStrides.end());
+  return cuCheck(cuTensorMapEncodeTiled(
+                     &out, tensorMapDataType(params.dtype), params.rank,
+                     reinterpret_cast<void *>(uintptr_t(address)),
+                     globalDim.data(), globalStrides.data(), boxDim.data(),
+                     elementStrides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
+                     tensorMapSwizzle(params.swizzle),
+                     CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                 "cuTensorMapEncodeTiled");
+}
+
 /// The state of running one bundle; destroying it frees all it allocated.
 class BundleRun {
 public:
@@ -142,6 +205,7 @@ private:
   Status loadModule();
   Status checkResidency(const Step &step);
   Status allocate(BufferSet &set);
+  Status prepareLaunchArgs(BufferSet &set);
   Status upload(DeviceMemory &memory, const void *data, uint64_t bytes,
                 const std::string &what);
   Status setUpMegaKernels();
@@ -540,6 +604,48 @@ Status BundleRun::allocate(BufferSet &set) {
         !status.ok())
       return status;
   }
+  return prepareLaunchArgs(set);
+}
+
+Status BundleRun::prepareLaunchArgs(BufferSet &set) {
+  // Encoded in step and argument order; sized first, as the upload reads
+  // the host maps asynchronously.
+  size_t mapCount = 0;
+  for (const Step &step : manifest.steps)
+    for (const LaunchArg &arg : step.args)
+      mapCount += arg.tensorMap.has_value();
+  set.hostTensorMaps.resize(mapCount);
+  size_t map = 0;
+  for (size_t i = 0; i < manifest.steps.size(); ++i) {
+    const Step &step = manifest.steps[i];
+    for (size_t a = 0; a < step.args.size(); ++a) {
+      const LaunchArg &arg = step.args[a];
+      if (!arg.tensorMap)
+        continue;
+      const BufferSpec &buffer = manifest.buffers[arg.buffer];
+      if (Status status =
+              encodeTensorMap(buffer, *arg.tensorMap, set.pointers[arg.buffer],
+                              set.hostTensorMaps[map++]);
+          !status.ok())
+        return std::move(status).withContext(
+            "steps[" + std::to_string(i) + "].args[" + std::to_string(a) +
+            "]: tensor map over " + describeBuffer(buffer) + ": ");
+    }
+  }
+  // cuMemAlloc aligns to far more than the 64 bytes a map needs.
+  if (mapCount > 0)
+    if (Status status = upload(set.tensorMaps, set.hostTensorMaps.data(),
+                               mapCount * sizeof(CUtensorMap), "tensor maps");
+        !status.ok())
+      return status;
+
+  set.launchArgs.assign(manifest.steps.size(), {});
+  map = 0;
+  for (size_t i = 0; i < manifest.steps.size(); ++i)
+    for (const LaunchArg &arg : manifest.steps[i].args)
+      set.launchArgs[i].push_back(
+          arg.tensorMap ? set.tensorMaps.get() + map++ * sizeof(CUtensorMap)
+                        : set.pointers[arg.buffer]);
   return Status::success();
 }
 
@@ -582,10 +688,9 @@ Status BundleRun::enqueueSteps(const BufferSet &set, bool checked, bool pdl,
         return status;
     } else {
       where += "kernel \"" + step.kernel + "\"";
-      // kernelParams points at one CUdeviceptr per argument.
-      std::vector<CUdeviceptr> pointers;
-      for (unsigned id : step.args)
-        pointers.push_back(set.pointers[id]);
+      // kernelParams points at one CUdeviceptr per argument: a buffer's
+      // address or that of a tensor map.
+      std::vector<CUdeviceptr> pointers = set.launchArgs[i];
       std::vector<void *> params;
       for (CUdeviceptr &pointer : pointers)
         params.push_back(&pointer);

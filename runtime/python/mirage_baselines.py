@@ -146,8 +146,9 @@ class Bundle:
         self.manifest = json.loads((self.path / "manifest.json").read_text())
         if self.manifest.get("format") != "mirage-bundle":
             raise ValueError(f"{self.path}: format is not 'mirage-bundle'")
-        # Version 2 adds mega-kernel steps, which the baselines never read.
-        if self.manifest.get("version") not in (1, 2):
+        # Versions 2 and 3 add mega-kernel steps and tensor map launch
+        # arguments, which the baselines never read.
+        if self.manifest.get("version") not in (1, 2, 3):
             raise ValueError(f"{self.path}: unknown manifest version "
                              f"{self.manifest.get('version')}")
         self.name = self.manifest.get("name") or self.path.name

@@ -107,6 +107,45 @@ const char *const validMegaManifest = R"({
   "program": null
 })";
 
+/// A valid version 3 manifest: tensor maps over a 2-D input, a 3-D input and
+/// a view, next to a plain pointer argument.
+const char *const validTensorMapManifest = R"({
+  "format": "mirage-bundle",
+  "version": 3,
+  "name": "h",
+  "source": "h.mlir",
+  "chip": "sm_90a",
+  "binary": {"ptx": "kernels.ptx"},
+  "kernels": [{"name": "k0"}],
+  "buffers": [
+    {"id": 0, "name": "arg0", "role": "input", "dtype": "f16",
+     "shape": [64, 128]},
+    {"id": 1, "name": "arg1", "role": "input", "dtype": "bf16",
+     "shape": [4, 16, 64]},
+    {"id": 2, "name": "tmp0", "role": "intermediate", "dtype": "f32",
+     "shape": [32, 32]},
+    {"id": 3, "name": "view0", "role": "view", "base": 2, "dtype": "f32",
+     "shape": [8, 4, 32]},
+    {"id": 4, "name": "out0", "role": "output", "dtype": "f16",
+     "shape": [64, 128]}
+  ],
+  "inputs": [0, 1],
+  "outputs": [4],
+  "steps": [
+    {"kind": "launch", "kernel": "k0", "grid": [2, 1, 1],
+     "block": [128, 1, 1], "dynamic_shared_bytes": 32768,
+     "args": [
+       {"tensor_map": {"buffer": 0, "box": [64, 64], "swizzle": 128}},
+       {"tensor_map": {"buffer": 1, "box": [2, 8, 32], "swizzle": 64},
+        "later_field": 1},
+       {"tensor_map": {"buffer": 3, "box": [1, 4, 8], "swizzle": 32}},
+       {"tensor_map": {"buffer": 4, "box": [1, 8], "swizzle": 0}},
+       4]}
+  ],
+  "inputs_generator": {"kind": "uniform", "seed": 1, "low": -1.0, "high": 1.0},
+  "program": null
+})";
+
 /// `text` with `from` (which must occur once) replaced by `to`.
 std::string replacedIn(const std::string &text, const std::string &from,
                        const std::string &to) {
@@ -138,6 +177,11 @@ std::string errorOf(const std::string &text) {
 
 std::string errorWith(const std::string &from, const std::string &to) {
   return errorOf(replaced(from, to));
+}
+
+/// The error of validTensorMapManifest with `from` replaced by `to`.
+std::string tensorMapErrorWith(const std::string &from, const std::string &to) {
+  return errorOf(replacedIn(validTensorMapManifest, from, to));
 }
 
 /// The error of validMegaManifest with `from` replaced by `to`.
@@ -182,7 +226,11 @@ TEST(ManifestTest, Valid) {
   EXPECT_EQ(launch.grid, (std::array<uint32_t, 3>{2, 1, 1}));
   EXPECT_EQ(launch.block, (std::array<uint32_t, 3>{128, 1, 1}));
   EXPECT_EQ(launch.dynamicSharedBytes, 65536u);
-  EXPECT_EQ(launch.args, (std::vector<unsigned>{0, 1, 2}));
+  ASSERT_EQ(launch.args.size(), 3u);
+  for (unsigned a = 0; a < 3; ++a) {
+    EXPECT_EQ(launch.args[a].buffer, a);
+    EXPECT_FALSE(launch.args[a].tensorMap);
+  }
   const Step &copy = manifest.steps[1];
   EXPECT_EQ(copy.kind, Step::Kind::Copy);
   EXPECT_EQ(copy.src, 3u);
@@ -219,15 +267,15 @@ TEST(ManifestTest, Header) {
   EXPECT_EQ(errorWith(R"("format": "mirage-bundle")", R"("format": "other")"),
             "manifest.json: format: expected \"mirage-bundle\", found "
             "\"other\"");
-  EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 3)"),
-            "manifest.json: version: unsupported version 3 (this runtime "
-            "reads versions 1 and 2)");
+  EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 4)"),
+            "manifest.json: version: unsupported version 4 (this runtime "
+            "reads versions 1 to 3)");
   EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 0)"),
             "manifest.json: version: unsupported version 0 (this runtime "
-            "reads versions 1 and 2)");
+            "reads versions 1 to 3)");
   EXPECT_EQ(errorWith(R"("version": 1)", R"("version": "2")"),
             "manifest.json: version: unsupported version \"2\" (this "
-            "runtime reads versions 1 and 2)");
+            "runtime reads versions 1 to 3)");
   EXPECT_EQ(errorWith(R"("version": 1,)", ""),
             "manifest.json: missing field \"version\"");
   EXPECT_EQ(errorWith(R"("name": "f",)", R"("name": 3,)"),
@@ -517,6 +565,175 @@ TEST(ManifestTest, MegaKernelTaskRecords) {
   EXPECT_EQ(megaErrorWith(task0, "[0, 0, 0, 0, 0, -1, 0, -1,"),
             "manifest.json: steps[0].tables.tasks[7]: task 0: "
             "first_operand is -1, expected an index of operands in [0, 4)");
+}
+
+TEST(ManifestTest, ValidVersion3) {
+  Expected<Manifest> parsed = parseManifest(validTensorMapManifest);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  const Manifest &manifest = *parsed;
+  EXPECT_EQ(manifest.version, 3);
+  ASSERT_EQ(manifest.steps.size(), 1u);
+  const std::vector<LaunchArg> &args = manifest.steps[0].args;
+  ASSERT_EQ(args.size(), 5u);
+  struct Want {
+    unsigned buffer;
+    std::vector<int64_t> box;
+    unsigned swizzle;
+  };
+  Want expected[] = {{0, {64, 64}, 128},
+                     {1, {2, 8, 32}, 64},
+                     {3, {1, 4, 8}, 32},
+                     {4, {1, 8}, 0}};
+  for (unsigned a = 0; a < 4; ++a) {
+    SCOPED_TRACE(a);
+    EXPECT_EQ(args[a].buffer, expected[a].buffer);
+    ASSERT_TRUE(args[a].tensorMap);
+    EXPECT_EQ(args[a].tensorMap->box, expected[a].box);
+    EXPECT_EQ(args[a].tensorMap->swizzle, expected[a].swizzle);
+  }
+  EXPECT_EQ(args[4].buffer, 4u);
+  EXPECT_FALSE(args[4].tensorMap);
+}
+
+TEST(ManifestTest, TensorMapParams) {
+  Expected<Manifest> manifest = parseManifest(validTensorMapManifest);
+  ASSERT_TRUE(manifest.ok()) << manifest.message();
+  // bf16 [4, 16, 64], box [2, 8, 32]: the driver's order is innermost first.
+  const LaunchArg &arg = manifest->steps[0].args[1];
+  TensorMapParams params =
+      getTensorMapParams(manifest->buffers[arg.buffer], *arg.tensorMap);
+  EXPECT_EQ(params.dtype, DType::BF16);
+  EXPECT_EQ(params.rank, 3u);
+  EXPECT_EQ(params.globalDim, (std::vector<uint64_t>{64, 16, 4}));
+  EXPECT_EQ(params.globalStrides, (std::vector<uint64_t>{64 * 2, 16 * 64 * 2}));
+  EXPECT_EQ(params.boxDim, (std::vector<uint32_t>{32, 8, 2}));
+  EXPECT_EQ(params.elementStrides, (std::vector<uint32_t>{1, 1, 1}));
+  EXPECT_EQ(params.swizzle, 64u);
+
+  // A view's map has the view's shape: f32 [8, 4, 32].
+  const LaunchArg &view = manifest->steps[0].args[2];
+  params = getTensorMapParams(manifest->buffers[view.buffer], *view.tensorMap);
+  EXPECT_EQ(params.dtype, DType::F32);
+  EXPECT_EQ(params.globalDim, (std::vector<uint64_t>{32, 4, 8}));
+  EXPECT_EQ(params.globalStrides, (std::vector<uint64_t>{128, 512}));
+  EXPECT_EQ(params.boxDim, (std::vector<uint32_t>{8, 4, 1}));
+
+  // Rank 1: no strides.
+  BufferSpec vector;
+  vector.dtype = DType::F16;
+  vector.shape = {256};
+  TensorMapSpec map;
+  map.box = {64};
+  params = getTensorMapParams(vector, map);
+  EXPECT_EQ(params.rank, 1u);
+  EXPECT_EQ(params.globalDim, (std::vector<uint64_t>{256}));
+  EXPECT_TRUE(params.globalStrides.empty());
+  EXPECT_EQ(params.boxDim, (std::vector<uint32_t>{64}));
+  EXPECT_EQ(params.swizzle, 0u);
+}
+
+TEST(ManifestTest, TensorMapNeedsVersion3) {
+  EXPECT_EQ(tensorMapErrorWith(R"("version": 3)", R"("version": 2)"),
+            "manifest.json: steps[0].args[0]: tensor map arguments need "
+            "manifest version 3, this is version 2");
+  EXPECT_EQ(tensorMapErrorWith(R"("version": 3)", R"("version": 1)"),
+            "manifest.json: steps[0].args[0]: tensor map arguments need "
+            "manifest version 3, this is version 1");
+}
+
+TEST(ManifestTest, TensorMapFields) {
+  const std::string map0 = R"({"buffer": 0, "box": [64, 64], "swizzle": 128})";
+  EXPECT_EQ(tensorMapErrorWith(map0, "7"),
+            "manifest.json: steps[0].args[0].tensor_map: expected an object, "
+            "found 7");
+  EXPECT_EQ(tensorMapErrorWith(R"({"tensor_map": )" + map0,
+                               R"({"tensormap": )" + map0),
+            "manifest.json: steps[0].args[0]: missing field \"tensor_map\"");
+  EXPECT_EQ(
+      tensorMapErrorWith(map0,
+                         R"({"buffer": 0, "box": [64, 64], "swizle": 128})"),
+      "manifest.json: steps[0].args[0].tensor_map: unknown field \"swizle\" "
+      "(expected buffer, box and swizzle)");
+  EXPECT_EQ(tensorMapErrorWith(map0, R"({"buffer": 0, "box": [64, 64]})"),
+            "manifest.json: steps[0].args[0].tensor_map: missing field "
+            "\"swizzle\"");
+  EXPECT_EQ(tensorMapErrorWith(map0, R"({"box": [64, 64], "swizzle": 128})"),
+            "manifest.json: steps[0].args[0].tensor_map: missing field "
+            "\"buffer\"");
+  EXPECT_EQ(
+      tensorMapErrorWith(map0,
+                         R"({"buffer": 9, "box": [64, 64], "swizzle": 128})"),
+      "manifest.json: steps[0].args[0].tensor_map.buffer: buffer 9 does not "
+      "exist");
+  EXPECT_EQ(
+      tensorMapErrorWith(map0, R"({"buffer": 0, "box": 64, "swizzle": 128})"),
+      "manifest.json: steps[0].args[0].tensor_map.box: expected an array, "
+      "found 64");
+}
+
+TEST(ManifestTest, TensorMapRank) {
+  // Buffer 4, the plain argument of the last map, becomes rank 0 or 6.
+  const std::string out = R"("dtype": "f16",
+     "shape": [64, 128]}
+  ],)";
+  EXPECT_EQ(tensorMapErrorWith(out, R"("dtype": "f16", "shape": []}],)"),
+            "manifest.json: steps[0].args[3].tensor_map: buffer 4 has rank 0; "
+            "a tensor map needs rank 1 to 5");
+  EXPECT_EQ(tensorMapErrorWith(
+                out, R"("dtype": "f16", "shape": [1, 1, 1, 1, 8, 1024]}],)"),
+            "manifest.json: steps[0].args[3].tensor_map: buffer 4 has rank 6; "
+            "a tensor map needs rank 1 to 5");
+}
+
+TEST(ManifestTest, TensorMapBox) {
+  EXPECT_EQ(tensorMapErrorWith(R"("box": [64, 64])", R"("box": [1, 64, 64])"),
+            "manifest.json: steps[0].args[0].tensor_map.box: has 3 entries, "
+            "buffer 0 has rank 2");
+  EXPECT_EQ(tensorMapErrorWith(R"("box": [64, 64])", R"("box": [0, 64])"),
+            "manifest.json: steps[0].args[0].tensor_map.box[0]: expected an "
+            "integer in [1, 256], found 0");
+  EXPECT_EQ(tensorMapErrorWith(R"("box": [64, 64])", R"("box": [64, 512])"),
+            "manifest.json: steps[0].args[0].tensor_map.box[1]: expected an "
+            "integer in [1, 256], found 512");
+  EXPECT_EQ(tensorMapErrorWith(R"("box": [2, 8, 32])", R"("box": [8, 8, 32])"),
+            "manifest.json: steps[0].args[1].tensor_map.box[0]: is 8, larger "
+            "than dim 0 of buffer 1 (4)");
+  EXPECT_EQ(tensorMapErrorWith(R"("box": [64, 64])", R"("box": [64, 4])"),
+            "manifest.json: steps[0].args[0].tensor_map.box: the inner box is "
+            "8 bytes (4 f16 elements), not a multiple of 16");
+}
+
+TEST(ManifestTest, TensorMapSwizzle) {
+  EXPECT_EQ(tensorMapErrorWith(R"("swizzle": 128)", R"("swizzle": 16)"),
+            "manifest.json: steps[0].args[0].tensor_map.swizzle: expected 0, "
+            "32, 64 or 128, found 16");
+  EXPECT_EQ(tensorMapErrorWith(R"("swizzle": 128)", R"("swizzle": "128B")"),
+            "manifest.json: steps[0].args[0].tensor_map.swizzle: expected 0, "
+            "32, 64 or 128, found \"128B\"");
+  EXPECT_EQ(tensorMapErrorWith(R"("swizzle": 64)", R"("swizzle": 32)"),
+            "manifest.json: steps[0].args[1].tensor_map: the inner box is 64 "
+            "bytes (32 bf16 elements), more than the 32-byte swizzle span");
+}
+
+TEST(ManifestTest, TensorMapStrides) {
+  EXPECT_EQ(tensorMapErrorWith(R"("shape": [64, 128]},
+    {"id": 1,)",
+                               R"("shape": [64, 132]},
+    {"id": 1,)"),
+            "manifest.json: steps[0].args[0].tensor_map: buffer 0's rows are "
+            "264 bytes (132 f16 elements), not a multiple of 16 (a tensor "
+            "map's global strides must be)");
+  EXPECT_EQ(tensorMapErrorWith(R"("shape": [4, 16, 64])",
+                               R"("shape": [4, 1048576, 1048576])"),
+            "manifest.json: steps[0].args[1].tensor_map: dim 0 of buffer 1 "
+            "has a stride of 2199023255552 bytes, not below 2^40 (the most a "
+            "tensor map allows)");
+  EXPECT_EQ(tensorMapErrorWith(R"("shape": [64, 128]},
+    {"id": 1,)",
+                               R"("shape": [64, 4294967312]},
+    {"id": 1,)"),
+            "manifest.json: steps[0].args[0].tensor_map: dim 1 of buffer 0 is "
+            "4294967312, above 2^32 (the most a tensor map allows)");
 }
 
 TEST(ManifestTest, GeneratorAndReference) {

@@ -68,3 +68,39 @@ gpu.module @f16_m16n8k16 {
     gpu.return %d : vector<2x2xf32>
   }
 }
+
+// -----
+
+// A tensor-map argument becomes a generic pointer to the map (the runtime
+// passes its device address); the copies through it, the mbarriers and the
+// tensor-map fence lower to NVVM, the mbarrier group to a shared-memory
+// global.
+// CHECK: memref.global "private" @__mbarrier : memref<2xi64, 3>
+// CHECK-LABEL: gpu.func @tma_load
+// CHECK-SAME: (%[[MAP:.*]]: !llvm.ptr)
+// CHECK: nvvm.fence.proxy.acquire <sys> %[[MAP]]
+// CHECK: nvvm.mbarrier.init
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAP]], %{{.*}}, box[
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: nvgpu.
+!map = !nvgpu.tensormap.descriptor<tensor = memref<8x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_128b, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+gpu.module @kernels attributes {dlti.dl_spec = #dlti.dl_spec<index = 32 : i32>} {
+  gpu.func @tma_load(%map: !map) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %bytes = arith.constant 1024 : index
+    %ticks = arith.constant 10000000 : index
+    %parity = arith.constant false
+    nvgpu.tma.fence.descriptor %map : !map
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %box = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8x64xf16, #gpu.address_space<workgroup>>
+    %bars = nvgpu.mbarrier.create -> !bars
+    nvgpu.mbarrier.init %bars[%c0], %c1 : !bars
+    nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %bytes : !bars
+    nvgpu.tma.async.load %map[%c0, %c0], %bars[%c0] to %box : !map, !bars -> memref<8x64xf16, #gpu.address_space<workgroup>>
+    nvgpu.mbarrier.try_wait.parity %bars[%c0], %parity, %ticks : !bars
+    gpu.return
+  }
+}

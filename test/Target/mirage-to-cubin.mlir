@@ -6,7 +6,7 @@
 // RUN: sed 's/xf16/xbf16/g' %examples/gqa.mlir | mirage-opt --mirage-to-ptx="format=bin" | FileCheck %s --check-prefix=GQA-BF16
 
 // CHECK: gpu.binary @gated_mlp_bs1_kernels
-// CHECK-SAME: #nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">
+// CHECK-SAME: #nvvm.target<O = 3, chip = "sm_90a", features = "+ptx83">
 // CHECK-SAME: bin = "\7FELF
 // CHECK: gpu.binary @gated_mlp_bs8_kernels
 // CHECK: gpu.binary @gated_mlp_bs1_fused_kernels

@@ -10,10 +10,10 @@
 // CHECK-LABEL: func.func @rmsnorm_linear_bs1_fused(
 // CHECK: gpu.launch_func @rmsnorm_linear_bs1_fused_kernels::@rmsnorm_linear_bs1_fused_k0 blocks in (%c96, %c1, %c1) threads in (%c128, %c1, %c1)
 // CHECK: gpu.binary @rmsnorm_linear_bs1_fused_kernels
-// CHECK-SAME: #nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">
-// CHECK-SAME: .version 8.0
+// CHECK-SAME: #nvvm.target<O = 3, chip = "sm_90a", features = "+ptx83">
+// CHECK-SAME: .version 8.3
 // CHECK-SAME: .target sm_90a
-// CHECK-SAME: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// CHECK-SAME: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // CHECK-SAME: .visible .entry rmsnorm_linear_bs1_fused_k0(
 // CHECK-SAME: .maxntid 128, 1, 1
 // CHECK-NOT: .local

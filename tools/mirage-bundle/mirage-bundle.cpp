@@ -66,6 +66,11 @@ static cl::opt<bool> dependentLaunch(
              "later) so that they may run with programmatic dependent "
              "launch; marked \"pdl\" in the manifest"));
 static cl::opt<bool>
+    tma("tma", cl::init(false),
+        cl::desc("Load the pipelined input tiles of per-operator kernels with "
+                 "the bulk tensor copy engine (sm_90 and later); the "
+                 "manifest (version 3) then passes tensor maps"));
+static cl::opt<bool>
     megakernel("megakernel",
                cl::desc("Compile each function into one persistent kernel "
                         "(mirage-to-megakernel; manifest version 2)"));
@@ -127,6 +132,7 @@ int main(int argc, char **argv) {
   options.tensorCores = tensorCores;
   options.asyncCopy = asyncCopy;
   options.dependentLaunch = dependentLaunch;
+  options.tma = tma;
   options.megakernel = megakernel;
   options.workers = workers;
   options.device = device;

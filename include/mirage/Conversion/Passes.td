@@ -59,6 +59,12 @@ def ConvertKernelToGPU : Pass<"convert-kn-to-gpu", "::mlir::ModuleOp"> {
            "Start every kernel with griddepcontrol.wait and "
            "griddepcontrol.launch_dependents (sm_90 and later), so that a "
            "runtime may launch it with programmatic dependent launch">,
+    Option<"tma", "tma", "bool", /*default=*/"false",
+           "Load the pipelined input tiles of a kernel with the bulk tensor "
+           "copy engine (cp.async.bulk.tensor, sm_90 and later) completing "
+           "on one mbarrier per stage, from tensor maps the host creates "
+           "(nvgpu.tma.create.descriptor); kernels whose tiles TMA cannot "
+           "copy keep cp.async">,
   ];
 }
 
@@ -70,7 +76,11 @@ def ExternDynamicSharedMemory
     address space 3 with internal linkage, which the NVPTX backend demotes
     to a one-byte `.shared` variable. Run after `convert-gpu-to-nvvm`, this
     pass makes such globals external, which NVPTX prints as the intended
-    `.extern .shared .align 16 .b8 __dynamic_shmem__0[];`.
+    `.extern .shared .align 1024 .b8 __dynamic_shmem__0[];`. The alignment
+    is raised to 1024 bytes, the period of the bulk tensor copy's 128-byte
+    swizzle, so that tiles at planned offsets (multiples of 1024 for TMA
+    tiles) land on the pattern the lowering reads with, also behind static
+    shared memory such as mbarriers.
   }];
 }
 

@@ -73,6 +73,12 @@ struct MirageToPTXOptions : public GPUCodeOptions<MirageToPTXOptions> {
                      "it (sm_90 and later), for programmatic dependent "
                      "launch"),
       llvm::cl::init(true)};
+  Option<bool> tma{
+      *this, "tma",
+      llvm::cl::desc("Load pipelined input tiles with the bulk tensor copy "
+                     "engine and mbarriers where the chip has them (sm_90 "
+                     "and later; convert-kn-to-gpu tma)"),
+      llvm::cl::init(false)};
 };
 
 /// The options of mirage-to-megakernel: the task graph's and the device
@@ -101,8 +107,8 @@ struct MirageToMegaKernelOptions
       llvm::cl::init(0.0)};
 };
 
-/// The lowest PTX ISA version (times ten) that supports `chip`, or 0 for an
-/// unknown chip.
+/// The lowest PTX ISA version (times ten) that has what the lowering emits
+/// for `chip`, or 0 for an unknown chip.
 unsigned getMinimumPTXVersion(llvm::StringRef chip);
 
 /// The error for an unknown `chip` or `format` given to `pipeline`, else
@@ -118,6 +124,10 @@ std::optional<std::string> checkDeviceOption(llvm::StringRef where,
 
 /// Whether `chip` has griddepcontrol (programmatic dependent launch).
 bool hasDependentLaunch(llvm::StringRef chip);
+
+/// Whether `chip` has the bulk tensor copy engine (TMA) and mbarrier
+/// transaction counts.
+bool hasTensorMemoryAccelerator(llvm::StringRef chip);
 
 /// Adds the passes of mirage-to-ptx to `pm` (a ModuleOp pass manager).
 void buildMirageToPTXPipeline(mlir::OpPassManager &pm,

@@ -45,6 +45,10 @@ struct BundleOptions {
   /// Per-operator kernels start with griddepcontrol where the chip has it,
   /// and are marked `"pdl": true` in the manifest.
   bool dependentLaunch = true;
+  /// Per-operator kernels load pipelined tiles with the bulk tensor copy
+  /// engine where the chip has it (manifest version 3: tensor-map
+  /// arguments).
+  bool tma = false;
   /// Options of the block-graph lowering.
   unsigned pipelineStages = 0;
   bool tensorCores = true;
@@ -53,7 +57,8 @@ struct BundleOptions {
 
 /// The bundle's name (its manifest's `name`, and the directory mirage-bundle
 /// writes it to): the function's, with `_megakernel` appended for a
-/// mega-kernel so that both forms of a program can sit side by side.
+/// mega-kernel and `_tma` for per-operator kernels with TMA loads, so that
+/// the forms of a program can sit side by side.
 std::string getBundleName(llvm::StringRef function,
                           const BundleOptions &options);
 

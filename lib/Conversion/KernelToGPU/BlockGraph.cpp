@@ -9,6 +9,11 @@
 //   loop       for it in [0, forloop): request iteration it + stages - 1,
 //              wait for iteration it's tiles, run the loop-body steps level
 //              by level (a barrier after each level)
+//
+// With TMA the pipelined tiles come from the bulk tensor copy engine
+// instead: thread 0 expects a stage's bytes on that stage's mbarrier and
+// issues one nvgpu.tma.async.load per tile; every thread waits on the
+// mbarrier with the parity of the stage's use, (it / stages) % 2.
 //   epilogue   register sums stored; post-loop steps level by level; output
 //              savers write their tiles to global memory
 //
@@ -61,6 +66,10 @@ private:
                     bool async);
   void emitTileStore(const SmemTile &tile, Value global, ValueRange offsets);
   void emitPipelinedLoads(Value iteration);
+  Value getStageOffset(tb::InputIteratorOp iterator, Value iteration);
+  void emitTmaInit();
+  void emitTmaLoads(Value iteration);
+  void emitTmaWait(Value iteration);
   void emitAccumulatorInit(Operation *op);
   void emitAccumulate(Operation *op, Value iteration);
   ElementExpr buildExpr(Value value);
@@ -79,6 +88,10 @@ private:
   llvm::DenseMap<Value, Value> globals;
   llvm::DenseMap<Value, SmallVector<Value, 1>> outputs;
   llvm::DenseMap<Value, SmemTile> tiles;
+  /// With TMA: the tensor map of each pipelined tile (in the plan's
+  /// order), one mbarrier per stage, and whether this thread issues copies.
+  SmallVector<Value> tensorMaps;
+  Value mbarriers, isLeader;
 };
 
 } // namespace
@@ -99,13 +112,18 @@ SmemTile BlockGraphEmitter::createView(Value byteOffset,
   return SmemTile{view, layout};
 }
 
-SmemTile BlockGraphEmitter::getStageTile(tb::InputIteratorOp iterator,
-                                         Value iteration) {
+Value BlockGraphEmitter::getStageOffset(tb::InputIteratorOp iterator,
+                                        Value iteration) {
   Value value = iterator.getResult();
   Value stage = kb->rem(iteration, plan.getStages());
-  return createView(kb->add(kb->mul(stage, plan.getStageStride(value)),
-                            plan.getOffset(value)),
-                    plan.getLayout(value));
+  return kb->add(kb->mul(stage, plan.getStageStride(value)),
+                 plan.getOffset(value));
+}
+
+SmemTile BlockGraphEmitter::getStageTile(tb::InputIteratorOp iterator,
+                                         Value iteration) {
+  return createView(getStageOffset(iterator, iteration),
+                    plan.getLayout(iterator.getResult()));
 }
 
 SmemTile BlockGraphEmitter::getRunningMax(Operation *op) {
@@ -220,6 +238,99 @@ void BlockGraphEmitter::emitPipelinedLoads(Value iteration) {
                  getInputOffsets(iterator, iteration),
                  getStageTile(iterator, iteration),
                  plan.getOptions().asyncCopy);
+}
+
+void BlockGraphEmitter::emitTmaInit() {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                   kb->threadId, kb->index(0));
+  {
+    // The runtime writes the maps with a host copy: the tensor-map proxy
+    // must acquire them before the copy engine reads them.
+    auto ifOp = scf::IfOp::create(b, loc, isLeader);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    for (Value map : tensorMaps) {
+      nvgpu::TmaFenceOp::create(b, loc, map);
+      nvgpu::TmaPrefetchOp::create(b, loc, map, Value());
+    }
+  }
+  auto type = nvgpu::MBarrierGroupType::get(
+      b.getContext(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::GPUDialect::getWorkgroupAddressSpace()),
+      plan.getStages());
+  mbarriers = nvgpu::MBarrierCreateOp::create(b, loc, type);
+  // One arrival per phase: the leader's arrive.expect_tx.
+  for (int64_t stage = 0; stage < plan.getStages(); ++stage)
+    nvgpu::MBarrierInitOp::create(b, loc, mbarriers, kb->index(1),
+                                  kb->index(stage), isLeader);
+  // Makes the initialized mbarriers visible to the copy engine; the
+  // prologue's barrier makes them visible to the other threads.
+  NVVM::FenceMbarrierInitOp::create(b, loc);
+}
+
+void BlockGraphEmitter::emitTmaLoads(Value iteration) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  Value stage = kb->rem(iteration, plan.getStages());
+  int64_t bytes = 0;
+  for (tb::InputIteratorOp iterator : plan.getPipelined())
+    bytes += plan.getLayout(iterator.getResult()).getBytes();
+  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, mbarriers, kb->index(bytes),
+                                          stage, isLeader);
+  for (auto [index, map] : llvm::enumerate(tensorMaps)) {
+    tb::InputIteratorOp iterator = plan.getPipelined()[index];
+    // The box lands row-major, as the tile's (possibly swizzled) layout
+    // reads it; the copy wants the box's own shape.
+    // One box per column block and per box of rows: column blocks are
+    // consecutive, and so are the row boxes inside one.
+    const TileLayout &layout = plan.getLayout(iterator.getResult());
+    auto boxType =
+        cast<nvgpu::TensorMapDescriptorType>(map.getType()).getTensor();
+    ArrayRef<int64_t> boxShape = boxType.getShape();
+    int64_t rank = boxShape.size();
+    int64_t columnBlocks = layout.shape.back() / boxShape.back();
+    int64_t rowBoxes =
+        rank >= 2 ? layout.shape[rank - 2] / boxShape[rank - 2] : 1;
+    int64_t elementBytes = layout.getElementBytes();
+    int64_t blockBytes = layout.getBytes() / columnBlocks;
+    int64_t boxBytes = boxType.getNumElements() * elementBytes;
+    Value tileOffset = getStageOffset(iterator, iteration);
+    // Tensor-map coordinates go innermost dim first.
+    SmallVector<Value> first =
+        llvm::to_vector(llvm::reverse(getInputOffsets(iterator, iteration)));
+    for (int64_t block = 0; block < columnBlocks; ++block) {
+      for (int64_t rows = 0; rows < rowBoxes; ++rows) {
+        Value box = memref::ViewOp::create(
+            b, loc, boxType, sharedMemory,
+            kb->add(tileOffset, block * blockBytes + rows * boxBytes),
+            ValueRange());
+        SmallVector<Value> coordinates(first);
+        coordinates[0] = kb->add(first[0], block * boxShape.back());
+        if (rank >= 2)
+          coordinates[1] = kb->add(first[1], rows * boxShape[rank - 2]);
+        nvgpu::TmaAsyncLoadOp::create(b, loc, box, mbarriers, map, coordinates,
+                                      stage,
+                                      /*multicastMask=*/Value(), isLeader);
+      }
+    }
+  }
+}
+
+void BlockGraphEmitter::emitTmaWait(Value iteration) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  int64_t stages = plan.getStages();
+  Value use = kb->div(iteration, stages);
+  Value parity = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                       kb->rem(use, 2), kb->index(0));
+  // The suspend-time hint CUTLASS uses; the wait loops until the phase
+  // completes.
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, mbarriers, parity,
+                                         kb->index(10000000),
+                                         kb->rem(iteration, stages));
 }
 
 void BlockGraphEmitter::emitAccumulatorInit(Operation *op) {
@@ -473,6 +584,9 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
     blockIds.push_back(taskBody ? Value(entry.getArgument(1 + g))
                                 : gpu::BlockIdOp::create(b, loc, dims[g]));
   auto buffers = entry.getArguments().drop_front(taskBody ? 1 + gridRank : 0);
+  if (plan.usesTma())
+    llvm::append_range(
+        tensorMaps, entry.getArguments().take_back(plan.getPipelined().size()));
 
   Block &body = graph.getBodyBlock();
   for (auto [arg, global] : llvm::zip(body.getArguments(), buffers))
@@ -500,7 +614,10 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
     emitTileLoad(globals.lookup(iterator.getInput()),
                  getInputOffsets(iterator, Value()),
                  getTile(iterator.getResult()), async);
-  bool asyncPipeline = async && !plan.getPipelined().empty();
+  bool tma = plan.usesTma();
+  bool asyncPipeline = async && !plan.getPipelined().empty() && !tma;
+  if (tma)
+    emitTmaInit();
   if (asyncPipeline) {
     for (int64_t s = 0; s + 1 < stages; ++s) {
       emitPipelinedLoads(kb->index(s));
@@ -511,6 +628,9 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
     NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
   }
   kb->barrier();
+  if (tma)
+    for (int64_t s = 0; s + 1 < stages; ++s)
+      emitTmaLoads(kb->index(s));
 
   SmallVector<Value> registerAcc;
   for (const RegisterSum &sum : plan.getRegisterSums())
@@ -526,7 +646,18 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
     Value iteration = loop.getInductionVar();
     registerAcc.assign(loop.getRegionIterArgs().begin(),
                        loop.getRegionIterArgs().end());
-    if (asyncPipeline) {
+    if (tma) {
+      // The copy engine writes what the mbarrier wait makes visible: no
+      // block barrier is needed before the tiles are read.
+      Value ahead = kb->add(iteration, stages - 1);
+      auto ifOp = scf::IfOp::create(b, loc, kb->lessThan(ahead, iterations));
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        emitTmaLoads(ahead);
+      }
+      emitTmaWait(iteration);
+    } else if (asyncPipeline) {
       // Request the tiles of iteration + stages - 1, then wait until at most
       // stages - 1 groups are pending: this iteration's group is complete.
       Value ahead = kb->add(iteration, stages - 1);
@@ -572,20 +703,36 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
   return emitLevels(plan.getPostLoopLevels(), Value(), noRegisters);
 }
 
-FailureOr<int64_t> codegen::lowerBlockGraph(tb::GraphOp graph,
-                                            gpu::GPUFuncOp func,
-                                            const Options &options) {
+FailureOr<LoweredKernel> codegen::lowerBlockGraph(tb::GraphOp graph,
+                                                  gpu::GPUFuncOp func,
+                                                  const Options &options) {
   BlockGraphPlan plan(graph, options);
-  if (failed(plan.build()) ||
-      failed(BlockGraphEmitter(plan).emit(func.getBody().front(),
+  if (failed(plan.build()))
+    return failure();
+  LoweredKernel lowered;
+  lowered.sharedBytes = plan.getSharedMemoryBytes();
+  if (plan.usesTma()) {
+    for (tb::InputIteratorOp iterator : plan.getPipelined()) {
+      TensorMapUse use{cast<BlockArgument>(iterator.getInput()).getArgNumber(),
+                       plan.getTensorMapType(iterator)};
+      if (failed(func.insertArgument(func.getNumArguments(), use.type, {},
+                                     iterator.getLoc())))
+        return failure();
+      lowered.tensorMaps.push_back(use);
+    }
+  }
+  if (failed(BlockGraphEmitter(plan).emit(func.getBody().front(),
                                           /*taskBody=*/false)))
     return failure();
-  return plan.getSharedMemoryBytes();
+  return lowered;
 }
 
 FailureOr<int64_t> codegen::lowerBlockGraphBody(tb::GraphOp graph, Block &entry,
                                                 const Options &options) {
-  BlockGraphPlan plan(graph, options);
+  // A task body has no kernel arguments of its own to take tensor maps.
+  Options bodyOptions = options;
+  bodyOptions.tma = false;
+  BlockGraphPlan plan(graph, bodyOptions);
   if (failed(plan.build()) ||
       failed(BlockGraphEmitter(plan).emit(entry, /*taskBody=*/true)))
     return failure();

@@ -8,6 +8,7 @@
 
 #include "mirage/Conversion/KernelToGPU.h"
 #include "mirage/Dialect/Thread/IR/Thread.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 using namespace mlir;
 using namespace mirage;
@@ -16,6 +17,22 @@ using namespace mirage::codegen;
 /// Tiles and auxiliary buffers are placed at multiples of 128 bytes, so a
 /// swizzled tile's rows start on the 128-byte bank period.
 static constexpr int64_t kTileAlignment = 128;
+/// Tiles the copy engine writes start at multiples of 1024 bytes: its
+/// swizzles XOR address bits, and the 128-byte swizzle repeats every 1024.
+static constexpr int64_t kTmaTileAlignment = 1024;
+/// Shared memory taken by the mbarriers (static, before the dynamic
+/// buffer, which is aligned to kTmaTileAlignment behind them).
+static constexpr int64_t kTmaReservedBytes = kTmaTileAlignment;
+/// The largest box dim and rank of a tensor map.
+static constexpr int64_t kTmaMaxBoxDim = 256;
+static constexpr size_t kTmaMaxRank = 5;
+/// Smaller boxes ran slower than cp.async on an H100 (2026-11-26): tiles of
+/// 32 and 64-byte rows took gqa_bs1 from 19 to 30 us and lora_bs1 from 4.6
+/// to 7.1 us; boxes of one or two 128-byte rows (decode activations) took
+/// rmsnorm_linear_bs1 from 24.0 to 25.9 us and moe_router from 12.3 to
+/// 13.4. Boxes of 1 KiB and more gained up to 20%.
+static constexpr int64_t kTmaMinRowBytes = 128;
+static constexpr int64_t kTmaMinBoxBytes = 1024;
 
 static bool isElementwise(Operation *op) {
   auto semantics = dyn_cast<SemanticsOpInterface>(op);
@@ -59,8 +76,35 @@ int64_t BlockGraphPlan::getOffset(Value value) const {
   return intervals[slots.lookup(value)].offset;
 }
 
+/// The box one copy moves for a tile of `layout`: a column block, at most
+/// 256 rows of it.
+static Shape getTmaBoxShape(const TileLayout &layout) {
+  Shape box(layout.shape);
+  box.back() = layout.getStoredRowLength();
+  if (box.size() >= 2)
+    box[box.size() - 2] = std::min(box[box.size() - 2], kTmaMaxBoxDim);
+  return box;
+}
+
 int64_t BlockGraphPlan::getStageStride(Value value) const {
-  return llvm::alignTo(getLayout(value).getBytes(), kTileAlignment);
+  return llvm::alignTo(getLayout(value).getBytes(),
+                       usesTma() ? kTmaTileAlignment : kTileAlignment);
+}
+
+nvgpu::TensorMapDescriptorType
+BlockGraphPlan::getTensorMapType(tb::InputIteratorOp iterator) const {
+  const TileLayout &layout = getLayout(iterator.getResult());
+  MLIRContext *context = iterator.getContext();
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      context, gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto box = MemRefType::get(getTmaBoxShape(layout), layout.elementType,
+                             MemRefLayoutAttrInterface(), workgroup);
+  auto index = llvm::find(pipelined, iterator) - pipelined.begin();
+  return nvgpu::TensorMapDescriptorType::get(
+      context, box, tmaSwizzles[index],
+      nvgpu::TensorMapL2PromoKind::L2PROMO_128B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
 }
 
 int64_t BlockGraphPlan::getRunningMaxOffset(Operation *op) const {
@@ -101,8 +145,72 @@ LogicalResult BlockGraphPlan::build() {
   }
   decideFusion();
   decideMatmuls();
+  decideTma();
   schedule();
   return planSharedMemory();
+}
+
+/// The swizzle with which the copy engine writes the boxes of `layout`,
+/// copied from a tensor whose rows are `globalRowBytes` long, exactly as the
+/// lowering reads the tile; nothing when it cannot or should not. TileLayout
+/// puts 16-byte chunk c of row r at c ^ (r % 8) when rows have 8 chunks or
+/// more: the copy engine's 128-byte swizzle (chunk address bits XOR address
+/// bits 7 to 9) on a tile whose offset is a multiple of 1024 bytes. Longer
+/// swizzled rows are stored in 128-byte column blocks
+/// (TileLayout::blockColumns), one box each; more rows than a box holds
+/// (256) take one box per 256 rows. (The 32 and 64-byte swizzles match the
+/// layout of rows of 2 and 4 chunks, but rows that short are not worth it.)
+static std::optional<nvgpu::TensorMapSwizzleKind>
+getTmaSwizzle(const TileLayout &layout, int64_t globalRowBytes) {
+  Type element = layout.elementType;
+  if (!element.isF16() && !element.isBF16() && !element.isF32())
+    return std::nullopt;
+  int64_t rowBytes = layout.shape.back() * layout.getElementBytes();
+  ArrayRef<int64_t> shape = layout.shape;
+  auto outer = shape.drop_back(std::min<size_t>(shape.size(), 2));
+  auto isLarge = [](int64_t dim) { return dim > kTmaMaxBoxDim; };
+  if (shape.size() > kTmaMaxRank || rowBytes % 16 != 0 ||
+      rowBytes < kTmaMinRowBytes || globalRowBytes % 16 != 0 ||
+      llvm::any_of(outer, isLarge))
+    return std::nullopt;
+  // Row boxes are consecutive in shared memory only without outer dims.
+  if (shape.size() >= 2 && isLarge(shape[shape.size() - 2]) &&
+      (shape[shape.size() - 2] % kTmaMaxBoxDim != 0 ||
+       getNumElements(outer) != 1))
+    return std::nullopt;
+  if (!layout.swizzled)
+    return layout.shape.back() <= kTmaMaxBoxDim
+               ? std::optional(nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE)
+               : std::nullopt;
+  if (rowBytes % 128 == 0)
+    return nvgpu::TensorMapSwizzleKind::SWIZZLE_128B;
+  return std::nullopt;
+}
+
+void BlockGraphPlan::decideTma() {
+  if (!options.tma || !options.asyncCopy || pipelined.empty())
+    return;
+  SmallVector<nvgpu::TensorMapSwizzleKind> swizzles;
+  SmallVector<TileLayout> boxedLayouts;
+  for (tb::InputIteratorOp iterator : pipelined) {
+    TileLayout layout = getLayout(iterator.getResult());
+    int64_t elementBytes = layout.getElementBytes();
+    int64_t globalRowBytes =
+        iterator.getInput().getType().getShape().back() * elementBytes;
+    std::optional<nvgpu::TensorMapSwizzleKind> swizzle =
+        getTmaSwizzle(layout, globalRowBytes);
+    if (!swizzle)
+      return;
+    if (layout.swizzled && layout.shape.back() * elementBytes > 128)
+      layout.blockColumns = 128 / elementBytes;
+    if (getNumElements(getTmaBoxShape(layout)) * elementBytes < kTmaMinBoxBytes)
+      return;
+    swizzles.push_back(*swizzle);
+    boxedLayouts.push_back(layout);
+  }
+  tmaSwizzles = std::move(swizzles);
+  for (auto [iterator, layout] : llvm::zip(pipelined, boxedLayouts))
+    layouts[iterator.getResult()] = layout;
 }
 
 void BlockGraphPlan::decideFusion() {
@@ -254,6 +362,8 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
   int64_t limit = tb::TargetAttr::lookup(graph).getSmemPerBlock();
   if (options.chipSharedMemory)
     limit = std::min(limit, options.chipSharedMemory);
+  if (usesTma())
+    limit -= kTmaReservedBytes;
   // Synchronous loads gain nothing from more than one stage.
   int64_t wanted = options.pipelineStages;
   if (pipelined.empty() || !options.asyncCopy) {
@@ -274,8 +384,9 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
     intervals.clear();
     slots.clear();
     runningMaxSlots.clear();
-    auto addSlot = [&](int64_t start, int64_t end, int64_t bytes) {
-      intervals.push_back({start, end, bytes});
+    auto addSlot = [&](int64_t start, int64_t end, int64_t bytes,
+                       int64_t alignment = 0) {
+      intervals.push_back({start, end, bytes, /*offset=*/-1, alignment});
       return intervals.size() - 1;
     };
     for (Value value : tileValues) {
@@ -283,7 +394,7 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
       if (inlined.contains(def) || isRegisterMatmul(def) ||
           epilogues.count(def))
         continue;
-      int64_t bytes = getLayout(value).getBytes();
+      int64_t bytes = getLayout(value).getBytes(), alignment = 0;
       int64_t start = written.lookup(value);
       int64_t end = std::max(start, lastRead.lookup(value));
       if (auto iterator = dyn_cast<tb::InputIteratorOp>(def)) {
@@ -292,6 +403,8 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
         end = std::max(end, loopEnd);
         if (isPipelined(iterator))
           bytes = getStageStride(value) * stages;
+        if (isPipelined(iterator) && usesTma())
+          alignment = kTmaTileAlignment;
       } else if (def->hasTrait<mirage::OpTrait::IsAccumulator>()) {
         // Live through the loop, or written after it from registers.
         bool inRegisters =
@@ -302,7 +415,7 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
           runningMaxSlots[def] = addSlot(
               0, loopEnd, getNumElements(getShape(def->getOperand(1))) * 4);
       }
-      slots[value] = addSlot(start, end, bytes);
+      slots[value] = addSlot(start, end, bytes, alignment);
     }
     sharedBytes = codegen::planSharedMemory(intervals, kTileAlignment);
     if (sharedBytes <= limit)

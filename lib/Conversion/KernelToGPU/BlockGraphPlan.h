@@ -14,7 +14,10 @@
 //     are independent and share one barrier after them;
 //   - shared memory: every tile that still needs one gets an offset, from
 //     the levels at which it is written and last read, with one slot per
-//     pipeline stage for input tiles that change every iteration.
+//     pipeline stage for input tiles that change every iteration;
+//   - loads: pipelined input tiles arrive by cp.async, or by the bulk
+//     tensor copy engine (TMA) when asked for and every such tile is a box
+//     it can copy into the tile's layout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,6 +75,12 @@ public:
     return invariant;
   }
   bool isPipelined(mlir::Operation *op) const;
+  /// Whether the pipelined tiles arrive by the bulk tensor copy engine (one
+  /// mbarrier per stage) rather than by cp.async.
+  bool usesTma() const { return !tmaSwizzles.empty(); }
+  /// The tensor map a pipelined tile is copied through (usesTma only).
+  mlir::nvgpu::TensorMapDescriptorType
+  getTensorMapType(tb::InputIteratorOp iterator) const;
 
   /// The steps of the loop body and of the post-loop part, by level.
   llvm::ArrayRef<llvm::SmallVector<Step>> getLoopLevels() const {
@@ -112,6 +121,7 @@ public:
 private:
   void decideFusion();
   void decideMatmuls();
+  void decideTma();
   void schedule();
   llvm::LogicalResult planSharedMemory();
 
@@ -144,6 +154,9 @@ private:
   /// written; the loop ends at `loopEnd`.
   llvm::DenseMap<mlir::Value, int64_t> written, lastRead;
   int64_t loopEnd = 0;
+
+  /// Per pipelined tile, in `pipelined` order; empty without TMA.
+  llvm::SmallVector<mlir::nvgpu::TensorMapSwizzleKind> tmaSwizzles;
 
   llvm::DenseMap<mlir::Value, size_t> slots;
   llvm::DenseMap<mlir::Operation *, size_t> runningMaxSlots;

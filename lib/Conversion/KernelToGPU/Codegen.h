@@ -22,6 +22,7 @@
 
 #include "mirage/Semantics/OpSemantics.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -63,6 +64,9 @@ struct Options {
   /// Start kernels with griddepcontrol (sm_90 and later), so that they may
   /// be launched with programmatic dependent launch.
   bool dependentLaunch = false;
+  /// Load pipelined input tiles with the bulk tensor copy engine (sm_90),
+  /// where every one of a kernel's pipelined tiles allows it.
+  bool tma = false;
 };
 
 //===----------------------------------------------------------------------===//
@@ -75,10 +79,18 @@ struct Options {
 /// `c ^ ((r / rowsPerGroup) % period)`, where `period = min(chunks per row,
 /// 8)` and `rowsPerGroup = 8 / period`: the 8 rows an `ldmatrix` reads at
 /// one column then fall on 8 distinct 16-byte bank groups.
+///
+/// With `blockColumns` (swizzled rows longer than 128 bytes, for the bulk
+/// tensor copy, whose swizzled boxes have rows of at most 128 bytes), the
+/// last dim is stored as consecutive column blocks of `blockColumns`
+/// columns, what one copy per block writes: the layout of a swizzled tile
+/// of shape [blocks * rows, blockColumns] whose row b * rows + r holds
+/// row r of block b.
 struct TileLayout {
   Shape shape;
   mlir::Type elementType;
   bool swizzled = false;
+  int64_t blockColumns = 0;
 
   int64_t getNumElements() const { return mirage::getNumElements(shape); }
   int64_t getElementBytes() const;
@@ -90,6 +102,10 @@ struct TileLayout {
   /// Whether runs of `width` elements along the last dim, starting at
   /// multiples of `width`, are contiguous and 16-byte aligned.
   bool hasContiguousRuns(int64_t width) const;
+  /// Columns stored together in a row: a column block's, or the whole row.
+  int64_t getStoredRowLength() const {
+    return blockColumns ? blockColumns : shape.back();
+  }
 };
 
 /// A tile materialized in shared memory: a 1-D workgroup memref holding
@@ -327,20 +343,40 @@ llvm::LogicalResult emitThreadGraph(KernelBuilder &kb, mlir::Operation *graph,
 struct LiveInterval {
   int64_t start, end, bytes;
   int64_t offset = -1;
+  /// A stricter alignment than the plan's, or 0.
+  int64_t alignment = 0;
 };
 
-/// Assigns offsets (multiples of `alignment`) so that buffers live at the
-/// same time do not overlap; returns the total size.
+/// Assigns offsets (multiples of `alignment`, or of an interval's own when
+/// larger) so that buffers live at the same time do not overlap; returns the
+/// total size.
 int64_t planSharedMemory(llvm::MutableArrayRef<LiveInterval> intervals,
                          int64_t alignment);
 
+/// A tensor map a kernel reads a block-graph input through: the host
+/// creates it over that input's buffer and passes it as a kernel argument.
+struct TensorMapUse {
+  /// The block graph's input (its position among the graph's arguments).
+  unsigned input;
+  /// The tile (the box the copy engine moves) and its swizzle.
+  mlir::nvgpu::TensorMapDescriptorType type;
+};
+
+/// What the host needs to launch a lowered kernel.
+struct LoweredKernel {
+  /// Dynamic shared memory, in bytes.
+  int64_t sharedBytes = 0;
+  /// The kernel's trailing arguments, after the graph's inputs and outputs.
+  llvm::SmallVector<TensorMapUse> tensorMaps;
+};
+
 /// Emits the body of `func` (the block graph's inputs, then its outputs, as
 /// global memrefs; the entry block holds only the terminator) computing
-/// `graph` (BlockGraph.cpp). Returns the dynamic shared memory it needs, in
-/// bytes.
-mlir::FailureOr<int64_t> lowerBlockGraph(tb::GraphOp graph,
-                                         mlir::gpu::GPUFuncOp func,
-                                         const Options &options);
+/// `graph` (BlockGraph.cpp). Tiles loaded by the copy engine add one
+/// tensor-map argument each to `func`.
+mlir::FailureOr<LoweredKernel> lowerBlockGraph(tb::GraphOp graph,
+                                               mlir::gpu::GPUFuncOp func,
+                                               const Options &options);
 
 /// The same for one block of `graph` in a device function (a mega-kernel's
 /// task body): the entry block's arguments are the thread's index in the

@@ -132,9 +132,16 @@ Value KernelBuilder::getElementOffset(const TileLayout &layout,
   if (!layout.swizzled)
     return linearize(indices, layout.shape);
   ArrayRef<int64_t> shape = layout.shape;
-  int64_t rowLength = shape.back();
+  int64_t rowLength = layout.getStoredRowLength();
   Value row = linearize(indices.drop_back(), shape.drop_back());
   Value column = indices.back();
+  if (layout.blockColumns) {
+    // Column blocks are stacked as more rows: the swizzle follows the
+    // stored row, as the copy engine's follows the address.
+    int64_t rows = layout.getNumElements() / shape.back();
+    row = add(mul(div(column, rowLength), rows), row);
+    column = rem(column, rowLength);
+  }
   int64_t chunkElements = layout.getChunkElements();
   int64_t chunks = rowLength / chunkElements;
   int64_t period = std::min<int64_t>(chunks, 8);
@@ -251,7 +258,8 @@ int64_t codegen::planSharedMemory(MutableArrayRef<LiveInterval> intervals,
     for (auto [begin, end] : busy) {
       if (offset + interval->bytes <= begin)
         break;
-      offset = std::max<int64_t>(offset, llvm::alignTo(end, alignment));
+      offset = std::max<int64_t>(
+          offset, llvm::alignTo(end, std::max(alignment, interval->alignment)));
     }
     interval->offset = offset;
     total = std::max(total, offset + interval->bytes);

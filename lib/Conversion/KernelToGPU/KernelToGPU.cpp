@@ -169,10 +169,24 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
   gpuFunc.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
   kernelBuilder.setInsertionPointToEnd(&gpuFunc.getBody().front());
   gpu::ReturnOp::create(kernelBuilder, loc);
-  FailureOr<int64_t> sharedBytes =
+  FailureOr<codegen::LoweredKernel> lowered =
       codegen::lowerBlockGraph(graph, gpuFunc, options);
-  if (failed(sharedBytes))
+  if (failed(lowered))
     return failure();
+  // Tensor maps over the input buffers the copy engine reads, each with the
+  // box (the tile, outermost dim first) that its descriptor type names.
+  for (const codegen::TensorMapUse &use : lowered->tensorMaps) {
+    Value buffer = args[use.input];
+    auto type = cast<MemRefType>(buffer.getType());
+    Value unranked = memref::CastOp::create(
+        b, loc, UnrankedMemRefType::get(type.getElementType(), Attribute()),
+        buffer);
+    SmallVector<Value> box;
+    for (int64_t dim : use.type.getTensor().getShape())
+      box.push_back(arith::ConstantIndexOp::create(b, loc, dim));
+    args.push_back(
+        nvgpu::TmaCreateDescriptorOp::create(b, loc, use.type, unranked, box));
+  }
   if (options.dependentLaunch) {
     // Programmatic dependent launch: wait for the kernels this one depends
     // on before reading anything, then let the next kernel launch (its
@@ -191,7 +205,7 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
   };
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value threadCount = arith::ConstantIndexOp::create(b, loc, threads);
-  Value shared = arith::ConstantIntOp::create(b, loc, *sharedBytes, 32);
+  Value shared = arith::ConstantIntOp::create(b, loc, lowered->sharedBytes, 32);
   gpu::LaunchFuncOp::create(b, loc, gpuFunc, {dim(0), dim(1), dim(2)},
                             {threadCount, one, one}, shared, args);
   return success();
@@ -289,6 +303,7 @@ struct ConvertKernelToGPU
     options.tensorCores = tensorCores;
     options.asyncCopy = asyncCopy;
     options.dependentLaunch = dependentLaunch;
+    options.tma = tma;
     SmallVector<func::FuncOp> functions;
     for (auto function : module.getOps<func::FuncOp>()) {
       // linalg or tosa input is converted first, not passed through.

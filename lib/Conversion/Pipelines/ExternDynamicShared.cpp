@@ -18,6 +18,9 @@ using namespace mlir;
 
 namespace {
 
+/// The 128-byte swizzle of the bulk tensor copy repeats every 1024 bytes.
+constexpr uint64_t kDynamicSharedAlignment = 1024;
+
 struct ExternDynamicSharedMemory
     : public mirage::impl::ExternDynamicSharedMemoryBase<
           ExternDynamicSharedMemory> {
@@ -28,8 +31,13 @@ struct ExternDynamicSharedMemory
           global.getAddrSpace() ==
               static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared) &&
           array && array.getNumElements() == 0;
-      if (isDynamicShared && global.getLinkage() == LLVM::Linkage::Internal)
+      if (!isDynamicShared)
+        return;
+      if (global.getLinkage() == LLVM::Linkage::Internal)
         global.setLinkage(LLVM::Linkage::External);
+      // Planned offsets assume a base on the copy engine's swizzle period.
+      if (global.getAlignment().value_or(0) < kDynamicSharedAlignment)
+        global.setAlignment(kDynamicSharedAlignment);
     });
   }
 };

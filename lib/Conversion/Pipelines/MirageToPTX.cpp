@@ -60,8 +60,9 @@ unsigned mirage::getMinimumPTXVersion(llvm::StringRef chip) {
       .Case("sm_80", 70)
       .Case("sm_86", 71)
       .Case("sm_89", 78)
-      .Case("sm_90", 78)
-      .Case("sm_90a", 80)
+      // 8.3: the tensor-map proxy fence of the TMA loads.
+      .Case("sm_90", 83)
+      .Case("sm_90a", 83)
       .Cases("sm_100", "sm_100a", 86)
       .Default(0);
 }
@@ -89,6 +90,10 @@ std::optional<std::string> mirage::checkDeviceOption(llvm::StringRef where,
 }
 
 bool mirage::hasDependentLaunch(llvm::StringRef chip) {
+  return llvm::is_contained({"sm_90", "sm_90a", "sm_100", "sm_100a"}, chip);
+}
+
+bool mirage::hasTensorMemoryAccelerator(llvm::StringRef chip) {
   return llvm::is_contained({"sm_90", "sm_90a", "sm_100", "sm_100a"}, chip);
 }
 
@@ -120,6 +125,8 @@ void mirage::addDeviceToBinaryPasses(OpPassManager &pm, StringRef chip,
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.useBarePtrCallConv = true;
   device.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  // NVVM ops that exist only as inline PTX (the mbarrier parity wait).
+  device.addPass(createConvertNVVMToLLVMPass());
   device.addPass(createReconcileUnrealizedCastsPass());
   device.addPass(createExternDynamicSharedMemory());
   device.addPass(createCanonicalizerPass());
@@ -149,6 +156,7 @@ void mirage::buildMirageToPTXPipeline(OpPassManager &pm,
   lowering.asyncCopy = options.asyncCopy;
   lowering.dependentLaunch =
       options.dependentLaunch && hasDependentLaunch(options.chip);
+  lowering.tma = options.tma && hasTensorMemoryAccelerator(options.chip);
   pm.addPass(createConvertKernelToGPU(lowering));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

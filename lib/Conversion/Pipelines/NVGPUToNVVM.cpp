@@ -21,6 +21,7 @@
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -149,6 +150,36 @@ struct MmaSyncBF16ToNVVM : public ConvertOpToLLVMPattern<nvgpu::MmaSyncOp> {
   }
 };
 
+/// Gives the kernel arguments that are tensor maps their LLVM type, a
+/// generic pointer to the map, which the runtime passes like a buffer. The
+/// function conversion of convert-gpu-to-nvvm knows no nvgpu type; the
+/// copies that read the maps cast them back until the conversion below
+/// lowers them and reconcile-unrealized-casts removes the pairs.
+static void convertTensorMapArguments(gpu::GPUModuleOp module) {
+  module.walk([](gpu::GPUFuncOp func) {
+    if (func.isExternal())
+      return;
+    Block &entry = func.getBody().front();
+    OpBuilder b = OpBuilder::atBlockBegin(&entry);
+    auto pointer = LLVM::LLVMPointerType::get(func.getContext());
+    bool changed = false;
+    for (BlockArgument arg : entry.getArguments()) {
+      auto type = dyn_cast<nvgpu::TensorMapDescriptorType>(arg.getType());
+      if (!type)
+        continue;
+      arg.setType(pointer);
+      auto cast =
+          UnrealizedConversionCastOp::create(b, arg.getLoc(), type, arg);
+      arg.replaceAllUsesExcept(cast.getResult(0), cast);
+      changed = true;
+    }
+    if (changed)
+      func.setFunctionType(
+          FunctionType::get(func.getContext(), entry.getArgumentTypes(),
+                            func.getFunctionType().getResults()));
+  });
+}
+
 struct ConvertNVGPUToNVVMWithLayout
     : public mirage::impl::ConvertNVGPUToNVVMWithLayoutBase<
           ConvertNVGPUToNVVMWithLayout> {
@@ -179,6 +210,7 @@ struct ConvertNVGPUToNVVMWithLayout
     if (unsupported)
       return signalPassFailure();
 
+    convertTensorMapArguments(module);
     LowerToLLVMOptions options(context, DataLayout(module));
     LLVMTypeConverter converter(context, options);
     configureGpuToNVVMTypeConverter(converter);
@@ -187,11 +219,22 @@ struct ConvertNVGPUToNVVMWithLayout
     converter.addConversion([&](nvgpu::DeviceAsyncTokenType type) -> Type {
       return IntegerType::get(type.getContext(), 32);
     });
+    // As upstream convert-nvgpu-to-nvvm: tensor maps are generic pointers,
+    // mbarrier groups the shared-memory array that holds them.
+    converter.addConversion([](nvgpu::TensorMapDescriptorType type) -> Type {
+      return LLVM::LLVMPointerType::get(type.getContext());
+    });
+    converter.addConversion([&](nvgpu::MBarrierGroupType type) -> Type {
+      return converter.convertType(
+          nvgpu::getMBarrierMemrefType(type.getContext(), type));
+    });
     RewritePatternSet patterns(context);
     populateNVGPUToNVVMConversionPatterns(converter, patterns);
     patterns.add<MmaSyncBF16ToNVVM>(converter);
     LLVMConversionTarget target(*context);
     target.addLegalDialect<NVVM::NVVMDialect>();
+    // mbarrier.create becomes a memref.global and its memref.get_global.
+    target.addLegalDialect<memref::MemRefDialect>();
     target.addIllegalDialect<nvgpu::NVGPUDialect>();
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();

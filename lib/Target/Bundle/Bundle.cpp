@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Pass/PassManager.h"
@@ -246,6 +247,8 @@ public:
 
   json::Array buffers, inputs, outputs, steps;
   SmallVector<std::string> kernelNames;
+  /// Some launch passes a tensor map (manifest version 3).
+  bool hasTensorMaps = false;
 
 private:
   int64_t addBuffer(Value value, llvm::StringRef name, llvm::StringRef role,
@@ -255,8 +258,25 @@ private:
                                            llvm::StringRef what);
 
   llvm::DenseMap<Value, int64_t> ids;
+  /// The manifest argument of each tensor map the host creates.
+  llvm::DenseMap<Value, json::Object> tensorMaps;
   int64_t temporaries = 0, views = 0;
 };
+
+/// The manifest's swizzle, in bytes, of a tensor map's swizzle kind.
+static int64_t getSwizzleBytes(nvgpu::TensorMapSwizzleKind swizzle) {
+  switch (swizzle) {
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE:
+    return 0;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_32B:
+    return 32;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_64B:
+    return 64;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_128B:
+    return 128;
+  }
+  llvm_unreachable("unknown tensor map swizzle");
+}
 
 int64_t ManifestBuilder::addBuffer(Value value, llvm::StringRef name,
                                    llvm::StringRef role,
@@ -318,6 +338,26 @@ llvm::Error ManifestBuilder::build(func::FuncOp host, unsigned numInputs) {
                          : source;
       addBuffer(op.getResult(0), "view" + std::to_string(views++), "view",
                 base);
+    } else if (auto unranked = dyn_cast<memref::CastOp>(op)) {
+      // The unranked form a tensor map is created from: the same buffer.
+      ids[unranked.getResult()] = ids.lookup(unranked.getSource());
+    } else if (auto create = dyn_cast<nvgpu::TmaCreateDescriptorOp>(op)) {
+      auto type = create.getTensorMap().getType();
+      if (type.getInterleave() !=
+              nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE ||
+          type.getOob() != nvgpu::TensorMapOOBKind::OOB_ZERO ||
+          type.getL2promo() != nvgpu::TensorMapL2PromoKind::L2PROMO_128B)
+        return makeError("a tensor map with interleave, out-of-bounds fill "
+                         "or L2 promotion other than none, zero and 128B, "
+                         "which a bundle cannot express");
+      auto box = getConstants(llvm::to_vector(create.getBoxDimensions()),
+                              "the box of a tensor map");
+      if (!box)
+        return box.takeError();
+      tensorMaps[create.getTensorMap()] =
+          json::Object{{"buffer", ids.lookup(create.getTensor())},
+                       {"box", std::move(*box)},
+                       {"swizzle", getSwizzleBytes(type.getSwizzle())}};
     } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       auto type = cast<MemRefType>(copy.getSource().getType());
       steps.push_back(json::Object{
@@ -346,8 +386,15 @@ llvm::Error ManifestBuilder::build(func::FuncOp host, unsigned numInputs) {
           return value.takeError();
         shared = *value;
       }
-      for (Value arg : launch.getKernelOperands())
+      for (Value arg : launch.getKernelOperands()) {
+        if (auto it = tensorMaps.find(arg); it != tensorMaps.end()) {
+          args.push_back(
+              json::Object{{"tensor_map", json::Object(it->second)}});
+          hasTensorMaps = true;
+          continue;
+        }
         args.push_back(ids.lookup(arg));
+      }
       std::string kernel = launch.getKernelName().str();
       if (!llvm::is_contained(kernelNames, kernel))
         kernelNames.push_back(kernel);
@@ -568,6 +615,8 @@ struct LoweredProgram {
   SmallVector<std::string> kernelNames;
   /// The kernels start with griddepcontrol.
   bool dependentLaunch = false;
+  /// Some launch passes a tensor map.
+  bool tensorMaps = false;
 };
 
 /// The PTX of the gpu.binary `name` of `module`.
@@ -594,6 +643,7 @@ lowerPerOperator(ModuleOp module, llvm::StringRef function, unsigned numInputs,
   pipeline.tensorCores = options.tensorCores;
   pipeline.asyncCopy = options.asyncCopy;
   pipeline.dependentLaunch = options.dependentLaunch;
+  pipeline.tma = options.tma;
   log << "  lowering: mirage-to-ptx (" << options.chip << ")\n";
   {
     DiagnosticCollector diagnostics(module.getContext());
@@ -619,6 +669,7 @@ lowerPerOperator(ModuleOp module, llvm::StringRef function, unsigned numInputs,
   lowered.outputs = std::move(builder.outputs);
   lowered.steps = std::move(builder.steps);
   lowered.kernelNames = std::move(builder.kernelNames);
+  lowered.tensorMaps = builder.hasTensorMaps;
   lowered.dependentLaunch =
       options.dependentLaunch && hasDependentLaunch(options.chip);
   return lowered;
@@ -678,7 +729,9 @@ llvm::Expected<LoweredProgram> lowerToMegaKernel(ModuleOp module,
 
 std::string mirage::getBundleName(llvm::StringRef function,
                                   const BundleOptions &options) {
-  return (function + (options.megakernel ? "_megakernel" : "")).str();
+  if (options.megakernel)
+    return (function + "_megakernel").str();
+  return (function + (options.tma ? "_tma" : "")).str();
 }
 
 llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
@@ -784,6 +837,8 @@ llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
   manifest["inputs"] = std::move(lowered->inputs);
   manifest["outputs"] = std::move(lowered->outputs);
   manifest["steps"] = std::move(lowered->steps);
+  if (lowered->tensorMaps)
+    manifest["version"] = 3;
 
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -2,9 +2,10 @@
 //
 // Part of the Mirage MLIR project.
 //
-// manifest.json, versions 1 and 2 (docs/Bundle.md), parsed and validated: a
+// manifest.json, versions 1 to 3 (docs/Bundle.md), parsed and validated: a
 // Manifest that parseManifest returns is consistent (ids, roles, views,
-// steps, a mega-kernel's tables), so the runner needs no checks of its own.
+// steps, a mega-kernel's tables, tensor maps), so the runner needs no checks
+// of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,10 +26,11 @@
 
 namespace mirage::runtime {
 
-/// The manifest versions this runtime reads: 1, and 2 (mega-kernel steps,
-/// kernels marked for programmatic dependent launch).
+/// The manifest versions this runtime reads: 1, 2 (mega-kernel steps,
+/// kernels marked for programmatic dependent launch) and 3 (TMA tensor maps
+/// as launch arguments).
 constexpr int64_t oldestManifestVersion = 1;
-constexpr int64_t manifestVersion = 2;
+constexpr int64_t manifestVersion = 3;
 
 enum class BufferRole { Input, Output, Intermediate, View };
 
@@ -98,6 +100,46 @@ struct MegaKernelSpec {
   }
 };
 
+/// Version 3: a TMA tensor map (cuTensorMapEncodeTiled) over a buffer's
+/// storage, with the buffer's own shape and dtype. Validated: the rank is 1 to
+/// 5 and the box, swizzle and strides meet cuTensorMapEncodeTiled's rules.
+struct TensorMapSpec {
+  /// The tile a copy moves, one entry per dim of the buffer's shape,
+  /// outermost first (like the shape).
+  std::vector<int64_t> box;
+  /// 0, 32, 64 or 128 (bytes).
+  unsigned swizzle = 0;
+};
+
+/// An argument of a launch step: one device pointer, either the buffer's or
+/// (version 3) that of a 128-byte tensor map over the buffer.
+struct LaunchArg {
+  unsigned buffer = 0;
+  std::optional<TensorMapSpec> tensorMap;
+};
+
+/// cuTensorMapEncodeTiled's parameters for a tensor map, in the driver's
+/// order (innermost dim first); the runner maps `dtype` to the driver's enum.
+struct TensorMapParams {
+  DType dtype = DType::F32;
+  unsigned rank = 0;
+  /// The buffer's shape, reversed.
+  std::vector<uint64_t> globalDim;
+  /// Byte strides of dims 1 .. rank-1 (innermost first): rank - 1 entries.
+  std::vector<uint64_t> globalStrides;
+  /// The box, reversed.
+  std::vector<uint32_t> boxDim;
+  /// All 1.
+  std::vector<uint32_t> elementStrides;
+  /// 0, 32, 64 or 128 (bytes).
+  unsigned swizzle = 0;
+};
+
+/// The encoding parameters of a tensor map over `buffer` (validated by
+/// parseManifest).
+TensorMapParams getTensorMapParams(const BufferSpec &buffer,
+                                   const TensorMapSpec &map);
+
 struct Step {
   enum class Kind { Launch, Copy, MegaKernel };
   Kind kind = Kind::Launch;
@@ -108,8 +150,8 @@ struct Step {
   std::array<uint32_t, 3> grid{};
   std::array<uint32_t, 3> block{};
   uint32_t dynamicSharedBytes = 0;
-  /// Launch: one device pointer per buffer id.
-  std::vector<unsigned> args;
+  /// Launch: one device pointer per argument.
+  std::vector<LaunchArg> args;
 
   // MegaKernel.
   MegaKernelSpec mega;

@@ -20,9 +20,10 @@ def write_manifest(path, version):
     (path / "manifest.json").write_text(json.dumps(manifest))
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_known_versions_load(tmp_path, version):
-    """Version 2 adds mega-kernel steps, which the baselines never read."""
+    """Versions 2 and 3 add mega-kernel steps and tensor map launch
+    arguments, which the baselines never read."""
     write_manifest(tmp_path / "v", version)
     bundle = mb.Bundle(tmp_path / "v")
     assert bundle.name == "v" and bundle.program is None
@@ -30,6 +31,6 @@ def test_known_versions_load(tmp_path, version):
 
 
 def test_unknown_versions_are_refused(tmp_path):
-    write_manifest(tmp_path / "v", 3)
-    with pytest.raises(ValueError, match="unknown manifest version 3"):
+    write_manifest(tmp_path / "v", 4)
+    with pytest.raises(ValueError, match="unknown manifest version 4"):
         mb.Bundle(tmp_path / "v")

@@ -16,6 +16,9 @@ The bundles (smoke.cu has the kernels):
   smoke_mixed         a pdl launch, the mega-kernel, a pdl launch
   smoke_ops_pdl       per-operator kernels marked pdl, after a copy
   smoke_ops_v1        the same as a version 1 manifest (no pdl marks)
+  smoke_tma           version 3: kernels marked pdl reading x and (through a
+                      view) tmp with tensor maps, one 2-D and unswizzled, one
+                      3-D with a 128-byte swizzle
 """
 
 import json
@@ -110,6 +113,29 @@ def per_operator(name, version):
     return m
 
 
+def tensor_map(buffer, box, swizzle):
+    return {"tensor_map": {"buffer": buffer, "box": box, "swizzle": swizzle}}
+
+
+def tma():
+    m = base("smoke_tma", 3)
+    m["kernels"] = [{"name": "smoke_tma_scale", "pdl": True},
+                    {"name": "smoke_tma_mix", "pdl": True}]
+    m["buffers"] = [
+        {"id": 0, "name": "arg0", "role": "input", "dtype": "f32",
+         "shape": [NB, T]},
+        {"id": 1, "name": "tmp0", "role": "intermediate", "dtype": "f32",
+         "shape": [N]},
+        {"id": 2, "name": "out0", "role": "output", "dtype": "f32", "shape": [N]},
+        {"id": 3, "name": "view0", "role": "view", "base": 1, "dtype": "f32",
+         "shape": [NB, 8, T // 8]}]
+    m["inputs"], m["outputs"] = [0], [2]
+    m["steps"] = [
+        launch("smoke_tma_scale", [tensor_map(0, [1, T], 0), 1]),
+        launch("smoke_tma_mix", [tensor_map(3, [1, 8, T // 8], 128), 2])]
+    return m
+
+
 def mixed():
     """out0 by the mega-kernel, out1 by pdl launches around it."""
     m = mega("smoke_mixed")
@@ -138,6 +164,7 @@ def write_bundles(work):
         (mixed(), False),
         (per_operator("smoke_ops_pdl", 2), False),
         (per_operator("smoke_ops_v1", 1), False),
+        (tma(), True),
     ]
     for manifest, cubin in manifests:
         path = root / manifest["name"]
@@ -175,7 +202,8 @@ def check(results_path):
         return reason in (result.get("timings") or {}).get(mode, {}).get(
             "skipped", "")
 
-    for name in ["smoke_mega", "smoke_mixed", "smoke_ops_pdl", "smoke_ops_v1"]:
+    for name in ["smoke_mega", "smoke_mixed", "smoke_ops_pdl", "smoke_ops_v1",
+                 "smoke_tma"]:
         r = results.get(name, {})
         expect(name, "ok", r.get("ok") is True)
         expect(name, "a passing check", (r.get("check") or {}).get("pass"))
@@ -184,7 +212,7 @@ def check(results_path):
                timed(r, "graph") and timed(r, "plain"))
         expect(name, "timing = graph timing",
                r.get("timing") == (r.get("timings") or {}).get("graph"))
-    for name in ["smoke_mixed", "smoke_ops_pdl"]:
+    for name in ["smoke_mixed", "smoke_ops_pdl", "smoke_tma"]:
         expect(name, "pdl times", timed(results.get(name, {}), "pdl"))
     expect("smoke_mega", "pdl skipped for want of launch steps",
            skipped(results.get("smoke_mega", {}), "pdl", "no launch steps"))

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The runtime's GPU smoke test: mega-kernel steps (a run, a hang in the
-# checked run, a hang while timing, a grid that cannot be resident) and the
-# three launch modes, on kernels written by hand (smoke.cu) rather than by
-# the compiler. Needs nvcc and a GPU of compute capability 9.x.
+# checked run, a hang while timing, a grid that cannot be resident), the
+# three launch modes and tensor map arguments (manifest version 3), on
+# kernels written by hand (smoke.cu) rather than by the compiler. Needs nvcc and a GPU of compute capability 9.x.
 #
 #   runtime/tests/gpu/run-smoke.sh MIRAGE_RUN [WORKDIR]
 #

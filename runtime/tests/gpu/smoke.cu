@@ -9,6 +9,11 @@
 //
 //   tmp = 2 x;   out[b, t] = tmp[b, t] + tmp[(b + 1) % NB, t]
 //
+// Version 3: smoke_tma_scale and smoke_tma_mix compute the same program from
+// tiles that cp.async.bulk.tensor brings into shared memory through tensor
+// maps the runner encoded: x as [NB, 256] (box [1, 256], no swizzle) and tmp
+// through a view as [NB, 8, 32] (box [1, 8, 32], 128-byte swizzle).
+//
 // make_bundles.py turns them into bundles; run-smoke.sh runs mirage-run on
 // them and checks what it reports.
 //
@@ -151,4 +156,88 @@ extern "C" __global__ void __launch_bounds__(256)
   int i = blockIdx.x * 256 + threadIdx.x;
   int j = ((blockIdx.x + 1) % NB) * 256 + threadIdx.x;
   out[i] = tmp[i] + tmp[j];
+}
+
+// Tensor maps (version 3). Thread 0 fences the map (the runner wrote it with
+// a host copy), sets up the barrier and issues the copies; every thread
+// waits for the barrier's first phase.
+
+__device__ __forceinline__ unsigned sharedAddress(const void *p) {
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+__device__ __forceinline__ void startTensorCopies(const void *map, u64 *bar,
+                                                  unsigned bytes) {
+  asm volatile("fence.proxy.tensormap::generic.acquire.sys [%0], 128;" ::"l"(
+                   map)
+               : "memory");
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(
+                   sharedAddress(bar))
+               : "memory");
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  asm volatile(
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+          sharedAddress(bar)),
+      "r"(bytes)
+      : "memory");
+}
+__device__ __forceinline__ void load2d(void *dst, const void *map, int c0,
+                                       int c1, u64 *bar) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+                   sharedAddress(dst)),
+               "l"(map), "r"(c0), "r"(c1), "r"(sharedAddress(bar))
+               : "memory");
+}
+__device__ __forceinline__ void load3d(void *dst, const void *map, int c0,
+                                       int c1, int c2, u64 *bar) {
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(
+                   sharedAddress(dst)),
+               "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(sharedAddress(bar))
+               : "memory");
+}
+__device__ __forceinline__ void waitFirstPhase(u64 *bar) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile("{\n"
+                 "  .reg .pred p;\n"
+                 "  mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n"
+                 "  selp.u32 %0, 1, 0, p;\n"
+                 "}"
+                 : "=r"(done)
+                 : "r"(sharedAddress(bar))
+                 : "memory");
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    smoke_tma_scale(const void *xMap, float *tmp) {
+  __shared__ __align__(128) float tile[256];
+  __shared__ u64 bar;
+  pdlWait();
+  if (threadIdx.x == 0) {
+    startTensorCopies(xMap, &bar, sizeof(tile));
+    load2d(tile, xMap, 0, blockIdx.x, &bar); // row blockIdx.x
+  }
+  __syncthreads();
+  waitFirstPhase(&bar);
+  tmp[blockIdx.x * 256 + threadIdx.x] = 2.0f * tile[threadIdx.x];
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    smoke_tma_mix(const void *tmpMap, float *out) {
+  // 128-byte swizzle: the 16-byte chunk k of line r (of 128 bytes) lands at
+  // chunk k ^ (r % 8), counted from a 1024-byte boundary.
+  __shared__ __align__(1024) float tiles[2][256];
+  __shared__ u64 bar;
+  pdlWait();
+  if (threadIdx.x == 0) {
+    startTensorCopies(tmpMap, &bar, sizeof(tiles));
+    load3d(tiles[0], tmpMap, 0, 0, blockIdx.x, &bar);
+    load3d(tiles[1], tmpMap, 0, 0, (blockIdx.x + 1) % NB, &bar);
+  }
+  __syncthreads();
+  waitFirstPhase(&bar);
+  int r = threadIdx.x / 32, c = threadIdx.x % 32;
+  int at = r * 32 + (((c / 4) ^ (r % 8)) * 4) + c % 4;
+  out[blockIdx.x * 256 + threadIdx.x] = tiles[0][at] + tiles[1][at];
 }
