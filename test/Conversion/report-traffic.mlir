@@ -8,8 +8,9 @@
 
 // Per kernel, the speed model's estimate with its terms (the one kn-fuse
 // ranked the plans with): 8 blocks of one 4096-wide row each, one per SM,
-// are bound by a block's critical path, not by the 256 KiB they move.
-// ESTIMATE: remark: kernel #0: {{.*}}; its 8 blocks load and store 262144 bytes; estimated {{[0-9]+\.[0-9]}} us on h200, latency-bound (memory 0.1, compute {{[0-9.]+}}, latency {{[0-9.]+}} us: 1 wave of 1 block per SM, {{[0-9.]+}} us each)
+// are bound by a block's critical path, not by the 256 KiB they move. Each
+// requests its three 8 KiB rows at once: 24 KiB in flight on its SM.
+// ESTIMATE: remark: kernel #0: {{.*}}; its 8 blocks load and store 262144 bytes; estimated {{[0-9]+\.[0-9]}} us on h200, latency-bound (memory 0.1, compute {{[0-9.]+}}, latency {{[0-9.]+}} us: 1 wave of 1 block per SM, {{[0-9.]+}} us each; 24.0 KiB of loads in flight per SM)
 // BAD-DEVICE: kn-report-traffic: unknown value 'a100' for option 'device'; valid values: h100, h200
 
 // nTrans's update, five ops over 8x4096 f16 (64 KiB each): unfused, every

@@ -30,6 +30,16 @@ planBlockGraphSharedMemory(tb::GraphOp graph, int64_t chipSharedMemory = 0);
 /// registers a thread has, ptxas spills to local memory.
 int64_t getBlockGraphAccumulatorRegisters(tb::GraphOp graph);
 
+/// The input-tile bytes one block of `graph` has requested and not yet used
+/// while it computes, as the lowering plans it (the options of
+/// planBlockGraphSharedMemory): with a loop, the tiles of the iterations
+/// ahead of the one computed (stages - 1 of them, or one without a
+/// pipeline); without one, every tile, all requested at once. 0 when the
+/// lowering refuses the graph. Little's law wants about bandwidth times
+/// latency of it per SM (25-30 KiB on an H100) to keep DRAM busy.
+int64_t getBlockGraphLoadsInFlight(tb::GraphOp graph,
+                                   int64_t chipSharedMemory = 0);
+
 } // namespace mirage
 
 #endif // MIRAGE_CONVERSION_KERNELTOGPU_H

@@ -463,6 +463,18 @@ void BlockGraphEmitter::emitAccumulate(Operation *op, Value iteration) {
 
 ElementExpr BlockGraphEmitter::buildExpr(Value value) {
   Operation *def = value.getDefiningOp();
+  if (def && plan.isView(def)) {
+    // The operand's leaf, indexed through this split piece or reshape.
+    ElementExpr leaf = buildExpr(def->getOperand(0));
+    SmallVector<int64_t> fromDim, offset;
+    BlockGraphPlan::getViewMap(def, cast<OpResult>(value).getResultNumber(),
+                               fromDim, offset);
+    TileView inner =
+        leaf.view ? *leaf.view : TileView::identity(leaf.tile->layout.shape);
+    leaf.view = inner.compose(cast<tb::TileType>(value.getType()).getShape(),
+                              fromDim, offset);
+    return leaf;
+  }
   if (def && plan.isInlined(def))
     return buildExpr(def);
   ElementExpr leaf;

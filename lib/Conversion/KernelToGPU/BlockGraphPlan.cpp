@@ -213,10 +213,69 @@ void BlockGraphPlan::decideTma() {
     layouts[iterator.getResult()] = layout;
 }
 
+/// Whether `from` becomes `to` by adding or dropping unit dims only.
+static bool isUnitDimReshape(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  auto nonUnit = [](ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> dims;
+    llvm::copy_if(shape, std::back_inserter(dims),
+                  [](int64_t dim) { return dim != 1; });
+    return dims;
+  };
+  return nonUnit(from) == nonUnit(to);
+}
+
+void BlockGraphPlan::getViewMap(Operation *op, unsigned result,
+                                SmallVectorImpl<int64_t> &fromDim,
+                                SmallVectorImpl<int64_t> &offset) {
+  ArrayRef<int64_t> operand = getShape(op->getOperand(0));
+  ArrayRef<int64_t> shape = getShape(op->getResult(result));
+  fromDim.clear();
+  offset.assign(operand.size(), 0);
+  if (auto split = dyn_cast<tb::SplitOp>(op)) {
+    int64_t dim = split.getDim();
+    for (unsigned piece = 0; piece < result; ++piece)
+      offset[dim] += getShape(op->getResult(piece))[dim];
+    for (int64_t d = 0, rank = operand.size(); d < rank; ++d)
+      fromDim.push_back(d);
+    return;
+  }
+  // A unit-dim reshape: the operand's other dims in order are the result's.
+  int64_t next = 0, rank = shape.size();
+  for (int64_t size : operand) {
+    if (size == 1) {
+      fromDim.push_back(-1);
+      continue;
+    }
+    while (next < rank && shape[next] == 1)
+      ++next;
+    fromDim.push_back(next++);
+  }
+}
+
 void BlockGraphPlan::decideFusion() {
   llvm::DenseSet<Operation *> postLoop(postLoopOps.begin(),
                                        postLoopOps.end());
-  for (Operation *op : llvm::concat<Operation *const>(loopOps, postLoopOps)) {
+  SmallVector<Operation *> ops(loopOps);
+  llvm::append_range(ops, postLoopOps);
+  // Splits and unit-dim reshapes of a tile that only elementwise ops (or
+  // such views) of their phase read are read in place; users first, so that
+  // a view of a view is one. A matmul's result may never get a tile
+  // (register sums, epilogues): not through a view.
+  for (Operation *op : llvm::reverse(ops)) {
+    bool viewable =
+        isa<tb::SplitOp>(op) || (isa<tb::ReshapeOp>(op) &&
+                                 isUnitDimReshape(getShape(op->getOperand(0)),
+                                                  getShape(op->getResult(0))));
+    if (!viewable || op->use_empty() ||
+        isa_and_present<tb::MatmulOp>(op->getOperand(0).getDefiningOp()))
+      continue;
+    if (llvm::all_of(op->getUsers(), [&](Operation *user) {
+          return (isElementwise(user) || views.contains(user)) &&
+                 postLoop.contains(op) == postLoop.contains(user);
+        }))
+      views.insert(op);
+  }
+  for (Operation *op : ops) {
     if (!isElementwise(op))
       continue;
     Operation *user = getOnlyUser(op->getResult(0));
@@ -225,6 +284,7 @@ void BlockGraphPlan::decideFusion() {
         getShape(op->getResult(0)) == getShape(user->getResult(0)))
       inlined.insert(op);
   }
+  inlined.insert(views.begin(), views.end());
 }
 
 void BlockGraphPlan::collectLeaves(Value value,
@@ -455,6 +515,29 @@ static int64_t getMmaRegisters(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
   int64_t jobs = batch * ((m + 15) / 16) * (n / (8 * tilesPerJob));
   int64_t held = allJobs ? (jobs + warps - 1) / warps : 1;
   return held * 4 * (tilesPerJob + (rescaled ? 2 : 0));
+}
+
+int64_t mirage::getBlockGraphLoadsInFlight(tb::GraphOp graph,
+                                           int64_t chipSharedMemory) {
+  Options options;
+  options.chipSharedMemory = chipSharedMemory;
+  BlockGraphPlan plan(graph, options);
+  {
+    ScopedDiagnosticHandler quiet(graph->getContext(),
+                                  [](Diagnostic &) { return success(); });
+    if (failed(plan.build()))
+      return 0;
+  }
+  auto bytesOf = [&](ArrayRef<tb::InputIteratorOp> iterators) {
+    int64_t bytes = 0;
+    for (tb::InputIteratorOp iterator : iterators)
+      bytes += plan.getLayout(iterator.getResult()).getBytes();
+    return bytes;
+  };
+  if (plan.getPipelined().empty())
+    return bytesOf(plan.getInvariant());
+  return std::max<int64_t>(plan.getStages() - 1, 1) *
+         bytesOf(plan.getPipelined());
 }
 
 int64_t mirage::getBlockGraphAccumulatorRegisters(tb::GraphOp graph) {

@@ -5,10 +5,12 @@
 //
 //   - fusion: an elementwise op whose only user is an elementwise op of the
 //     same shape and phase is computed inside that user (no tile of its
-//     own); a tensor-core matmul whose only (transitive) consumer is such a
-//     chain of one-operand ops applies the chain to its accumulators before
-//     storing (an epilogue), and one that only feeds an accum_sum keeps its
-//     sum in registers across the loop;
+//     own), and so is a split or a unit-dim reshape whose users are all
+//     such ops (they read its operand's tile in place); a tensor-core matmul
+//     whose only (transitive) consumer is such a chain of one-operand ops
+//     applies the chain to its accumulators before storing (an epilogue), and
+//     one that only feeds an accum_sum keeps its sum in registers across the
+//     loop;
 //   - schedule: the remaining ops ("steps") of the loop body and of the
 //     post-loop part are grouped in dependency levels; the steps of a level
 //     are independent and share one barrier after them;
@@ -96,6 +98,13 @@ public:
 
   /// Whether `op` is computed inside the elementwise op using it.
   bool isInlined(mlir::Operation *op) const { return inlined.contains(op); }
+  /// For a split or reshape that its elementwise users read in place (it is
+  /// inlined too): how each result's indices map to its operand's, with
+  /// fromDim/offset as in TileView.
+  bool isView(mlir::Operation *op) const { return views.contains(op); }
+  static void getViewMap(mlir::Operation *op, unsigned result,
+                         llvm::SmallVectorImpl<int64_t> &fromDim,
+                         llvm::SmallVectorImpl<int64_t> &offset);
   /// The tensor-core matmul of `op`, or null.
   const MmaMatmul *getMma(mlir::Operation *op) const;
   /// Matmuls summed in registers, in program order.
@@ -143,7 +152,7 @@ private:
   llvm::SmallVector<mlir::Value> tileValues;
   llvm::DenseMap<mlir::Value, TileLayout> layouts;
 
-  llvm::DenseSet<mlir::Operation *> inlined;
+  llvm::DenseSet<mlir::Operation *> inlined, views;
   std::map<mlir::Operation *, MmaMatmul> mmaMatmuls;
   llvm::SmallVector<RegisterSum> registerSums;
   /// Matmul -> the elementwise op it stores; and back.

@@ -224,11 +224,30 @@ mlir::Value emitKeepFactor(mlir::OpBuilder &b, mlir::Location loc,
 /// broadcasting. A chain of single-use elementwise ops is one expression,
 /// so its intermediates never reach shared memory. Inner nodes have the
 /// result's shape.
+/// How an expression indexes a leaf tile that a split or a reshape made
+/// without copying: tile dim i takes expression-side index `fromDim[i]`
+/// plus `offset[i]` (fromDim -1: no expression dim, index `offset[i]`),
+/// where the expression sees the tile with `shape`.
+struct TileView {
+  Shape shape;
+  llvm::SmallVector<int64_t> fromDim, offset;
+
+  /// The view of a whole tile of `shape` as itself.
+  static TileView identity(llvm::ArrayRef<int64_t> shape);
+  /// This view seen through an op that maps indices of `result` to
+  /// indices of this view's shape by `fromDim` and `offset`.
+  TileView compose(llvm::ArrayRef<int64_t> result,
+                   llvm::ArrayRef<int64_t> fromDim,
+                   llvm::ArrayRef<int64_t> offset) const;
+};
+
 struct ElementExpr {
   OpKind kind = OpKind::Exp;
   OpParams params;
   std::vector<ElementExpr> operands;
   std::optional<SmemTile> tile;
+  /// For a leaf read through split pieces and unit-dim reshapes.
+  std::optional<TileView> view;
 
   bool isLeaf() const { return tile.has_value(); }
 };

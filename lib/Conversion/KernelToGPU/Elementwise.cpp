@@ -15,12 +15,47 @@ using namespace mlir;
 using namespace mirage;
 using namespace mirage::codegen;
 
+TileView TileView::identity(ArrayRef<int64_t> shape) {
+  TileView view{Shape(shape), {}, SmallVector<int64_t>(shape.size(), 0)};
+  for (int64_t dim = 0, rank = shape.size(); dim < rank; ++dim)
+    view.fromDim.push_back(dim);
+  return view;
+}
+
+TileView TileView::compose(ArrayRef<int64_t> result, ArrayRef<int64_t> from,
+                           ArrayRef<int64_t> shift) const {
+  TileView composed{Shape(result), {}, {}};
+  for (auto [dim, base] : llvm::zip(fromDim, offset)) {
+    bool unit = dim < 0 || from[dim] < 0;
+    composed.fromDim.push_back(unit ? -1 : from[dim]);
+    composed.offset.push_back(base + (dim < 0 ? 0 : shift[dim]));
+  }
+  return composed;
+}
+
+/// The shape an expression sees a leaf with.
+static ArrayRef<int64_t> getLeafShape(const ElementExpr &leaf) {
+  return leaf.view ? ArrayRef<int64_t>(leaf.view->shape)
+                   : ArrayRef<int64_t>(leaf.tile->layout.shape);
+}
+
+/// Whether runs of `width` elements along a leaf's last dim (as the
+/// expression sees it) are runs along its tile's last dim.
+static bool viewKeepsRuns(const ElementExpr &leaf, int64_t width) {
+  if (!leaf.view)
+    return true;
+  const TileView &view = *leaf.view;
+  return view.fromDim.back() == static_cast<int64_t>(view.shape.size()) - 1 &&
+         view.offset.back() % width == 0;
+}
+
 /// Whether every leaf that varies along the last dim holds runs of `width`
 /// contiguous elements (the others are broadcast along it).
 static bool leavesHaveRuns(const ElementExpr &expr, int64_t width) {
   if (expr.isLeaf())
-    return expr.tile->layout.shape.back() == 1 ||
-           expr.tile->layout.hasContiguousRuns(width);
+    return getLeafShape(expr).back() == 1 ||
+           (expr.tile->layout.hasContiguousRuns(width) &&
+            viewKeepsRuns(expr, width));
   return llvm::all_of(expr.operands, [&](const ElementExpr &operand) {
     return leavesHaveRuns(operand, width);
   });
@@ -33,11 +68,18 @@ static Value evaluateAt(KernelBuilder &kb, const ElementExpr &expr,
                         int64_t width) {
   if (expr.isLeaf()) {
     const SmemTile &tile = *expr.tile;
-    SmallVector<Value> at =
-        kb.broadcastIndices(indices, tile.layout.shape, shape);
+    ArrayRef<int64_t> leafShape = getLeafShape(expr);
+    SmallVector<Value> at = kb.broadcastIndices(indices, leafShape, shape);
+    if (expr.view) {
+      SmallVector<Value> inTile;
+      for (auto [dim, offset] :
+           llvm::zip(expr.view->fromDim, expr.view->offset))
+        inTile.push_back(dim < 0 ? kb.index(offset) : kb.add(at[dim], offset));
+      at = std::move(inTile);
+    }
     if (width == 1)
       return kb.loadF32(tile, at);
-    if (tile.layout.shape.back() == 1)
+    if (leafShape.back() == 1)
       return vector::BroadcastOp::create(
           kb.b, kb.loc, VectorType::get({width}, kb.b.getF32Type()),
           kb.loadF32(tile, at));

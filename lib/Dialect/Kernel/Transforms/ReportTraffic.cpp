@@ -8,6 +8,7 @@
 
 #include "mirage/Dialect/Kernel/Transforms/Passes.h"
 
+#include "mirage/Conversion/KernelToGPU.h"
 #include "mirage/CostModel/CostModel.h"
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
@@ -68,16 +69,19 @@ struct KnReportTraffic
       model.sms = target.getSms();
     KernelTimeBreakdown estimate =
         estimateKernel(getKernelProfile(kernel, model), model);
+    auto resident = static_cast<int64_t>(estimate.residentPerSM);
+    double inFlightKiB =
+        getBlockGraphLoadsInFlight(kernel.getBlockGraph()) * resident / 1024.0;
     return llvm::formatv(
                "; estimated {0:F1} us on {1}, {2}-bound (memory {3:F1}, "
                "compute {4:F1}, latency {5:F1} us: {6} wave{7} of {8} "
-               "block{9} per SM, {10:F2} us each)",
+               "block{9} per SM, {10:F2} us each; {11:F1} KiB of loads in "
+               "flight per SM)",
                estimate.us, device, estimate.getBound(), estimate.memoryUs,
                estimate.computeUs, estimate.latencyUs,
                static_cast<int64_t>(estimate.waves),
-               estimate.waves == 1 ? "" : "s",
-               static_cast<int64_t>(estimate.residentPerSM),
-               estimate.residentPerSM == 1 ? "" : "s", estimate.blockUs)
+               estimate.waves == 1 ? "" : "s", resident,
+               resident == 1 ? "" : "s", estimate.blockUs, inFlightKiB)
         .str();
   }
 

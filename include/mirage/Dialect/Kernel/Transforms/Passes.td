@@ -172,8 +172,11 @@ def KnReportTraffic : Pass<"kn-report-traffic", "::mlir::ModuleOp"> {
     kernel's also gives the speed model's estimate for `device` (the one
     kn-fuse and the search rank with, `mirage::estimateKernel`): its time,
     the term it is bound by, the memory, compute and latency terms, the
-    waves, the blocks resident per SM and one block's critical path. The IR
-    is unchanged.
+    waves, the blocks resident per SM and one block's critical path, and the
+    loads in flight per SM: the input-tile bytes a block has requested ahead
+    of its computation as convert-kn-to-gpu pipelines them, times the
+    resident blocks (Little's law wants about 25-30 KiB per SM on an H100 or
+    H200 to keep DRAM busy). The IR is unchanged.
 
     ```
     remark: traffic: 2 kernels (2 graph-defined, 0 predefined); kernels
