@@ -57,10 +57,11 @@ func.func @softmax(%x: tensor<4x16x512xf16>) -> tensor<4x16x512xf16> {
   return %p : tensor<4x16x512xf16>
 }
 
-// A residual add and the norm of its result: one kernel with both outputs.
+// A residual add and the norm of its result: one kernel with both outputs,
+// a block of 512 threads per row (no matmul: the plan picks the threads).
 // CHECK-LABEL: func.func @residual_rms_norm
 // CHECK: %[[K:.*]]:2 = kn.kernel
-// CHECK: tb.graph grid [8] threads 128 forloop 1
+// CHECK: tb.graph grid [8] threads 512 forloop 1
 // CHECK: tb.add
 // CHECK: tb.rms_norm {{.*}} : !tb.tile<1x4096xf16>, !tb.tile<4096xf16>
 // CHECK: tb.yield %{{.*}}, %{{.*}} : tensor<8x4096xf16>, tensor<8x4096xf16>
@@ -155,8 +156,11 @@ func.func @matmul_prologue(%x: tensor<16x4096xf16>, %g: tensor<4096xf16>, %w: te
 // and walk it in one long mma chain per warp. Alone, the matmul walks k in
 // pipelined chunks (the speed model's launch shape; docs/results,
 // 2026-11-26: 36 us against 150 for the fused form's layout).
+// The norm gets a kernel of its own, one block of 512 threads.
 // CHECK-LABEL: func.func @norm_matmul
-// CHECK: kn.rms_norm
+// CHECK: kn.kernel
+// CHECK: tb.graph grid [1] threads 512 forloop 1 {
+// CHECK: tb.rms_norm
 // CHECK: kn.kernel
 // CHECK: tb.graph grid [{{[0-9]+}}] threads 128 forloop {{[1-9][0-9]*}} {
 // CHECK-NOT: forloop 1 {
@@ -275,8 +279,9 @@ func.func @row_too_long(%x: tensor<2x1048576xf32>) -> tensor<2x1048576xf32> {
 // Not fused: the norm needs its whole row, so the matmul could not loop over
 // k, and a 32768-row weight tile (512 KiB at 8 columns) does not fit.
 // CHECK-LABEL: func.func @norm_k_too_long
-// CHECK: kn.rms_norm
-// CHECK-NOT: tb.rms_norm
+// CHECK: tb.rms_norm
+// CHECK-NOT: tb.matmul
+// CHECK: kn.matmul
 // CHECK: return
 func.func @norm_k_too_long(%x: tensor<1x32768xf16>, %g: tensor<32768xf16>, %w: tensor<32768x256xf16>) -> tensor<1x256xf16> {
   %n = kn.rms_norm %x weight %g {eps = 1.0e-6 : f64} : tensor<1x32768xf16>, tensor<32768xf16>

@@ -121,6 +121,7 @@ struct Phases {
 struct Plan {
   const Phases *phases = nullptr;
   int64_t forloop = 1;
+  int64_t threads = kDefaultThreads;
   SmallVector<int> gridClasses;
   SmallVector<int64_t> gridSizes;
   double cost = 0;
@@ -135,10 +136,11 @@ public:
 
   bool isValid() const { return valid; }
 
-  /// The cheapest plans of at most `maxBlocks` blocks, best first, at most
-  /// `limit`.
+  /// The cheapest plans of at most `maxBlocks` blocks and `maxThreads`
+  /// threads per block, best first, at most `limit`.
   SmallVector<Plan> getPlans(const DeviceModel &device, int64_t smemLimit,
-                             int64_t maxBlocks, size_t limit);
+                             int64_t maxBlocks, int64_t maxThreads,
+                             size_t limit);
 
   /// Builds the plan's kernel before `insertionPoint`; null when its block
   /// graph does not verify or does not leave room for the lowering.
@@ -482,7 +484,7 @@ std::optional<double> Group::estimate(Plan &plan, const DeviceModel &device,
   profile.blocks = 1;
   for (int64_t size : plan.gridSizes)
     profile.blocks *= size;
-  profile.threads = kDefaultThreads;
+  profile.threads = plan.threads;
   profile.iterations = plan.forloop;
   bool looped = plan.forloop > 1;
   int64_t smem = 0;
@@ -511,6 +513,7 @@ std::optional<double> Group::estimate(Plan &plan, const DeviceModel &device,
   for (Value output : outputs)
     profile.uniqueBytes +=
         getNumElements(shapeOf(output)) * elementBytesOf(output);
+  int64_t largestTile = 0;
   for (Operation *op : ops) {
     Phase phase = phases.ops.lookup(op);
     auto semantics = cast<SemanticsOpInterface>(op);
@@ -522,14 +525,17 @@ std::optional<double> Group::estimate(Plan &plan, const DeviceModel &device,
     SmallVector<ArrayRef<int64_t>> in(inTiles.begin(), inTiles.end());
     Shape out = getTile(op->getResult(0), plan,
                         phases.accumulated.contains(op) ? Phase::Post : phase);
+    largestTile = std::max(largestTile, getNumElements(out));
+    for (ArrayRef<int64_t> tile : in)
+      largestTile = std::max(largestTile, getNumElements(tile));
     unsigned elementBytes = elementBytesOf(op->getResult(0));
     OpKind kind = semantics.getOpKind();
     OpParams params = semantics.getOpParams();
     if (isa<ReshapeOp>(op))
       params.ints.assign(out.begin(), out.end());
     Flops flops = getFlops(kind, params, in, out, elementBytes);
-    double latency = getTileOpLatencyUs(kind, params, in, out,
-                                        kDefaultThreads, elementBytes, device);
+    double latency = getTileOpLatencyUs(kind, params, in, out, plan.threads,
+                                        elementBytes, device);
     bool post = phase == Phase::Post;
     Flops &sum = post ? profile.postFlops : profile.bodyFlops;
     sum.tensor += flops.tensor;
@@ -549,13 +555,17 @@ std::optional<double> Group::estimate(Plan &plan, const DeviceModel &device,
   // the limit will not verify.
   if (smem > 2 * smemLimit)
     return std::nullopt;
+  // Threads past the default each take a vector run of the largest tile.
+  if (plan.threads > kDefaultThreads && plan.threads * kVectorRun > largestTile)
+    return std::nullopt;
   profile.sharedMemoryBytes = std::min(smem, smemLimit);
   plan.smemEstimate = smem;
   return estimateKernelUs(profile, device);
 }
 
 SmallVector<Plan> Group::getPlans(const DeviceModel &device, int64_t smemLimit,
-                                  int64_t maxBlocks, size_t limit) {
+                                  int64_t maxBlocks, int64_t maxThreads,
+                                  size_t limit) {
   SmallVector<Plan> plans;
   if (!valid)
     return plans;
@@ -583,6 +593,15 @@ SmallVector<Plan> Group::getPlans(const DeviceModel &device, int64_t smemLimit,
     if (!valueDims[value].empty())
       innermost.insert(valueDims[value].back());
 
+  // Threads per block: the tensor-core lowering and its fitted speed model
+  // deal matmul jobs to four warps; other groups may take more, which
+  // shortens the passes of a few large blocks (one row of a norm each).
+  bool hasMatmul =
+      llvm::any_of(ops, [](Operation *op) { return isa<MatmulOp>(op); });
+  SmallVector<int64_t> threadChoices{kDefaultThreads};
+  for (int64_t threads = 2 * kDefaultThreads;
+       !hasMatmul && threads <= maxThreads; threads *= 2)
+    threadChoices.push_back(threads);
   SmallVector<int> loopChoices{-1};
   loopChoices.append(loopCapable.begin(), loopCapable.end());
   for (int loopClass : loopChoices) {
@@ -638,7 +657,10 @@ SmallVector<Plan> Group::getPlans(const DeviceModel &device, int64_t smemLimit,
         if (fits && forloop > 1)
           for (Value input : chosen->postInputs)
             fits &= getSliceDim(input, plan).has_value();
-        if (fits) {
+        for (int64_t threads : threadChoices) {
+          if (!fits)
+            break;
+          plan.threads = threads;
           if (std::optional<double> cost =
                   estimate(plan, device, smemLimit)) {
             plan.cost = *cost;
@@ -695,7 +717,7 @@ KernelOp Group::build(const Plan &plan, Operation *insertionPoint,
   SmallVector<int64_t> grid(plan.gridSizes);
   if (grid.empty())
     grid.push_back(1);
-  BlockGraphBuilder builder(b, loc, inputs, resultTypes, grid, kDefaultThreads,
+  BlockGraphBuilder builder(b, loc, inputs, resultTypes, grid, plan.threads,
                             plan.forloop, ops.front(), "cannot be fused");
   KernelOp kernel = builder.getKernel();
   auto fail = [&]() -> KernelOp {
@@ -949,11 +971,12 @@ void moveScalesPastMatmuls(func::FuncOp function) {
 class Fuser {
 public:
   Fuser(func::FuncOp function, const DeviceModel &device, int64_t smemLimit,
-        int64_t maxBlocks, int64_t targetBlocks, int64_t maxGroupOps,
-        double tolerance)
+        int64_t maxBlocks, int64_t maxThreads, int64_t targetBlocks,
+        int64_t maxGroupOps, double tolerance)
       : function(function), device(device), smemLimit(smemLimit),
-        maxBlocks(maxBlocks), targetBlocks(targetBlocks),
-        maxGroupOps(maxGroupOps), tolerance(tolerance) {}
+        maxBlocks(maxBlocks), maxThreads(maxThreads),
+        targetBlocks(targetBlocks), maxGroupOps(maxGroupOps),
+        tolerance(tolerance) {}
 
   LogicalResult run();
 
@@ -976,7 +999,7 @@ private:
 
   func::FuncOp function;
   const DeviceModel &device;
-  int64_t smemLimit, maxBlocks, targetBlocks, maxGroupOps;
+  int64_t smemLimit, maxBlocks, maxThreads, targetBlocks, maxGroupOps;
   double tolerance;
 
   SmallVector<Operation *> candidates;
@@ -1011,8 +1034,8 @@ const Fuser::Best *Fuser::getBest(ArrayRef<int> members) {
     ops.push_back(candidates[index]);
   best.group = std::make_shared<Group>(ops, function.getBody().front());
   // The cheapest plan whose block graph verifies and lowers.
-  for (const Plan &plan :
-       best.group->getPlans(device, smemLimit, maxBlocks, kMaxPlansTried)) {
+  for (const Plan &plan : best.group->getPlans(device, smemLimit, maxBlocks,
+                                               maxThreads, kMaxPlansTried)) {
     KernelOp kernel =
         best.group->build(plan, best.group->getOps().back(), smemLimit);
     if (!kernel)
@@ -1208,8 +1231,8 @@ LogicalResult Fuser::run() {
     if (!group.isValid())
       continue;
     Operation *last = group.getOps().back();
-    SmallVector<Plan> plans =
-        group.getPlans(device, smemLimit, maxBlocks, kMaxPlansTried);
+    SmallVector<Plan> plans = group.getPlans(device, smemLimit, maxBlocks,
+                                             maxThreads, kMaxPlansTried);
     KernelOp kernel;
     for (const Plan &plan : plans)
       if ((kernel = group.build(plan, last, smemLimit)))
@@ -1271,8 +1294,10 @@ struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
     // are at most 4 per worker (as kn-default-block-graphs{persistent}).
     int64_t maxBlocks =
         persistent ? 4 * chip.sms : 16 * chip.sms * chip.maxBlocksPerSM;
-    Fuser fuser(function, chip, smemLimit, maxBlocks, targetBlocks, maxGroupOps,
-                tolerance);
+    // A persistent kernel runs one block size, that of its matmul tasks.
+    int64_t maxThreads = persistent ? kDefaultThreads : 4 * kDefaultThreads;
+    Fuser fuser(function, chip, smemLimit, maxBlocks, maxThreads, targetBlocks,
+                maxGroupOps, tolerance);
     if (failed(fuser.run()))
       return signalPassFailure();
   }
