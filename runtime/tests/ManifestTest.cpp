@@ -246,6 +246,18 @@ TEST(ManifestTest, Valid) {
   EXPECT_EQ(manifest.reference->relL2Tolerance, 0.01);
 }
 
+// A kernel's speed-model record is kept as written, for the results.
+TEST(ManifestTest, KernelModelKept) {
+  Expected<Manifest> manifest = parseManifest(replaced(
+      R"({"name": "k1"})",
+      R"({"name": "k1", "model": {"estimate_us": 4.5, "threads": 512}})"));
+  ASSERT_TRUE(manifest.ok()) << manifest.message();
+  EXPECT_EQ(writeJson(manifest->kernelsJson, 0),
+            R"([{"name":"k0","registers":64,"spill_bytes":0,)"
+            R"("static_shared_bytes":512},{"name":"k1","model":)"
+            R"({"estimate_us":4.5,"threads":512}}])");
+}
+
 TEST(ManifestTest, OptionalParts) {
   std::string text = replaced(R"(, "cubin": "kernels.cubin")", "");
   size_t reference = text.find(R"(  "reference")");

@@ -35,8 +35,10 @@
 // CHECK: inputs [0]
 // CHECK: inputs_generator {"high": 1, "kind": "uniform", "low": -1, "scales": [1], "seed": 1}
 // Kernels start with griddepcontrol on sm_90a: "pdl" says they may run with
-// programmatic dependent launch.
-// CHECK: kernels [{"name": "two_kernels_k0", "pdl": true}, {"name": "two_kernels_k1", "pdl": true}]
+// programmatic dependent launch. "model" is the speed model's estimate of
+// each and the features it came from (one block of 128 threads moving 64
+// bytes in and out).
+// CHECK: kernels [{"model": {"blocks": 1, "blocks_per_sm": 1, "bound": "latency", "compute_us": {{.*}}, "device": "h100", "estimate_us": {{[0-9.]+}}, {{.*}}"loads_in_flight_per_sm": 64, {{.*}}"threads": 128, "unique_bytes": 128, "waves": 1}, "name": "two_kernels_k0", "pdl": true}, {"model": {{.*}}, "name": "two_kernels_k1", "pdl": true}]
 // CHECK: name "two_kernels"
 // CHECK: outputs [1, 2]
 // CHECK: program {"inputs": ["arg0"], "ops": [{"attrs": {}, "op": "exp", "operands": ["arg0"], "results": ["v0"]}, {"attrs": {"scalar": 2}, "op": "mul_scalar", "operands": ["v0"], "results": ["v1"]}, {"attrs": {}, "op": "reshape", "operands": ["v1"], "results": ["v2"]}], "outputs": ["v1", "v2"]
@@ -62,13 +64,13 @@
 
 // MISSING: error: nope: no function named 'nope'
 
-// NOPDL: kernels [{"name": "two_kernels_k0"}]
+// NOPDL: kernels [{"model": {{.*}}, "name": "two_kernels_k0"}]
 
 // ONE: buffers [{"dtype": "f16", "id": 0, "name": "arg0", "role": "input", "shape": [4, 8]}
 // ONE-SAME: {"dtype": "f16", "id": 1, "name": "out0", "role": "output", "shape": [4, 8]}
 // ONE-SAME: {"dtype": "f16", "id": 2, "name": "out1", "role": "output", "shape": [32]}
 // ONE-NOT: intermediate
-// ONE: kernels [{"name": "two_kernels_k0", "pdl": true}]
+// ONE: kernels [{"model": {{.*}}, "name": "two_kernels_k0", "pdl": true}]
 
 func.func @two_kernels(%x: tensor<4x8xf16>) -> (tensor<4x8xf16>, tensor<32xf16>) {
   %e = kn.exp %x : tensor<4x8xf16>

@@ -129,8 +129,16 @@ bool hasDependentLaunch(llvm::StringRef chip);
 /// transaction counts.
 bool hasTensorMemoryAccelerator(llvm::StringRef chip);
 
-/// Adds the passes of mirage-to-ptx to `pm` (a ModuleOp pass manager).
+/// Adds the passes of mirage-to-ptx to `pm` (a ModuleOp pass manager): the
+/// kernel-graph stage, then the GPU stage.
 void buildMirageToPTXPipeline(mlir::OpPassManager &pm,
+                              const MirageToPTXOptions &options);
+/// The kernel-graph stage of mirage-to-ptx: kn-fuse (unless `fuse` is off)
+/// and kn-default-block-graphs, after which every op is a kn.kernel.
+void buildMirageToPTXKernelStage(mlir::OpPassManager &pm,
+                                 const MirageToPTXOptions &options);
+/// The GPU stage: convert-kn-to-gpu and the NVVM path to a gpu.binary.
+void buildMirageToPTXGPUStage(mlir::OpPassManager &pm,
                               const MirageToPTXOptions &options);
 
 /// Registers `mirage-to-ptx` with the pass registry.

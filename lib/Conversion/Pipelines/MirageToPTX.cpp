@@ -140,6 +140,12 @@ void mirage::addDeviceToBinaryPasses(OpPassManager &pm, StringRef chip,
 
 void mirage::buildMirageToPTXPipeline(OpPassManager &pm,
                                       const MirageToPTXOptions &options) {
+  buildMirageToPTXKernelStage(pm, options);
+  buildMirageToPTXGPUStage(pm, options);
+}
+
+void mirage::buildMirageToPTXKernelStage(OpPassManager &pm,
+                                         const MirageToPTXOptions &options) {
   if (options.fuse) {
     kn::KnFuseOptions fusion;
     fusion.targetBlocks = options.targetBlocks;
@@ -149,6 +155,10 @@ void mirage::buildMirageToPTXPipeline(OpPassManager &pm,
   kn::KnDefaultBlockGraphsOptions defaults;
   defaults.targetBlocks = options.targetBlocks;
   pm.addNestedPass<func::FuncOp>(kn::createKnDefaultBlockGraphs(defaults));
+}
+
+void mirage::buildMirageToPTXGPUStage(OpPassManager &pm,
+                                      const MirageToPTXOptions &options) {
   ConvertKernelToGPUOptions lowering;
   lowering.chip = options.chip;
   lowering.pipelineStages = options.pipelineStages;

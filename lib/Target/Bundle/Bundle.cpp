@@ -18,6 +18,7 @@
 #include "mirage/Conversion/MegaKernel.h"
 #include "mirage/Conversion/Pipelines.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/Dialect/Kernel/Transforms/BlockGraphBuilder.h"
 #include "mirage/Dialect/Task/IR/Task.h"
 #include "mirage/IR/SemanticsOpInterface.h"
 #include "mirage/Interpreter/Interpreter.h"
@@ -617,7 +618,49 @@ struct LoweredProgram {
   bool dependentLaunch = false;
   /// Some launch passes a tensor map.
   bool tensorMaps = false;
+  /// The speed model's view of each kernel, by kernel name.
+  llvm::StringMap<json::Object> kernelModels;
 };
+
+/// The speed model's view of every kernel of `function` (a kernel graph
+/// whose ops are all kn.kernel), by the name convert-kn-to-gpu gives it
+/// (<function>_k<index>, in program order): what it estimated for `device`
+/// and the features it estimated from, recorded beside what ptxas reports
+/// and the run measures.
+llvm::StringMap<json::Object> describeKernelModels(func::FuncOp function,
+                                                   llvm::StringRef device) {
+  llvm::StringMap<json::Object> models;
+  std::optional<DeviceModel> model = DeviceModel::get(device);
+  if (!model)
+    return models;
+  int64_t index = 0;
+  for (auto kernel : function.getBody().getOps<kn::KernelOp>()) {
+    kn::KernelEstimate estimate = kn::estimateGraphKernel(kernel, *model);
+    const KernelProfile &profile = estimate.profile;
+    const KernelTimeBreakdown &time = estimate.time;
+    std::string name =
+        (function.getSymName() + "_k" + llvm::Twine(index++)).str();
+    models[name] =
+        json::Object{{"device", device.str()},
+                     {"estimate_us", time.us},
+                     {"bound", time.getBound().str()},
+                     {"memory_us", time.memoryUs},
+                     {"compute_us", time.computeUs},
+                     {"latency_us", time.latencyUs},
+                     {"waves", time.waves},
+                     {"blocks_per_sm", time.residentPerSM},
+                     {"blocks", profile.blocks},
+                     {"threads", profile.threads},
+                     {"iterations", profile.iterations},
+                     {"loop_bytes_per_block", profile.loopBytes},
+                     {"once_bytes_per_block", profile.onceBytes},
+                     {"output_bytes_per_block", profile.outputBytes},
+                     {"unique_bytes", profile.uniqueBytes},
+                     {"shared_bytes", profile.sharedMemoryBytes},
+                     {"loads_in_flight_per_sm", estimate.loadsInFlightPerSM}};
+  }
+  return models;
+}
 
 /// The PTX of the gpu.binary `name` of `module`.
 llvm::Expected<std::string> getPTX(ModuleOp module, llvm::StringRef name,
@@ -645,18 +688,28 @@ lowerPerOperator(ModuleOp module, llvm::StringRef function, unsigned numInputs,
   pipeline.dependentLaunch = options.dependentLaunch;
   pipeline.tma = options.tma;
   log << "  lowering: mirage-to-ptx (" << options.chip << ")\n";
-  {
+  // In two stages, so that the kernels are read while they are block
+  // graphs: the model's view of each goes into the manifest.
+  LoweredProgram lowered;
+  auto run = [&](void (*build)(OpPassManager &,
+                               const MirageToPTXOptions &)) -> llvm::Error {
     DiagnosticCollector diagnostics(module.getContext());
     PassManager pm(module.getContext());
-    buildMirageToPTXPipeline(pm, pipeline);
+    build(pm, pipeline);
     if (failed(pm.run(module)))
       return diagnostics.fail("cannot lower @" + function + ":");
-  }
+    return llvm::Error::success();
+  };
+  if (auto error = run(buildMirageToPTXKernelStage))
+    return error;
+  if (auto kernelGraph = module.lookupSymbol<func::FuncOp>(function))
+    lowered.kernelModels = describeKernelModels(kernelGraph, options.device);
+  if (auto error = run(buildMirageToPTXGPUStage))
+    return error;
   auto host = module.lookupSymbol<func::FuncOp>(function);
   if (!host)
     return makeError("the lowering of @" + function +
                      " produced no host function");
-  LoweredProgram lowered;
   auto ptx = getPTX(module, (function + "_kernels").str(), function);
   if (!ptx)
     return ptx.takeError();
@@ -822,6 +875,9 @@ llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
     json::Object kernel{{"name", name}};
     if (lowered->dependentLaunch)
       kernel["pdl"] = true;
+    if (auto it = lowered->kernelModels.find(name);
+        it != lowered->kernelModels.end())
+      kernel["model"] = json::Object(it->second);
     if (auto it = resources.find(name); it != resources.end()) {
       kernel["registers"] = it->second.registers;
       kernel["spill_bytes"] = it->second.spillBytes;

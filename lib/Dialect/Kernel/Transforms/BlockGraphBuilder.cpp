@@ -6,6 +6,7 @@
 
 #include "mirage/Dialect/Kernel/Transforms/BlockGraphBuilder.h"
 
+#include "mirage/Conversion/KernelToGPU.h"
 #include "mirage/IR/GraphUtils.h"
 #include "mirage/IR/SemanticsOpInterface.h"
 
@@ -129,6 +130,19 @@ void BlockGraphBuilder::save(ArrayRef<Value> tiles,
 //===----------------------------------------------------------------------===//
 // The speed model's view of a kernel
 //===----------------------------------------------------------------------===//
+
+KernelEstimate kn::estimateGraphKernel(KernelOp kernel, DeviceModel device) {
+  tb::TargetAttr target = tb::TargetAttr::lookup(kernel);
+  if (target.getSms() > 0)
+    device.sms = target.getSms();
+  KernelEstimate estimate;
+  estimate.profile = getKernelProfile(kernel, device);
+  estimate.time = estimateKernel(estimate.profile, device);
+  estimate.loadsInFlightPerSM =
+      getBlockGraphLoadsInFlight(kernel.getBlockGraph()) *
+      static_cast<int64_t>(estimate.time.residentPerSM);
+  return estimate;
+}
 
 KernelProfile kn::getKernelProfile(KernelOp kernel,
                                    const DeviceModel &device) {

@@ -8,7 +8,6 @@
 
 #include "mirage/Dialect/Kernel/Transforms/Passes.h"
 
-#include "mirage/Conversion/KernelToGPU.h"
 #include "mirage/CostModel/CostModel.h"
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
@@ -63,15 +62,11 @@ struct KnReportTraffic
   /// The speed model's view of a kernel on the device of the options, on
   /// the SMs of its target.
   std::string describeEstimate(KernelOp kernel) {
-    DeviceModel model = *DeviceModel::get(device);
-    tb::TargetAttr target = tb::TargetAttr::lookup(kernel);
-    if (target.getSms() > 0)
-      model.sms = target.getSms();
-    KernelTimeBreakdown estimate =
-        estimateKernel(getKernelProfile(kernel, model), model);
+    KernelEstimate model =
+        estimateGraphKernel(kernel, *DeviceModel::get(device));
+    const KernelTimeBreakdown &estimate = model.time;
     auto resident = static_cast<int64_t>(estimate.residentPerSM);
-    double inFlightKiB =
-        getBlockGraphLoadsInFlight(kernel.getBlockGraph()) * resident / 1024.0;
+    double inFlightKiB = model.loadsInFlightPerSM / 1024.0;
     return llvm::formatv(
                "; estimated {0:F1} us on {1}, {2}-bound (memory {3:F1}, "
                "compute {4:F1}, latency {5:F1} us: {6} wave{7} of {8} "

@@ -106,6 +106,18 @@ KernelOp buildDefaultKernel(mlir::Operation *op, int64_t targetBlocks);
 /// memory; operator latencies at `device`'s rates.
 KernelProfile getKernelProfile(KernelOp kernel, const DeviceModel &device);
 
+/// The speed model's view of a graph-defined kernel on `device`, run on the
+/// SMs its tb.target names (if any): its profile, its estimated time with
+/// the terms, and the input-tile bytes its blocks keep in flight per SM as
+/// convert-kn-to-gpu pipelines them (getBlockGraphLoadsInFlight times the
+/// blocks resident). What kn-report-traffic prints and bundles record.
+struct KernelEstimate {
+  KernelProfile profile;
+  KernelTimeBreakdown time;
+  int64_t loadsInFlightPerSM = 0;
+};
+KernelEstimate estimateGraphKernel(KernelOp kernel, DeviceModel device);
+
 } // namespace mirage::kn
 
 #endif // MIRAGE_DIALECT_KERNEL_TRANSFORMS_BLOCKGRAPHBUILDER_H
