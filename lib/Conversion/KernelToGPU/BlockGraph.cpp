@@ -282,10 +282,9 @@ void BlockGraphEmitter::emitTmaLoads(Value iteration) {
                                           stage, isLeader);
   for (auto [index, map] : llvm::enumerate(tensorMaps)) {
     tb::InputIteratorOp iterator = plan.getPipelined()[index];
-    // The box lands row-major, as the tile's (possibly swizzled) layout
-    // reads it; the copy wants the box's own shape.
-    // One box per column block and per box of rows: column blocks are
-    // consecutive, and so are the row boxes inside one.
+    // One copy per column block and per box of rows (column blocks are
+    // consecutive, and so are the row boxes inside one), each into a view
+    // of the box's own shape, which the copy fills row-major.
     const TileLayout &layout = plan.getLayout(iterator.getResult());
     auto boxType =
         cast<nvgpu::TensorMapDescriptorType>(map.getType()).getTensor();
