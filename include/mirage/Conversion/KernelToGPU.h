@@ -11,6 +11,8 @@
 
 #include "mirage/Dialect/Block/IR/Block.h"
 
+#include <string>
+
 namespace mirage {
 
 /// Plans `graph`'s kernel as convert-kn-to-gpu does with its default options
@@ -39,6 +41,10 @@ int64_t getBlockGraphAccumulatorRegisters(tb::GraphOp graph);
 /// latency of it per SM (25-30 KiB on an H100) to keep DRAM busy.
 int64_t getBlockGraphLoadsInFlight(tb::GraphOp graph,
                                    int64_t chipSharedMemory = 0);
+
+/// The name convert-kn-to-gpu gives the gpu.func of the `index`-th kn.kernel
+/// (program order) of `function`.
+std::string getKernelName(llvm::StringRef function, int64_t index);
 
 } // namespace mirage
 

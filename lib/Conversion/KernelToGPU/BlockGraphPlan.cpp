@@ -517,17 +517,21 @@ static int64_t getMmaRegisters(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
   return held * 4 * (tilesPerJob + (rescaled ? 2 : 0));
 }
 
+/// Builds `plan` without reporting why it fails: the queries below answer
+/// 0 for a graph the lowering refuses, which the lowering itself reports.
+static LogicalResult buildQuietly(BlockGraphPlan &plan) {
+  ScopedDiagnosticHandler quiet(plan.getGraph()->getContext(),
+                                [](Diagnostic &) { return success(); });
+  return plan.build();
+}
+
 int64_t mirage::getBlockGraphLoadsInFlight(tb::GraphOp graph,
                                            int64_t chipSharedMemory) {
   Options options;
   options.chipSharedMemory = chipSharedMemory;
   BlockGraphPlan plan(graph, options);
-  {
-    ScopedDiagnosticHandler quiet(graph->getContext(),
-                                  [](Diagnostic &) { return success(); });
-    if (failed(plan.build()))
-      return 0;
-  }
+  if (failed(buildQuietly(plan)))
+    return 0;
   auto bytesOf = [&](ArrayRef<tb::InputIteratorOp> iterators) {
     int64_t bytes = 0;
     for (tb::InputIteratorOp iterator : iterators)
@@ -542,12 +546,8 @@ int64_t mirage::getBlockGraphLoadsInFlight(tb::GraphOp graph,
 
 int64_t mirage::getBlockGraphAccumulatorRegisters(tb::GraphOp graph) {
   BlockGraphPlan plan(graph, Options());
-  {
-    ScopedDiagnosticHandler quiet(graph->getContext(),
-                                  [](Diagnostic &) { return success(); });
-    if (failed(plan.build()))
-      return 0;
-  }
+  if (failed(buildQuietly(plan)))
+    return 0;
   int64_t warps = (static_cast<int64_t>(graph.getThreads()) + 31) / 32;
   int64_t sums = 0, largest = 0;
   for (Operation &op : graph.getBodyBlock()) {

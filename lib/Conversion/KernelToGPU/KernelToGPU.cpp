@@ -11,6 +11,7 @@
 
 #include "Codegen.h"
 #include "mirage/Conversion/Frontend/Guard.h"
+#include "mirage/Conversion/KernelToGPU.h"
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/IR/OptionChecks.h"
@@ -34,6 +35,10 @@ namespace mirage {
 
 using namespace mlir;
 using namespace mirage;
+
+std::string mirage::getKernelName(llvm::StringRef function, int64_t index) {
+  return (function + "_k" + llvm::Twine(index)).str();
+}
 
 static MemRefType getBufferType(Type tensor) {
   auto type = cast<RankedTensorType>(tensor);
@@ -160,8 +165,7 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
   }
 
   OpBuilder kernelBuilder = OpBuilder::atBlockEnd(kernels.getBody());
-  std::string name =
-      (function.getSymName() + "_k" + llvm::Twine(kernelCount++)).str();
+  std::string name = getKernelName(function.getSymName(), kernelCount++);
   auto gpuFunc = gpu::GPUFuncOp::create(kernelBuilder, loc, name,
                                         b.getFunctionType(argTypes, {}));
   gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());

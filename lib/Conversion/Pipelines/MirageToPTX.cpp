@@ -89,12 +89,18 @@ std::optional<std::string> mirage::checkDeviceOption(llvm::StringRef where,
   return checkOptionValue(where, "device", device, DeviceModel::getNames());
 }
 
-bool mirage::hasDependentLaunch(llvm::StringRef chip) {
+/// Hopper and later: griddepcontrol, the bulk tensor copy engine and
+/// mbarrier transaction counts all came with sm_90.
+static bool isSm90OrLater(llvm::StringRef chip) {
   return llvm::is_contained({"sm_90", "sm_90a", "sm_100", "sm_100a"}, chip);
 }
 
+bool mirage::hasDependentLaunch(llvm::StringRef chip) {
+  return isSm90OrLater(chip);
+}
+
 bool mirage::hasTensorMemoryAccelerator(llvm::StringRef chip) {
-  return llvm::is_contained({"sm_90", "sm_90a", "sm_100", "sm_100a"}, chip);
+  return isSm90OrLater(chip);
 }
 
 /// The toolkit gpu-module-to-binary takes ptxas from: without one it only

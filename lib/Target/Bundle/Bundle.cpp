@@ -15,6 +15,7 @@
 
 #include "mirage/Target/Bundle.h"
 
+#include "mirage/Conversion/KernelToGPU.h"
 #include "mirage/Conversion/MegaKernel.h"
 #include "mirage/Conversion/Pipelines.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
@@ -624,7 +625,7 @@ struct LoweredProgram {
 
 /// The speed model's view of every kernel of `function` (a kernel graph
 /// whose ops are all kn.kernel), by the name convert-kn-to-gpu gives it
-/// (<function>_k<index>, in program order): what it estimated for `device`
+/// (getKernelName): what it estimated for `device`
 /// and the features it estimated from, recorded beside what ptxas reports
 /// and the run measures.
 llvm::StringMap<json::Object> describeKernelModels(func::FuncOp function,
@@ -638,8 +639,7 @@ llvm::StringMap<json::Object> describeKernelModels(func::FuncOp function,
     kn::KernelEstimate estimate = kn::estimateGraphKernel(kernel, *model);
     const KernelProfile &profile = estimate.profile;
     const KernelTimeBreakdown &time = estimate.time;
-    std::string name =
-        (function.getSymName() + "_k" + llvm::Twine(index++)).str();
+    std::string name = getKernelName(function.getSymName(), index++);
     models[name] =
         json::Object{{"device", device.str()},
                      {"estimate_us", time.us},
