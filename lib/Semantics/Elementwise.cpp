@@ -1,10 +1,12 @@
 //===- Elementwise.cpp - Elementwise operators ----------------------------===//
 //
-// exp sqrt square silu sigmoid gelu relu neg mul_scalar add_scalar and the
-// broadcasting add sub mul div pow: shape, float64, fingerprint, degree.
+// The operators defined by formulas (OpInfo::formula): exp, sqrt, silu, ...
+// and the broadcasting add, sub, mul, ... . Every facet follows from the
+// formula through the primitives' meanings (Primitives.cpp).
 //
 //===----------------------------------------------------------------------===//
 
+#include "Primitives.h"
 #include "Records.h"
 
 #include "mirage/Semantics/Parallel.h"
@@ -13,6 +15,7 @@
 
 using namespace mirage;
 using namespace mirage::detail;
+using llvm::SmallVectorImpl;
 
 //===----------------------------------------------------------------------===//
 // Shapes
@@ -30,122 +33,132 @@ Expected<Shapes> detail::binaryShape(OperandShapes in, const OpParams &) {
 }
 
 //===----------------------------------------------------------------------===//
-// Float64
+// Formulas as programs
 //===----------------------------------------------------------------------===//
 
 namespace {
 
-double unaryF64(OpKind kind, double x, double s) {
-  switch (kind) {
-  case OpKind::Exp:
-    return std::exp(x);
-  case OpKind::Sqrt:
-    return std::sqrt(x);
-  case OpKind::Square:
-    return x * x;
-  case OpKind::Silu:
-    return x / (1.0 + std::exp(-x));
-  case OpKind::Sigmoid:
-    return 1.0 / (1.0 + std::exp(-x));
-  case OpKind::Gelu: {
-    // x * Phi(x) through erfc, in long double: erfc keeps its relative
-    // accuracy in the tail where 1 + erf(x) cancels, and the wider argument
-    // keeps erfc's sensitivity to it (2 z^2 ulps) below the result's ulp.
-    long double z = -static_cast<long double>(x) * 0.70710678118654752440L;
-    return static_cast<double>(0.5L * x * std::erfc(z));
+/// One primitive application of a formula, its operands earlier steps.
+struct Step {
+  Primitive primitive;
+  /// Null for leaves.
+  const PrimitiveRecord *record = nullptr;
+  SmallVector<unsigned, 3> operands;
+  /// Constant (and the scalar `s`): the number.
+  double constant = 0.0;
+  /// Operand: 0 for x0, 1 for x1.
+  unsigned index = 0;
+  /// Whether the step's value depends on an operand.
+  bool varies = false;
+};
+
+/// A formula flattened in evaluation order; the last step is the result.
+struct Program {
+  SmallVector<Step, 8> steps;
+  /// Affine in the operands (sums, negations, products with at most one
+  /// varying factor): the slopes are the same everywhere.
+  bool affine = true;
+};
+
+unsigned compile(const Formula &formula, double scalar, Program &program) {
+  Step step{formula.primitive, nullptr, {}, formula.value, formula.index};
+  if (formula.primitive == Primitive::Scalar) {
+    step.primitive = Primitive::Constant;
+    step.constant = scalar;
   }
-  case OpKind::Relu:
-    return x > 0.0 ? x : 0.0;
-  case OpKind::Neg:
-    return -x;
-  case OpKind::MulScalar:
-    return x * s;
-  case OpKind::AddScalar:
-    return x + s;
-  default:
-    llvm_unreachable("not a unary elementwise operator");
+  unsigned varying = 0;
+  for (const Formula &operand : formula.operands) {
+    step.operands.push_back(compile(operand, scalar, program));
+    varying += program.steps.back().varies;
   }
+  if (step.primitive == Primitive::Operand) {
+    step.varies = true;
+  } else if (step.primitive != Primitive::Constant) {
+    step.record = &getPrimitiveRecord(step.primitive);
+    step.varies = varying > 0;
+    bool linear = step.primitive == Primitive::Add ||
+                  step.primitive == Primitive::Neg ||
+                  (step.primitive == Primitive::Mul && varying <= 1);
+    program.affine &= linear || !step.varies;
+  }
+  program.steps.push_back(std::move(step));
+  return program.steps.size() - 1;
 }
 
-double binaryF64(OpKind kind, double a, double b) {
-  switch (kind) {
-  case OpKind::Add:
-    return a + b;
-  case OpKind::Sub:
-    return a - b;
-  case OpKind::Mul:
-    return a * b;
-  case OpKind::Div:
-    return a / b;
-  case OpKind::Pow:
-    return std::pow(a, b);
-  default:
-    llvm_unreachable("not a binary elementwise operator");
-  }
+Program compile(OpKind kind, const OpParams &params) {
+  const Formula *formula = getOpFormula(kind);
+  assert(formula && "elementwise operators have formulas");
+  Program program;
+  compile(*formula, params.scalar, program);
+  return program;
 }
 
-bool isBinary(OpKind kind) { return getOpInfo(kind).minOperands == 2; }
+/// A value and its partial derivatives by x0 and x1.
+template <typename T>
+struct Dual {
+  T value;
+  T slope[2];
+};
 
-/// |f'(x)| of a unary operator: how much an error in x can move the result.
-double unarySlope(OpKind kind, double x, double s) {
-  switch (kind) {
-  case OpKind::Exp:
-    return std::exp(x);
-  case OpKind::Sqrt:
-    return 0.5 / std::sqrt(x); // NaN below 0: no finite bound.
-  case OpKind::Square:
-    return 2.0 * std::fabs(x);
-  case OpKind::Silu: {
-    double sigma = 1.0 / (1.0 + std::exp(-x));
-    return std::fabs(sigma * (1.0 + x * (1.0 - sigma)));
-  }
-  case OpKind::Sigmoid: {
-    double sigma = 1.0 / (1.0 + std::exp(-x));
-    return sigma * (1.0 - sigma);
-  }
-  case OpKind::Gelu: {
-    // Phi(x) + x phi(x).
-    double density = std::exp(-0.5 * x * x) * 0.5 * M_2_SQRTPI * M_SQRT1_2;
-    return std::fabs(0.5 * std::erfc(-x * M_SQRT1_2) + x * density);
-  }
-  case OpKind::Relu:
-  case OpKind::Neg:
-  case OpKind::AddScalar:
-    return 1.0;
-  case OpKind::MulScalar:
-    return std::fabs(s);
-  default:
-    llvm_unreachable("not a unary elementwise operator");
-  }
+template <typename T>
+const ScalarMeaning<T> &getMeaning(const PrimitiveRecord &record);
+template <>
+const ScalarMeaning<long double> &getMeaning(const PrimitiveRecord &record) {
+  return record.scalar.exact;
+}
+template <>
+const ScalarMeaning<double> &getMeaning(const PrimitiveRecord &record) {
+  return record.scalar.fast;
 }
 
-/// A bound on |f(a', b') - f(a, b)| over |a' - a| <= ea, |b' - b| <= eb.
-double binaryPropagated(OpKind kind, double a, double ea, double b,
-                        double eb) {
-  switch (kind) {
-  case OpKind::Add:
-  case OpKind::Sub:
-    return ea + eb;
-  case OpKind::Mul:
-    return ea * (std::fabs(b) + eb) + std::fabs(a) * eb;
-  case OpKind::Div: {
-    double low = std::fabs(b) - eb;
-    if (!(low > 0.0))
-      return std::numeric_limits<double>::infinity();
-    return ea / low + eb * (std::fabs(a) + ea) / (low * low);
+/// The value of the program at operands `x`; `values` is scratch.
+template <typename T>
+T run(const Program &program, ArrayRef<T> x, SmallVectorImpl<T> &values) {
+  values.resize(program.steps.size());
+  SmallVector<T, 4> args;
+  for (auto [i, step] : llvm::enumerate(program.steps)) {
+    if (!step.record) {
+      values[i] = step.primitive == Primitive::Operand ? x[step.index]
+                                                       : T(step.constant);
+      continue;
+    }
+    args.clear();
+    for (unsigned operand : step.operands)
+      args.push_back(values[operand]);
+    values[i] = getMeaning<T>(*step.record).value(args);
   }
-  case OpKind::Pow: {
-    // The partial derivatives b a^(b-1) and a^b ln a, largest over the box.
-    double da = 0.0, db = 0.0;
-    for (double x : {a - ea, a, a + ea})
-      for (double y : {b - eb, b, b + eb}) {
-        da = std::max(da, std::fabs(y * std::pow(x, y - 1.0)));
-        db = std::max(db, std::fabs(std::pow(x, y) * std::log(x)));
-      }
-    return ea * da + eb * db;
-  }
-  default:
-    llvm_unreachable("not a binary elementwise operator");
+  return values.back();
+}
+
+/// The value and slopes of every step of the program at `x`.
+template <typename T>
+void runDual(const Program &program, ArrayRef<T> x,
+             SmallVectorImpl<Dual<T>> &duals) {
+  duals.resize(program.steps.size());
+  SmallVector<T, 4> args;
+  for (auto [i, step] : llvm::enumerate(program.steps)) {
+    Dual<T> &out = duals[i];
+    if (!step.record) {
+      bool operand = step.primitive == Primitive::Operand;
+      out = {operand ? x[step.index] : T(step.constant), {0, 0}};
+      if (operand)
+        out.slope[step.index] = 1;
+      continue;
+    }
+    args.clear();
+    for (unsigned operand : step.operands)
+      args.push_back(duals[operand].value);
+    const ScalarMeaning<T> &meaning = getMeaning<T>(*step.record);
+    out.value = meaning.value(args);
+    out.slope[0] = out.slope[1] = 0;
+    for (auto [j, operand] : llvm::enumerate(step.operands)) {
+      const Dual<T> &in = duals[operand];
+      if (!program.steps[operand].varies)
+        continue;
+      T partial = meaning.partial(args, out.value, j);
+      out.slope[0] += partial * in.slope[0];
+      out.slope[1] += partial * in.slope[1];
+    }
   }
 }
 
@@ -153,6 +166,83 @@ double binaryPropagated(OpKind kind, double a, double ea, double b,
 inline double orInfinity(double bound) {
   return std::isnan(bound) ? std::numeric_limits<double>::infinity() : bound;
 }
+
+/// Bounds |f(x') - f(x)| over |x'_i - x_i| <= e_i: the largest sum of
+/// |slope_i| e_i at the center and the ends (one operand moved) or corners
+/// (two) of the box, or +inf where a primitive's pole falls inside it. An
+/// affine formula has the same slopes everywhere, found once. One per
+/// thread: it keeps its scratch.
+class SlopeBound {
+public:
+  SlopeBound(const Program &program, unsigned arity)
+      : program(program), arity(arity) {
+    for (const Step &step : program.steps)
+      hasPole |= step.record && step.record->poleAtZero && step.varies;
+    if (program.affine) {
+      double origin[2] = {0, 0};
+      runDual(program, ArrayRef<double>(origin, arity), duals);
+      affineSlopes[0] = std::fabs(duals.back().slope[0]);
+      affineSlopes[1] = std::fabs(duals.back().slope[1]);
+    }
+  }
+
+  double operator()(const double *x, const double *e) {
+    if (program.affine)
+      return orInfinity(affineSlopes[0] * e[0] +
+                        (arity == 2 ? affineSlopes[1] * e[1] : 0.0));
+    double bound = 0;
+    bool moveFirst = e[0] > 0, moveSecond = arity == 2 && e[1] > 0;
+    double low = std::numeric_limits<double>::infinity(), high = -low;
+    unsigned samples = 0;
+    auto sample = [&](double x0, double x1) {
+      double point[2] = {x0, x1};
+      runDual(program, ArrayRef<double>(point, arity), duals);
+      double sum = 0;
+      for (unsigned i = 0; i < arity; ++i)
+        if (e[i] > 0)
+          sum += std::fabs(duals.back().slope[i]) * e[i];
+      bound = std::isnan(sum) ? std::numeric_limits<double>::infinity()
+                              : std::max(bound, sum);
+      if (hasPole)
+        trackPoles(samples++ == 0);
+    };
+    sample(x[0], arity == 2 ? x[1] : 0.0);
+    for (int s0 : {-1, 1})
+      for (int s1 : {-1, 1}) {
+        if ((!moveFirst && s0 > 0) || (!moveSecond && s1 > 0))
+          continue;
+        sample(x[0] + (moveFirst ? s0 * e[0] : 0.0),
+               arity == 2 ? x[1] + (moveSecond ? s1 * e[1] : 0.0) : 0.0);
+      }
+    if (hasPole)
+      for (auto [s, step] : llvm::enumerate(program.steps))
+        if (step.record && step.record->poleAtZero && step.varies &&
+            ranges[step.operands[0]].first <= 0 &&
+            ranges[step.operands[0]].second >= 0)
+          return std::numeric_limits<double>::infinity();
+    return orInfinity(bound);
+  }
+
+private:
+  /// The range each step's value takes over the samples.
+  void trackPoles(bool first) {
+    ranges.resize(duals.size());
+    for (auto [s, dual] : llvm::enumerate(duals))
+      ranges[s] = first
+                      ? std::make_pair(dual.value, dual.value)
+                      : std::make_pair(std::min(ranges[s].first, dual.value),
+                                       std::max(ranges[s].second, dual.value));
+  }
+
+  const Program &program;
+  unsigned arity;
+  bool hasPole = false;
+  double affineSlopes[2] = {0, 0};
+  SmallVector<Dual<double>, 8> duals;
+  SmallVector<std::pair<double, double>, 8> ranges;
+};
+
+bool isBinary(OpKind kind) { return getOpInfo(kind).minOperands == 2; }
 
 /// The offsets each operand of a broadcasting op reads for every element of
 /// `result`; empty when the operand already has the result's shape.
@@ -169,58 +259,70 @@ inline int64_t at(const std::vector<int64_t> &map, int64_t i) {
 
 } // namespace
 
+FormulaPoint mirage::evaluateFormula(const Formula &formula,
+                                     ArrayRef<long double> x, double s) {
+  Program program;
+  compile(formula, s, program);
+  SmallVector<Dual<long double>, 8> duals;
+  runDual(program, x, duals);
+  const Dual<long double> &result = duals.back();
+  return {result.value, {result.slope[0], result.slope[1]}};
+}
+
+//===----------------------------------------------------------------------===//
+// Float64
+//===----------------------------------------------------------------------===//
+
 Expected<F64Tensors> detail::elementwiseF64(OpKind kind, F64Operands in,
                                             const OpParams &params) {
-  const F64Tensor &x = *in[0];
-  if (!isBinary(kind)) {
-    F64Tensor out(x.shape);
-    for (int64_t i = 0; i < x.size(); ++i)
-      out.data[i] = unaryF64(kind, x.data[i], params.scalar);
-    return F64Tensors{std::move(out)};
-  }
-  const F64Tensor &y = *in[1];
-  Shape shape = cantFail(broadcastShapes(x.shape, y.shape));
-  std::vector<int64_t> xMap = operandMap(x.shape, shape);
-  std::vector<int64_t> yMap = operandMap(y.shape, shape);
+  Program program = compile(kind, params);
+  Shape shape = in[0]->shape;
+  if (isBinary(kind))
+    shape = cantFail(broadcastShapes(in[0]->shape, in[1]->shape));
+  SmallVector<std::vector<int64_t>, 2> maps;
+  for (const F64Tensor *operand : in)
+    maps.push_back(operandMap(operand->shape, shape));
   F64Tensor out(shape);
-  for (int64_t i = 0; i < out.size(); ++i)
-    out.data[i] = binaryF64(kind, x.data[at(xMap, i)], y.data[at(yMap, i)]);
+  parallelChunks(out.size(), [&](int64_t begin, int64_t end) {
+    SmallVector<double, 8> values;
+    double x[2] = {0, 0};
+    for (int64_t i = begin; i < end; ++i) {
+      for (auto [k, operand] : llvm::enumerate(in))
+        x[k] = operand->data[at(maps[k], i)];
+      out.data[i] = run(program, ArrayRef<double>(x, in.size()), values);
+    }
+  });
   return F64Tensors{std::move(out)};
 }
 
-/// Propagated errors by the operator's slope over each operand's error
-/// interval, plus its own rounding of `roundingUlps` units of 2^-53.
+/// Propagated errors by the formula's slopes over the operands' error box,
+/// plus the operator's own rounding of `roundingUlps` units of 2^-53.
 Expected<F64Tensors> detail::elementwiseErrors(OpKind kind, F64Operands values,
                                                F64Operands errors,
                                                ArrayRef<F64Tensor> results,
                                                const OpParams &params) {
-  const F64Tensor &x = *values[0], &ex = *errors[0];
+  Program program = compile(kind, params);
   const F64Tensor &result = results[0];
   double rounding = getOpInfo(kind).roundingUlps * kUnitRoundoff;
+  SmallVector<std::vector<int64_t>, 2> maps;
+  for (const F64Tensor *operand : values)
+    maps.push_back(operandMap(operand->shape, result.shape));
   F64Tensor out(result.shape);
-  if (!isBinary(kind)) {
-    for (int64_t i = 0; i < x.size(); ++i) {
-      double e = ex.data[i], propagated = 0.0;
-      if (e > 0.0)
-        for (double at : {x.data[i] - e, x.data[i], x.data[i] + e})
-          propagated =
-              std::max(propagated, orInfinity(unarySlope(kind, at, params.scalar)) * e);
-      out.data[i] = orInfinity(propagated) + rounding * std::fabs(result.data[i]);
+  parallelChunks(out.size(), [&](int64_t begin, int64_t end) {
+    SlopeBound propagated(program, values.size());
+    double x[2] = {0, 0}, e[2] = {0, 0};
+    for (int64_t i = begin; i < end; ++i) {
+      bool exact = true;
+      for (unsigned k = 0; k < values.size(); ++k) {
+        int64_t j = at(maps[k], i);
+        x[k] = values[k]->data[j];
+        e[k] = errors[k]->data[j];
+        exact &= !(e[k] > 0.0);
+      }
+      double moved = exact ? 0.0 : propagated(x, e);
+      out.data[i] = moved + rounding * std::fabs(result.data[i]);
     }
-    return F64Tensors{std::move(out)};
-  }
-  const F64Tensor &y = *values[1], &ey = *errors[1];
-  std::vector<int64_t> xMap = operandMap(x.shape, result.shape);
-  std::vector<int64_t> yMap = operandMap(y.shape, result.shape);
-  for (int64_t i = 0; i < result.size(); ++i) {
-    int64_t xi = at(xMap, i), yi = at(yMap, i);
-    double ea = ex.data[xi], eb = ey.data[yi];
-    double propagated =
-        ea > 0.0 || eb > 0.0
-            ? orInfinity(binaryPropagated(kind, x.data[xi], ea, y.data[yi], eb))
-            : 0.0;
-    out.data[i] = propagated + rounding * std::fabs(result.data[i]);
-  }
+  });
   return F64Tensors{std::move(out)};
 }
 
@@ -230,231 +332,139 @@ Expected<F64Tensors> detail::elementwiseErrors(OpKind kind, F64Operands values,
 
 namespace {
 
-/// Applies `f(field, value)` to both components of every element; the q
-/// component only when `x` has one.
-template <typename Fn>
-FFTensor mapFF(const FFTensor &x, const Fingerprinter &fp, Fn f) {
-  FFTensor out(x.shape, x.hasQ());
-  for (int64_t i = 0; i < x.size(); ++i)
-    out.p[i] = f(fp.fieldP(), x.p[i]);
-  if (x.hasQ())
-    for (int64_t i = 0; i < x.size(); ++i)
-      out.q[i] = f(fp.fieldQ(), x.q[i]);
-  return out;
-}
+struct FFEvaluator {
+  OpKind kind;
+  const OpParams &params;
+  const Fingerprinter &fp;
+  SmallVector<FFTensor, 2> operands;
 
-/// out = f(x, y) componentwise with broadcasting.
-template <typename Fn>
-FFTensor zipFF(const FFTensor &x, const FFTensor &y, const Fingerprinter &fp,
-               Fn f) {
-  Shape shape = cantFail(broadcastShapes(x.shape, y.shape));
-  std::vector<int64_t> xMap = operandMap(x.shape, shape);
-  std::vector<int64_t> yMap = operandMap(y.shape, shape);
-  bool withQ = x.hasQ() && y.hasQ();
-  FFTensor out(shape, withQ);
-  for (int64_t i = 0; i < out.size(); ++i)
-    out.p[i] = f(fp.fieldP(), x.p[at(xMap, i)], y.p[at(yMap, i)]);
-  if (withQ)
-    for (int64_t i = 0; i < out.size(); ++i)
-      out.q[i] = f(fp.fieldQ(), x.q[at(xMap, i)], y.q[at(yMap, i)]);
-  return out;
-}
-
-/// Inverts every element of both components; a zero means the sampled
-/// inputs hit a zero divisor.
-Expected<FFTensor> invertFF(const FFTensor &x, const Fingerprinter &fp,
-                            llvm::StringRef what) {
-  FFTensor inverse = x;
-  if (!fp.fieldP().inverseAll(inverse.p))
-    return llvm::make_error<ResampleError>(
-        (what + " divides by a value that is 0 mod p").str());
-  if (inverse.hasQ() && !fp.fieldQ().inverseAll(inverse.q))
-    return llvm::make_error<ResampleError>(
-        (what + " divides by a value that is 0 mod q").str());
-  return inverse;
-}
-
-llvm::Error needsExponentField(const FFTensor &x, llvm::StringRef what) {
-  if (x.hasQ())
-    return llvm::Error::success();
-  return makeError(what + " of a value that already passed an exponential "
-                          "(outside the Lax fragment)");
-}
+  Expected<FFTensor> eval(const Formula &formula) const {
+    if (formula.primitive == Primitive::Operand)
+      return operands[formula.index];
+    if (formula.primitive == Primitive::Scalar ||
+        formula.primitive == Primitive::Constant) {
+      double value = formula.primitive == Primitive::Scalar ? params.scalar
+                                                            : formula.value;
+      FFTensor constant(Shape{}, /*withQ=*/true);
+      constant.p[0] = fp.fieldP().fromDouble(value);
+      constant.q[0] = fp.fieldQ().fromDouble(value);
+      return constant;
+    }
+    const PrimitiveRecord &record = getPrimitiveRecord(formula.primitive);
+    llvm::StringRef name = getOpInfo(kind).name;
+    if (!record.ff)
+      return makeError(name + " has no finite-field semantics (outside the "
+                              "Lax fragment)");
+    SmallVector<FFTensor, 3> args;
+    for (const Formula &operand : formula.operands) {
+      Expected<FFTensor> value = eval(operand);
+      if (!value)
+        return value.takeError();
+      args.push_back(std::move(*value));
+    }
+    SmallVector<const FFTensor *, 3> pointers;
+    for (const FFTensor &arg : args)
+      pointers.push_back(&arg);
+    return record.ff(pointers, fp, name);
+  }
+};
 
 } // namespace
 
 Expected<FFTensors> detail::elementwiseFF(OpKind kind, FFOperands in,
                                           const OpParams &params,
                                           const Fingerprinter &fp) {
-  const FFTensor &x = *in[0];
-  auto mul = [](const PrimeField &f, uint64_t a, uint64_t b) {
-    return f.mul(a, b);
-  };
-  switch (kind) {
-  case OpKind::Neg:
-    return FFTensors{mapFF(x, fp, [](const PrimeField &f, uint64_t a) {
-      return f.neg(a);
-    })};
-  case OpKind::Square:
-    return FFTensors{mapFF(x, fp, [](const PrimeField &f, uint64_t a) {
-      return f.mul(a, a);
-    })};
-  case OpKind::MulScalar:
-  case OpKind::AddScalar: {
-    uint64_t cp = fp.fieldP().fromDouble(params.scalar);
-    uint64_t cq = fp.fieldQ().fromDouble(params.scalar);
-    bool multiply = kind == OpKind::MulScalar;
-    return FFTensors{mapFF(x, fp, [&](const PrimeField &f, uint64_t a) {
-      uint64_t c = &f == &fp.fieldP() ? cp : cq;
-      return multiply ? f.mul(a, c) : f.add(a, c);
-    })};
+  Shape shape = in[0]->shape;
+  if (isBinary(kind))
+    shape = cantFail(broadcastShapes(in[0]->shape, in[1]->shape));
+  FFEvaluator evaluator{kind, params, fp, {}};
+  for (const FFTensor *operand : in) {
+    std::vector<int64_t> map = operandMap(operand->shape, shape);
+    evaluator.operands.push_back(
+        map.empty() ? *operand : gatherTensor(*operand, map, shape));
   }
-  case OpKind::Exp: {
-    if (auto err = needsExponentField(x, "exp"))
-      return std::move(err);
-    FFTensor out(x.shape, /*withQ=*/false);
-    parallelChunks(x.size(), [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i)
-        out.p[i] = fp.exp(x.p[i], x.q[i]);
-    });
-    return FFTensors{std::move(out)};
-  }
-  case OpKind::Silu:
-  case OpKind::Sigmoid: {
-    // silu(x) = x / (1 + exp(-x)) and sigmoid(x) = 1 / (1 + exp(-x)), where
-    // exp(-x) is w^(-x_q); with w of odd order, 1 + w^y is never 0.
-    llvm::StringRef name = getOpInfo(kind).name;
-    if (auto err = needsExponentField(x, name))
-      return std::move(err);
-    const PrimeField &p = fp.fieldP(), &q = fp.fieldQ();
-    FFTensor denominator(x.shape, /*withQ=*/false);
-    parallelChunks(x.size(), [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i)
-        denominator.p[i] = p.add(1, fp.exp(p.neg(x.p[i]), q.neg(x.q[i])));
-    });
-    auto inverse = invertFF(denominator, fp, name);
-    if (!inverse)
-      return inverse.takeError();
-    if (kind == OpKind::Sigmoid) {
-      inverse->shape = x.shape;
-      return FFTensors{std::move(*inverse)};
-    }
-    FFTensor out(x.shape, /*withQ=*/false);
-    for (int64_t i = 0; i < x.size(); ++i)
-      out.p[i] = p.mul(x.p[i], inverse->p[i]);
-    return FFTensors{std::move(out)};
-  }
-  case OpKind::Sqrt: {
-    FFTensor out(x.shape, x.hasQ());
-    for (int64_t i = 0; i < x.size(); ++i) {
-      auto root = fp.sqrt(x.p[i], x.hasQ() ? x.q[i] : 0, x.hasQ());
-      if (!root)
-        return llvm::make_error<ResampleError>(
-            "sqrt of a quadratic non-residue");
-      out.p[i] = root->first;
-      if (x.hasQ())
-        out.q[i] = root->second;
-    }
-    return FFTensors{std::move(out)};
-  }
-  case OpKind::Add:
-    return FFTensors{zipFF(x, *in[1], fp,
-                           [](const PrimeField &f, uint64_t a, uint64_t b) {
-                             return f.add(a, b);
-                           })};
-  case OpKind::Sub:
-    return FFTensors{zipFF(x, *in[1], fp,
-                           [](const PrimeField &f, uint64_t a, uint64_t b) {
-                             return f.sub(a, b);
-                           })};
-  case OpKind::Mul:
-    return FFTensors{zipFF(x, *in[1], fp, mul)};
-  case OpKind::Div: {
-    // Invert the divisor before broadcasting: each element once.
-    auto inverse = invertFF(*in[1], fp, "div");
-    if (!inverse)
-      return inverse.takeError();
-    return FFTensors{zipFF(x, *inverse, fp, mul)};
-  }
-  default:
-    return makeError(getOpInfo(kind).name +
-                     " has no finite-field semantics (outside the Lax "
-                     "fragment)");
-  }
+  Expected<FFTensor> out = evaluator.eval(*getOpFormula(kind));
+  if (!out)
+    return out.takeError();
+  out->shape = shape;
+  return FFTensors{std::move(*out)};
 }
 
 //===----------------------------------------------------------------------===//
-// Degrees: exp and sqrt results count as new variables of degree 1.
+// Degrees and abstract expressions, primitive by primitive
 //===----------------------------------------------------------------------===//
+
+namespace {
+
+Degree formulaDegree(const Formula &formula, ArrayRef<Degree> in) {
+  if (formula.primitive == Primitive::Operand)
+    return in[formula.index];
+  if (formula.primitive == Primitive::Scalar ||
+      formula.primitive == Primitive::Constant)
+    return Degree{0, 0};
+  SmallVector<Degree, 3> args;
+  for (const Formula &operand : formula.operands)
+    args.push_back(formulaDegree(operand, in));
+  return getPrimitiveRecord(formula.primitive).degree(args);
+}
+
+ExprId formulaExpr(const Formula &formula, ArrayRef<ExprId> in,
+                   const OpParams &params, ExprContext &context) {
+  if (formula.primitive == Primitive::Operand)
+    return in[formula.index];
+  if (formula.primitive == Primitive::Scalar)
+    return context.constant(params.scalar);
+  if (formula.primitive == Primitive::Constant)
+    return context.constant(formula.value);
+  // A product with reciprocals is a quotient: a * recip(b) is div(a, b).
+  SmallVector<ExprId, 3> args, divisors;
+  for (const Formula &operand : formula.operands) {
+    if (formula.primitive == Primitive::Mul &&
+        operand.primitive == Primitive::Recip)
+      divisors.push_back(formulaExpr(operand.operands[0], in, params, context));
+    else
+      args.push_back(formulaExpr(operand, in, params, context));
+  }
+  if (divisors.empty())
+    return getPrimitiveRecord(formula.primitive).expr(args, context);
+  ExprId out = args.empty() ? context.constant(1.0)
+               : args.size() == 1
+                   ? args[0]
+                   : getPrimitiveRecord(Primitive::Mul).expr(args, context);
+  for (ExprId divisor : divisors)
+    out = context.div(out, divisor);
+  return out;
+}
+
+bool isTranscendental(const Formula &formula) {
+  return getPrimitiveInfo(formula.primitive).transcendental ||
+         llvm::any_of(formula.operands, isTranscendental);
+}
+
+} // namespace
 
 Degree detail::elementwiseDegree(OpKind kind, ArrayRef<Degree> in,
                                  OperandShapes, const OpParams &) {
-  switch (kind) {
-  case OpKind::Exp:
-  case OpKind::Sqrt:
-    return {1, 0};
-  case OpKind::Silu:
-    // x / (1 + exp(-x)).
-    return divDegree(in[0], Degree{1, 0});
-  case OpKind::Sigmoid:
-    // 1 / (1 + exp(-x)).
-    return divDegree(Degree{0, 0}, Degree{1, 0});
-  case OpKind::Square:
-    return mulDegree(in[0], in[0]);
-  case OpKind::AddScalar:
-    return addDegree(in[0], Degree{0, 0});
-  case OpKind::Add:
-  case OpKind::Sub:
-    return addDegree(in[0], in[1]);
-  case OpKind::Mul:
-    return mulDegree(in[0], in[1]);
-  case OpKind::Div:
-    return divDegree(in[0], in[1]);
-  default:
-    // neg, mul_scalar keep the degree; the others have no fingerprint.
-    return in[0];
-  }
+  return formulaDegree(*getOpFormula(kind), in);
 }
-
-//===----------------------------------------------------------------------===//
-// Abstract expressions
-//===----------------------------------------------------------------------===//
 
 ExprId detail::elementwiseExpr(OpKind kind, ArrayRef<ExprId> in,
                                OperandShapes, const OpParams &params,
                                ExprContext &context) {
-  switch (kind) {
-  case OpKind::Exp:
-    return context.exp(in[0]);
-  case OpKind::Sqrt:
-    return context.sqrt(in[0]);
-  case OpKind::Square:
-    return context.mul(in[0], in[0]);
-  case OpKind::Silu:
-    return context.silu(in[0]);
-  case OpKind::Add:
-    return context.add(in[0], in[1]);
-  case OpKind::Sub:
-    return context.add(in[0], context.opaque("neg", in[1]));
-  case OpKind::Mul:
-    return context.mul(in[0], in[1]);
-  case OpKind::Div:
-    return context.div(in[0], in[1]);
-  case OpKind::MulScalar:
-    return context.mul(in[0], context.constant(params.scalar));
-  case OpKind::AddScalar:
-    return context.add(in[0], context.constant(params.scalar));
-  default:
-    // sigmoid, gelu, relu, neg, pow: uninterpreted.
+  switch (getOpInfo(kind).abstractForm) {
+  case AbstractForm::Formula:
+    return formulaExpr(*getOpFormula(kind), in, params, context);
+  case AbstractForm::Uninterpreted:
     return context.opaque(getOpInfo(kind).name, in);
+  case AbstractForm::Silu:
+    return context.silu(in[0]);
   }
+  llvm_unreachable("covered switch");
 }
 
 OpWork detail::elementwiseWork(OpKind kind, OperandShapes, ArrayRef<int64_t> out,
                                const OpParams &) {
-  bool transcendental = kind == OpKind::Exp || kind == OpKind::Sqrt ||
-                        kind == OpKind::Silu || kind == OpKind::Sigmoid ||
-                        kind == OpKind::Gelu;
+  bool transcendental = isTranscendental(*getOpFormula(kind));
   OpWork work;
   work.elementOps =
       (transcendental ? 4.0 : 1.0) * static_cast<double>(getNumElements(out));

@@ -7,9 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mirage/InitAllDialects.h"
 #include "mirage/IR/GraphUtils.h"
+#include "mirage/InitAllDialects.h"
 #include "mirage/InitAllPasses.h"
+#include "mirage/Semantics/Formula.h"
 #include "mirage/Semantics/OpSemantics.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -367,34 +368,45 @@ PYBIND11_MODULE(_mirage, m) {
       .def("to_module", &PyKernelGraph::toModule)
       .def("__str__", &PyKernelGraph::str);
 
-  // Elementwise unary and binary ops: one method per op, named after it.
+  // Elementwise operators, from the operator table: one method per
+  // operator, named after it (x, or lhs and rhs, and a scalar where the
+  // formula reads one).
+  for (unsigned i = 0; i < mirage::kNumOpKinds; ++i) {
+    auto kind = static_cast<K>(i);
+    const mirage::OpInfo &info = mirage::getOpInfo(kind);
+    if (!info.elementwise)
+      continue;
+    std::string name = info.name.str();
+    if (info.minOperands == 2) {
+      graph.def(name.c_str(),
+                [kind, name](PyKernelGraph &g, PyTensor a, PyTensor b) {
+                  return g.make1(kind, name, {a, b});
+                });
+    } else if (!usesScalar(*mirage::getOpFormula(kind))) {
+      graph.def(name.c_str(), [kind, name](PyKernelGraph &g, PyTensor x) {
+        return g.make1(kind, name, {x});
+      });
+    } else {
+      graph.def(name.c_str(), [kind, name](PyKernelGraph &g, PyTensor x,
+                                           double scalar) {
+        mirage::OpParams params;
+        params.scalar = scalar;
+        return g.make1(kind, name, {x}, params,
+                       {g.getBuilder().getNamedAttr(
+                           "scalar", g.getBuilder().getF64FloatAttr(scalar))});
+      });
+    }
+  }
   struct Named {
     const char *name;
     K kind;
   };
-  for (Named op : {Named{"exp", K::Exp}, Named{"sqrt", K::Sqrt},
-                   Named{"square", K::Square}, Named{"silu", K::Silu},
-                   Named{"sigmoid", K::Sigmoid},
-                   Named{"gelu", K::Gelu}, Named{"relu", K::Relu},
-                   Named{"neg", K::Neg}, Named{"all_reduce", K::AllReduce}})
-    graph.def(op.name, [op](PyKernelGraph &g, PyTensor x) {
-      return g.make1(op.kind, op.name, {x});
-    });
-  for (Named op : {Named{"add", K::Add}, Named{"sub", K::Sub},
-                   Named{"mul", K::Mul}, Named{"div", K::Div},
-                   Named{"pow", K::Pow}, Named{"matmul", K::Matmul}})
-    graph.def(op.name, [op](PyKernelGraph &g, PyTensor a, PyTensor b) {
-      return g.make1(op.kind, op.name, {a, b});
-    });
-  for (Named op :
-       {Named{"mul_scalar", K::MulScalar}, Named{"add_scalar", K::AddScalar}})
-    graph.def(op.name, [op](PyKernelGraph &g, PyTensor x, double scalar) {
-      mirage::OpParams params;
-      params.scalar = scalar;
-      return g.make1(op.kind, op.name, {x}, params,
-                     {g.getBuilder().getNamedAttr(
-                         "scalar", g.getBuilder().getF64FloatAttr(scalar))});
-    });
+  graph.def("all_reduce", [](PyKernelGraph &g, PyTensor x) {
+    return g.make1(K::AllReduce, "all_reduce", {x});
+  });
+  graph.def("matmul", [](PyKernelGraph &g, PyTensor a, PyTensor b) {
+    return g.make1(K::Matmul, "matmul", {a, b});
+  });
   for (Named op :
        {Named{"reduce_sum", K::ReduceSum}, Named{"reduce_max", K::ReduceMax}})
     graph.def(

@@ -32,6 +32,9 @@ def test_rmsnorm_linear_builds_and_verifies():
         (lambda g, a, b, r: g.gelu(a), [2, 64]),
         (lambda g, a, b, r: g.relu(a), [2, 64]),
         (lambda g, a, b, r: g.neg(a), [2, 64]),
+        (lambda g, a, b, r: g.tanh(a), [2, 64]),
+        (lambda g, a, b, r: g.rsqrt(a), [2, 64]),
+        (lambda g, a, b, r: g.maximum(a, r), [2, 64]),
         (lambda g, a, b, r: g.all_reduce(a), [2, 64]),
         (lambda g, a, b, r: g.mul_scalar(a, 0.125), [2, 64]),
         (lambda g, a, b, r: g.add_scalar(a, 1.0), [2, 64]),
@@ -59,6 +62,23 @@ def test_every_op_infers_its_shape(build, shape):
     assert result.shape == shape
     g.output(result)
     g.to_module()  # verifies
+
+
+def test_every_elementwise_operator_is_a_method():
+    # The methods come from the operator table: each kn elementwise op has
+    # one, with its operands (and the scalar where its formula reads one).
+    g = mm.KernelGraph("f")
+    a = g.input([2, 64], "f32")
+    for name in ["exp", "sqrt", "square", "silu", "sigmoid", "gelu", "relu",
+                 "neg", "tanh", "rsqrt"]:
+        assert getattr(g, name)(a).shape == [2, 64]
+    for name in ["add", "sub", "mul", "div", "pow", "maximum"]:
+        assert getattr(g, name)(a, a).shape == [2, 64]
+    for name in ["mul_scalar", "add_scalar"]:
+        assert getattr(g, name)(a, 2.0).shape == [2, 64]
+    g.output(g.maximum(g.tanh(a), g.rsqrt(a)))
+    text = str(g.to_module())
+    assert "kn.tanh" in text and "kn.rsqrt" in text and "kn.maximum" in text
 
 
 def test_shape_errors_carry_the_rule_message():

@@ -271,6 +271,9 @@ def _op_table():
         "sigmoid": _plain(torch.sigmoid),
         "silu": _plain(F.silu),
         "gelu": _plain(lambda x: F.gelu(x, approximate="none")),
+        "tanh": _plain(torch.tanh),
+        "rsqrt": _plain(torch.rsqrt),
+        "maximum": _plain(torch.maximum),
         "all_reduce": _plain(lambda x: x),  # one device: the identity
         "mul_scalar": _scalar(torch.mul),
         "add_scalar": _scalar(torch.add),

@@ -245,7 +245,7 @@ static void testRefusals(void) {
       "affine_map<(i, j) -> (i, j)>], iterator_types = [\"parallel\", "
       "\"parallel\"]} ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {\n"
       "  ^bb0(%x: f32, %o: f32):\n"
-      "    %y = math.tanh %x : f32\n"
+      "    %y = math.log %x : f32\n"
       "    linalg.yield %y : f32\n"
       "  } -> tensor<4x8xf32>\n"
       "  return %t : tensor<4x8xf32>\n"
@@ -265,10 +265,10 @@ static void testRefusals(void) {
 // CHECK-LABEL: testRefusals
 // CHECK: diagnostic error: kn-fuse reads kernel graphs (kn) only: convert this linalg op first (convert-linalg-to-kn
 // CHECK: lower linalg directly: failure
-// CHECK: diagnostic error: cannot be converted to kn (convert-linalg-to-kn): the body's 'math.tanh' has no kn operator
-// CHECK: diagnostic note: 'math.tanh' is here
+// CHECK: diagnostic error: cannot be converted to kn (convert-linalg-to-kn): the body's 'math.log' has no kn operator
+// CHECK: diagnostic note: 'math.log' is here
 // CHECK: convert: failure
-// CHECK: diagnostic remark: kept, not converted to kn (convert-linalg-to-kn): the body's 'math.tanh' has no kn operator
+// CHECK: diagnostic remark: kept, not converted to kn (convert-linalg-to-kn): the body's 'math.log' has no kn operator
 // CHECK: convert, keeping: success
 // CHECK: diagnostic error: invalid pass pipeline 'builtin.module(no-such-pass)'
 // CHECK: bad pipeline: failure

@@ -14,6 +14,7 @@
 // RUN: mirage-opt %examples/lora.mlir --kn-fuse --kn-default-block-graphs --kn-report-traffic -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=LORA
 // RUN: mirage-opt %examples/ntrans.mlir --kn-fuse --kn-default-block-graphs --kn-report-traffic -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=NTRANS
 // RUN: mirage-opt %examples/chains.mlir --kn-fuse --kn-default-block-graphs --kn-report-traffic -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHAINS
+// RUN: mirage-opt %examples/activations.mlir --kn-fuse --kn-default-block-graphs --kn-report-traffic -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=ACTIVATIONS
 // RUN: mirage-opt %examples/decoder_small.mlir --kn-fuse --kn-default-block-graphs --kn-report-traffic -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=DECODER-SMALL
 // RUN: mirage-opt %examples/qwen3_decode.mlir --kn-fuse --kn-default-block-graphs --kn-report-traffic -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=QWEN3-DECODE
 // RUN: mirage-opt %examples/qwen3_decode.mlir --mirage-to-ptx | FileCheck %s --check-prefix=QWEN3-PTX
@@ -89,3 +90,6 @@
 // SMALL-PTX-COUNT-8: gpu.launch_func @decoder_small_kernels::
 // SMALL-PTX-NOT: gpu.launch_func
 // SMALL-PTX: gpu.binary @decoder_small_kernels
+
+// The activations written with tanh, rsqrt and maximum: one kernel each.
+// ACTIVATIONS-COUNT-4: remark: traffic: 1 kernel {{.*}}: ratio 1.00;

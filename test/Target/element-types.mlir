@@ -44,7 +44,8 @@
 // F16-SAME: cvt.rn.f16x2.f32
 // BF16-SAME: cvt.rn.bf16x2.f32
 
-// exp, square, sqrt, silu, sigmoid, gelu, relu, neg, mul_scalar, add_scalar.
+// exp, square, sqrt, silu, sigmoid, gelu, relu, neg, mul_scalar, add_scalar,
+// tanh (libdevice's, on ex2.approx), rsqrt (1 / sqrt, one rsqrt.approx).
 // CHECK-LABEL: gpu.binary @unary_kernels
 // CHECK-SAME: .visible .entry unary_k0(
 // CHECK-SAME: ex2.approx
@@ -60,10 +61,14 @@
 // CHECK-SAME: .visible .entry unary_k7(
 // CHECK-SAME: .visible .entry unary_k8(
 // CHECK-SAME: .visible .entry unary_k9(
+// CHECK-SAME: .visible .entry unary_k10(
+// CHECK-SAME: ex2.approx
+// CHECK-SAME: .visible .entry unary_k11(
+// CHECK-SAME: rsqrt.approx.f32
 // F16-SAME: cvt.rn.f16x2.f32
 // BF16-SAME: cvt.rn.bf16x2.f32
 
-// add, sub, mul, div, pow with broadcasts.
+// add, sub, mul, div, pow, maximum with broadcasts.
 // CHECK-LABEL: gpu.binary @binary_kernels
 // CHECK-SAME: .visible .entry binary_k0(
 // F16-SAME: cvt.rn.f16x2.f32
@@ -73,6 +78,8 @@
 // CHECK-SAME: .visible .entry binary_k3(
 // CHECK-SAME: div.rn.f32
 // CHECK-SAME: .visible .entry binary_k4(
+// CHECK-SAME: .visible .entry binary_k5(
+// CHECK-SAME: max.NaN.f32
 // F16-SAME: cvt.rn.f16x2.f32
 // BF16-SAME: cvt.rn.bf16x2.f32
 

@@ -81,3 +81,48 @@ func.func @ratio_copy(%x: tensor<4xf32>) -> tensor<4xf32> attributes {kn.referen
   %r = kn.div %x, %zero : tensor<4xf32>, tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// rsqrt is 1 / sqrt: proven equal to dividing by the root (of a positive
+// v^2 + 1, so that float64 has real roots too).
+func.func @div_by_root(%x: tensor<8x8xf32>, %w: tensor<8x1xf32>) -> tensor<8x8xf32> {
+  %s = kn.square %w : tensor<8x1xf32>
+  %v = kn.add_scalar %s, 1.0 : tensor<8x1xf32>
+  %r = kn.sqrt %v : tensor<8x1xf32>
+  %d = kn.div %x, %r : tensor<8x8xf32>, tensor<8x1xf32>
+  return %d : tensor<8x8xf32>
+}
+
+// CHECK: [[@LINE+1]]:1: remark: proven: equivalent to @div_by_root (in the Lax fragment)
+func.func @mul_by_rsqrt(%x: tensor<8x8xf32>, %w: tensor<8x1xf32>) -> tensor<8x8xf32> attributes {kn.reference = @div_by_root} {
+  %s = kn.square %w : tensor<8x1xf32>
+  %v = kn.add_scalar %s, 1.0 : tensor<8x1xf32>
+  %r = kn.rsqrt %v : tensor<8x1xf32>
+  %m = kn.mul %x, %r : tensor<8x8xf32>, tensor<8x1xf32>
+  return %m : tensor<8x8xf32>
+}
+
+// tanh and maximum have no finite-field semantics: tested, never proven;
+// tanh(x) = 2 sigmoid(2x) - 1 agrees in float64, tanh(x) + 1 does not.
+func.func @tanh_max(%x: tensor<8x8xf32>, %y: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %t = kn.tanh %x : tensor<8x8xf32>
+  %m = kn.maximum %t, %y : tensor<8x8xf32>, tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}
+
+// CHECK: [[@LINE+1]]:1: remark: tested, not proven: agrees with @tanh_max (outside the Lax fragment: 'kn.maximum' at {{.*}} has no finite-field semantics); the float64 check agrees on seeded inputs
+func.func @sigmoid_max(%x: tensor<8x8xf32>, %y: tensor<8x8xf32>) -> tensor<8x8xf32> attributes {kn.reference = @tanh_max} {
+  %x2 = kn.mul_scalar %x, 2.0 : tensor<8x8xf32>
+  %s = kn.sigmoid %x2 : tensor<8x8xf32>
+  %s2 = kn.mul_scalar %s, 2.0 : tensor<8x8xf32>
+  %t = kn.add_scalar %s2, -1.0 : tensor<8x8xf32>
+  %m = kn.maximum %y, %t : tensor<8x8xf32>, tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}
+
+// CHECK: [[@LINE+1]]:1: warning: not equivalent: differs from @tanh_max
+func.func @shifted_tanh_max(%x: tensor<8x8xf32>, %y: tensor<8x8xf32>) -> tensor<8x8xf32> attributes {kn.reference = @tanh_max} {
+  %t = kn.tanh %x : tensor<8x8xf32>
+  %t1 = kn.add_scalar %t, 1.0 : tensor<8x8xf32>
+  %m = kn.maximum %t1, %y : tensor<8x8xf32>, tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}

@@ -41,7 +41,7 @@ TEST(ScalarForms, EveryElementwiseOperatorHasOne) {
   for (OpKind kind : allComputeKinds()) {
     const OpInfo &info = getOpInfo(kind);
     if (info.elementwise)
-      EXPECT_FALSE(info.scalarForm.empty())
+      EXPECT_FALSE(info.formula.empty())
           << info.name.str() << " is elementwise but has no scalar form, so "
           << "the linalg and tosa conversions cannot produce it";
   }
@@ -50,15 +50,15 @@ TEST(ScalarForms, EveryElementwiseOperatorHasOne) {
 TEST(ScalarForms, AllParse) {
   for (OpKind kind : allComputeKinds()) {
     const OpInfo &info = getOpInfo(kind);
-    if (info.scalarForm.empty())
+    if (info.formula.empty())
       continue;
     std::string error;
-    EXPECT_TRUE(parseScalarForm(info.scalarForm, error).has_value())
+    EXPECT_TRUE(parseScalarForm(info.formula, error).has_value())
         << info.name.str() << ": " << error;
   }
   std::string error;
   EXPECT_FALSE(parseScalarForm("(frobnicate x0)", error));
-  EXPECT_EQ(error, "unknown operator 'frobnicate'");
+  EXPECT_EQ(error, "unknown primitive 'frobnicate'");
   EXPECT_FALSE(parseScalarForm("(add x0", error));
   EXPECT_FALSE(parseScalarForm("(exp x0 x1)", error));
 }
@@ -73,8 +73,9 @@ TEST(ScalarForms, ComputeTheirOperators) {
   for (const auto &[kind, form] : getElementwiseForms()) {
     const OpInfo &info = getOpInfo(kind);
     for (int trial = 0; trial < 64; ++trial) {
-      // pow and sqrt are compared where they are real.
-      bool needsPositive = kind == OpKind::Pow || kind == OpKind::Sqrt;
+      // pow and the roots are compared where they are real.
+      bool needsPositive =
+          kind == OpKind::Pow || kind == OpKind::Sqrt || kind == OpKind::Rsqrt;
       double x0 = needsPositive ? positive(random) : value(random);
       double x1 = value(random);
       OpParams params;

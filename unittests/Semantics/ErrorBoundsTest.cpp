@@ -64,6 +64,8 @@ std::vector<Case> cases() {
       {OpKind::Gelu, {{64}}, {}, 0.0, 6.0},
       {OpKind::Relu, {{64}}, {}},
       {OpKind::Neg, {{64}}, {}},
+      {OpKind::Tanh, {{64}}, {}, 0.0, 5.0},
+      {OpKind::Rsqrt, {{64}}, {}, 0.05, 4.0, false},
       {OpKind::MulScalar, {{64}}, withScalar(-1.5)},
       {OpKind::AddScalar, {{64}}, withScalar(0.25)},
       {OpKind::Add, {{8, 16}, {16}}, {}},
@@ -71,6 +73,7 @@ std::vector<Case> cases() {
       {OpKind::Mul, {{8, 16}, {16}}, {}},
       {OpKind::Div, {{8, 16}, {8, 16}}, {}, 0.5, 2.0},
       {OpKind::Pow, {{8, 16}, {8, 16}}, {}, 0.5, 2.0, false},
+      {OpKind::Maximum, {{8, 16}, {16}}, {}},
       {OpKind::Matmul, {{2, 8, 64}, {64, 16}}, {}},
       {OpKind::ReduceSum, {{8, 300}}, withDim(1)},
       {OpKind::ReduceMax, {{8, 16}}, withDim(0)},
@@ -225,6 +228,7 @@ TEST(ErrorBoundsTest, RoundingBoundsHoldAgainstLongDouble) {
        [](long double x) {
          return 0.5L * x * std::erfc(-x * 0.70710678118654752440L);
        }},
+      {OpKind::Tanh, [](long double x) { return std::tanh(x); }},
   };
   for (auto &[kind, reference] : exact) {
     SCOPED_TRACE(getOpInfo(kind).name.str());

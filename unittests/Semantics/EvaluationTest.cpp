@@ -64,6 +64,13 @@ TEST(EvaluationTest, Float64Operators) {
   F64Tensor one = f64({1}, {1});
   EXPECT_NEAR(eval(OpKind::Gelu, {&one}).data[0], 0.8413447460685429, 1e-15);
   EXPECT_EQ(eval(OpKind::Sigmoid, {&zero}).data[0], 0.5);
+  EXPECT_NEAR(eval(OpKind::Tanh, {&one}).data[0], 0.7615941559557649, 1e-15);
+  F64Tensor four = f64({1}, {4});
+  EXPECT_EQ(eval(OpKind::Rsqrt, {&four}).data[0], 0.5);
+  // maximum broadcasts like the other binary operators.
+  F64Tensor threshold = f64({2, 1}, {2.5, 0});
+  EXPECT_EQ(eval(OpKind::Maximum, {&a, &threshold}).data,
+            (std::vector<double>{2.5, 2.5, 3, 4}));
 }
 
 TEST(EvaluationTest, Float64DataMovement) {
@@ -157,6 +164,17 @@ TEST(EvaluationTest, SiluIsXTimesSigmoidInTheField) {
   }
 }
 
+TEST(EvaluationTest, RsqrtIsTheReciprocalRootInTheField) {
+  Fingerprinter fp(FingerprintMode::Homomorphic, 17);
+  // Squares have roots; rsqrt(x)^2 * x = 1.
+  FFTensor x = ff({3}, {4, 9, 49});
+  FFTensor r = eval(OpKind::Rsqrt, {&x}, fp);
+  for (int i = 0; i < 3; ++i) {
+    const PrimeField &p = fp.fieldP();
+    EXPECT_EQ(p.mul(p.mul(r.p[i], r.p[i]), x.p[i]), 1u);
+  }
+}
+
 TEST(EvaluationTest, ZeroDivisorsAndNonResiduesAskForNewInputs) {
   Fingerprinter fp(FingerprintMode::Homomorphic, 3);
   FFTensor x = ff({2}, {1, 2}), y = ff({2}, {4, 0});
@@ -182,9 +200,11 @@ TEST(EvaluationTest, ZeroDivisorsAndNonResiduesAskForNewInputs) {
 TEST(EvaluationTest, OperatorsOutsideTheFragmentHaveNoFingerprint) {
   Fingerprinter fp(FingerprintMode::Homomorphic, 5);
   FFTensor x = ff({1}, {3});
-  for (OpKind kind : {OpKind::Relu, OpKind::Gelu}) {
+  for (OpKind kind :
+       {OpKind::Relu, OpKind::Gelu, OpKind::Tanh, OpKind::Maximum}) {
     EXPECT_EQ(getOpInfo(kind).fingerprint, FingerprintClass::Outside);
-    llvm::Expected<FFTensors> result = evaluate(kind, {&x}, {}, fp);
+    std::vector<const FFTensor *> operands(getOpInfo(kind).minOperands, &x);
+    llvm::Expected<FFTensors> result = evaluate(kind, operands, {}, fp);
     ASSERT_FALSE(static_cast<bool>(result));
     llvm::consumeError(result.takeError());
   }

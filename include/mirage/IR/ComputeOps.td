@@ -114,6 +114,8 @@ multiclass ElementwiseOps<Dialect dialect, Type T, string level,
                                "x * Phi(x) (exact, erf-based GELU)">;
   def _ReluOp : Mirage_UnaryOp<dialect, "relu", "Relu", T, level, levelTraits, "max(x, 0)">;
   def _NegOp : Mirage_UnaryOp<dialect, "neg", "Neg", T, level, levelTraits, "-x">;
+  def _TanhOp : Mirage_UnaryOp<dialect, "tanh", "Tanh", T, level, levelTraits, "tanh(x)">;
+  def _RsqrtOp : Mirage_UnaryOp<dialect, "rsqrt", "Rsqrt", T, level, levelTraits, "1 / sqrt(x)">;
   def _MulScalarOp : Mirage_ScalarOp<dialect, "mul_scalar", "MulScalar", T,
                                      level, levelTraits, "x * s">;
   def _AddScalarOp : Mirage_ScalarOp<dialect, "add_scalar", "AddScalar", T,
@@ -123,6 +125,8 @@ multiclass ElementwiseOps<Dialect dialect, Type T, string level,
   def _MulOp : Mirage_BinaryOp<dialect, "mul", "Mul", T, level, levelTraits, "lhs * rhs">;
   def _DivOp : Mirage_BinaryOp<dialect, "div", "Div", T, level, levelTraits, "lhs / rhs">;
   def _PowOp : Mirage_BinaryOp<dialect, "pow", "Pow", T, level, levelTraits, "lhs ^ rhs">;
+  def _MaximumOp : Mirage_BinaryOp<dialect, "maximum", "Maximum", T, level,
+                                   levelTraits, "max(lhs, rhs)">;
 }
 
 //===----------------------------------------------------------------------===//

@@ -34,6 +34,8 @@ enum class OpKind : uint8_t {
   Gelu,
   Relu,
   Neg,
+  Tanh,
+  Rsqrt,
   MulScalar,
   AddScalar,
   // Elementwise binary with numpy-style broadcasting.
@@ -42,6 +44,7 @@ enum class OpKind : uint8_t {
   Mul,
   Div,
   Pow,
+  Maximum,
   // Contractions and reductions.
   Matmul,
   ReduceSum,
@@ -61,6 +64,9 @@ enum class OpKind : uint8_t {
   AccumConcat,
   AccumRescaledSum,
 };
+
+constexpr unsigned kNumOpKinds =
+    static_cast<unsigned>(OpKind::AccumRescaledSum) + 1;
 
 /// Marks a grid or loop dimension that replicates a tensor instead of
 /// partitioning one of its data dimensions (the paper's φ).
@@ -125,6 +131,17 @@ enum class FingerprintClass : uint8_t {
   Outside,
 };
 
+/// How an operator's abstract expression is built.
+enum class AbstractForm : uint8_t {
+  /// From its formula, each primitive by its own abstract meaning.
+  Formula,
+  /// One uninterpreted function named after the operator, as Mirage's
+  /// abstract expressions treat it.
+  Uninterpreted,
+  /// The algebra's own `silu`.
+  Silu,
+};
+
 /// Static facts about an operator kind.
 struct OpInfo {
   OpKind kind;
@@ -145,14 +162,16 @@ struct OpInfo {
   /// does not vary along the contracted dim, it can as well be applied to
   /// the matmul's result.
   bool scales;
-  /// The operator's scalar formula, by which conversions from other IRs
-  /// (convert-linalg-to-kn, convert-tosa-to-kn; docs/Embedding.md) recognize
-  /// it; empty for operators they do not produce. An s-expression over the
-  /// operands `x0` and `x1`, the scalar parameter `s` and numbers, with
-  /// `add` and `mul` (any number of operands, in any order), `neg`, `recip`
-  /// (1 / a), `exp`, `sqrt`, `erf`, `max`, `pow`, and `reduce_add` and
-  /// `reduce_max` over the operator's reduced dim.
-  llvm::StringRef scalarForm = {};
+  /// How its abstract expression (AbstractExpr.h) is built.
+  AbstractForm abstractForm = AbstractForm::Formula;
+  /// The operator's scalar formula over its operands `x0` and `x1` and its
+  /// scalar parameter `s` (Formula.h): the definition of an elementwise
+  /// operator, from which its evaluations, fingerprint, degree, abstract
+  /// expression, cost and code follow, and the pattern by which the
+  /// conversions from other IRs (docs/Embedding.md) recognize an operator;
+  /// empty for operators defined otherwise (normalization, data movement,
+  /// structure).
+  llvm::StringRef formula = {};
 };
 
 /// Returns the static facts of `kind`.

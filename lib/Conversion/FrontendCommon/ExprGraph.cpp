@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mirage/Conversion/Frontend/FrontendConversion.h"
+#include "mirage/Semantics/Formula.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -200,6 +201,12 @@ ExprId ExprGraph::erf(ExprId a, Operation *origin) {
   return intern({ExprKind::Erf, {a}, 0.0, 0, origin});
 }
 
+ExprId ExprGraph::tanh(ExprId a, Operation *origin) {
+  if (nodes[a].kind == ExprKind::Const)
+    return constant(std::tanh(nodes[a].value));
+  return intern({ExprKind::Tanh, {a}, 0.0, 0, origin});
+}
+
 ExprId ExprGraph::max(ExprId a, ExprId b, Operation *origin) {
   if (nodes[a].kind == ExprKind::Const && nodes[b].kind == ExprKind::Const)
     return constant(std::max(nodes[a].value, nodes[b].value));
@@ -247,6 +254,8 @@ ExprId ExprGraph::build(ExprKind kind, ArrayRef<ExprId> operands,
     return sqrt(operands[0], origin);
   case ExprKind::Erf:
     return erf(operands[0], origin);
+  case ExprKind::Tanh:
+    return tanh(operands[0], origin);
   case ExprKind::Max:
     return max(operands[0], operands[1], origin);
   case ExprKind::Pow:
@@ -387,6 +396,8 @@ std::string ExprGraph::print(ExprId expr) const {
     return "sqrt" + join(", ");
   case ExprKind::Erf:
     return "erf" + join(", ");
+  case ExprKind::Tanh:
+    return "tanh" + join(", ");
   case ExprKind::Max:
     return "max" + join(", ");
   case ExprKind::Pow:
@@ -402,85 +413,54 @@ std::string ExprGraph::print(ExprId expr) const {
 
 namespace {
 
-struct FormParser {
-  StringRef text;
-  std::string &error;
-
-  void skipSpace() { text = text.ltrim(); }
-
-  std::optional<ScalarForm> parse() {
-    skipSpace();
-    if (text.empty()) {
-      error = "unexpected end";
-      return std::nullopt;
-    }
-    if (text.front() == '(') {
-      text = text.drop_front();
-      skipSpace();
-      StringRef name = text.take_until([](char c) {
-        return c == ' ' || c == '(' || c == ')';
-      });
-      text = text.drop_front(name.size());
-      std::optional<ExprKind> kind =
-          llvm::StringSwitch<std::optional<ExprKind>>(name)
-              .Case("add", ExprKind::Add)
-              .Case("mul", ExprKind::Mul)
-              .Case("neg", ExprKind::Neg)
-              .Case("recip", ExprKind::Recip)
-              .Case("exp", ExprKind::Exp)
-              .Case("sqrt", ExprKind::Sqrt)
-              .Case("erf", ExprKind::Erf)
-              .Case("max", ExprKind::Max)
-              .Case("pow", ExprKind::Pow)
-              .Case("reduce_add", ExprKind::ReduceAdd)
-              .Case("reduce_max", ExprKind::ReduceMax)
-              .Default(std::nullopt);
-      if (!kind) {
-        error = ("unknown operator '" + name + "'").str();
-        return std::nullopt;
-      }
-      ScalarForm pattern{*kind, {}, 0.0, 0};
-      while (true) {
-        skipSpace();
-        if (text.empty()) {
-          error = "missing ')'";
-          return std::nullopt;
-        }
-        if (text.front() == ')') {
-          text = text.drop_front();
-          break;
-        }
-        std::optional<ScalarForm> operand = parse();
-        if (!operand)
-          return std::nullopt;
-        pattern.operands.push_back(std::move(*operand));
-      }
-      size_t arity = pattern.operands.size();
-      bool variadic = *kind == ExprKind::Add || *kind == ExprKind::Mul;
-      size_t expected = *kind == ExprKind::Max || *kind == ExprKind::Pow ? 2
-                                                                         : 1;
-      if (variadic ? arity < 2 : arity != expected) {
-        error = ("wrong number of operands for '" + name + "'").str();
-        return std::nullopt;
-      }
-      return pattern;
-    }
-    StringRef atom = text.take_until([](char c) {
-      return c == ' ' || c == '(' || c == ')';
-    });
-    text = text.drop_front(atom.size());
-    if (atom == "x0" || atom == "x1")
-      return ScalarForm{ExprKind::Var, {}, 0.0, atom == "x0" ? 0u : 1u};
-    if (atom == "s")
-      return ScalarForm{ExprKind::Scalar, {}, 0.0, 0};
-    double value;
-    if (atom.getAsDouble(value)) {
-      error = ("cannot read '" + atom + "'").str();
-      return std::nullopt;
-    }
-    return ScalarForm{ExprKind::Const, {}, value, 0};
+/// The expression kind a core primitive matches.
+ExprKind getExprKind(Primitive primitive) {
+  switch (primitive) {
+  case Primitive::Operand:
+    return ExprKind::Var;
+  case Primitive::Scalar:
+    return ExprKind::Scalar;
+  case Primitive::Constant:
+    return ExprKind::Const;
+  case Primitive::Add:
+    return ExprKind::Add;
+  case Primitive::Mul:
+    return ExprKind::Mul;
+  case Primitive::Neg:
+    return ExprKind::Neg;
+  case Primitive::Recip:
+    return ExprKind::Recip;
+  case Primitive::Exp:
+    return ExprKind::Exp;
+  case Primitive::Sqrt:
+    return ExprKind::Sqrt;
+  case Primitive::Erf:
+    return ExprKind::Erf;
+  case Primitive::Tanh:
+    return ExprKind::Tanh;
+  case Primitive::Max:
+    return ExprKind::Max;
+  case Primitive::Pow:
+    return ExprKind::Pow;
+  case Primitive::ReduceAdd:
+    return ExprKind::ReduceAdd;
+  case Primitive::ReduceMax:
+    return ExprKind::ReduceMax;
+  case Primitive::Logistic:
+  case Primitive::NormalCdf:
+    break;
   }
-};
+  llvm_unreachable("expanded formulas have core primitives only");
+}
+
+/// An expanded formula as a pattern.
+ScalarForm toScalarForm(const Formula &formula) {
+  ScalarForm pattern{
+      getExprKind(formula.primitive), {}, formula.value, formula.index};
+  for (const Formula &operand : formula.operands)
+    pattern.operands.push_back(toScalarForm(operand));
+  return pattern;
+}
 
 /// Sum and product patterns list their variable operands last, so that the
 /// last one can take the terms the others leave.
@@ -496,17 +476,14 @@ void orderOperands(ScalarForm &pattern) {
 } // namespace
 
 std::optional<ScalarForm> frontend::parseScalarForm(StringRef form,
-                                                 std::string &error) {
-  FormParser parser{form, error};
-  std::optional<ScalarForm> pattern = parser.parse();
-  if (!pattern)
-    return std::nullopt;
-  parser.skipSpace();
-  if (!parser.text.empty()) {
-    error = ("trailing text '" + parser.text + "'").str();
+                                                    std::string &error) {
+  llvm::Expected<Formula> formula = parseFormula(form);
+  if (!formula) {
+    error = llvm::toString(formula.takeError());
     return std::nullopt;
   }
-  orderOperands(*pattern);
+  ScalarForm pattern = toScalarForm(expandFormula(*formula));
+  orderOperands(pattern);
   return pattern;
 }
 
@@ -544,6 +521,8 @@ double frontend::evaluateScalarForm(const ScalarForm &pattern, ArrayRef<double> 
     return std::sqrt(at(0));
   case ExprKind::Erf:
     return std::erf(at(0));
+  case ExprKind::Tanh:
+    return std::tanh(at(0));
   case ExprKind::Max:
     return std::max(at(0), at(1));
   case ExprKind::Pow:
@@ -561,34 +540,24 @@ struct Forms {
   std::optional<std::pair<OpKind, ScalarForm>> contraction;
 
   Forms() {
-    for (unsigned i = 0;; ++i) {
+    for (unsigned i = 0; i < kNumOpKinds; ++i) {
       auto kind = static_cast<OpKind>(i);
-      const OpInfo &info = getOpInfo(kind);
-      if (info.kind != kind)
-        break;
-      if (!info.scalarForm.empty()) {
-        std::string error;
-        std::optional<ScalarForm> pattern = parseScalarForm(info.scalarForm,
-                                                         error);
-        if (!pattern)
-          llvm::report_fatal_error(
-              llvm::Twine("invalid scalar form of operator '") + info.name +
-              "': " + error);
-        if (pattern->kind == ExprKind::ReduceAdd ||
-            pattern->kind == ExprKind::ReduceMax) {
-          const ScalarForm &inner = pattern->operands[0];
-          if (inner.kind == ExprKind::Var)
-            (pattern->kind == ExprKind::ReduceAdd ? reduceAdd : reduceMax) =
-                kind;
-          else if (pattern->kind == ExprKind::ReduceAdd &&
-                   inner.kind == ExprKind::Mul)
-            contraction = {kind, inner};
-        } else {
-          elementwise.push_back({kind, std::move(*pattern)});
-        }
+      const Formula *formula = getOpFormula(kind);
+      if (!formula)
+        continue;
+      ScalarForm pattern = toScalarForm(expandFormula(*formula));
+      orderOperands(pattern);
+      if (pattern.kind == ExprKind::ReduceAdd ||
+          pattern.kind == ExprKind::ReduceMax) {
+        const ScalarForm &inner = pattern.operands[0];
+        if (inner.kind == ExprKind::Var)
+          (pattern.kind == ExprKind::ReduceAdd ? reduceAdd : reduceMax) = kind;
+        else if (pattern.kind == ExprKind::ReduceAdd &&
+                 inner.kind == ExprKind::Mul)
+          contraction = {kind, inner};
+      } else {
+        elementwise.push_back({kind, std::move(pattern)});
       }
-      if (kind == OpKind::AccumRescaledSum)
-        break;
     }
   }
 };

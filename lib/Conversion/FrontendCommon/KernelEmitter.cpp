@@ -231,7 +231,8 @@ struct KernelEmitter::Cover {
       break;
     case ExprKind::Max:
       why.message = "the maximum of two values" + origin +
-                    " is no kn operator; only max(x, 0) is (kn.relu)";
+                    " is a kn operator only between two tensors (kn.maximum) "
+                    "or a tensor and 0 (kn.relu)";
       break;
     case ExprKind::Pow:
       if (graph.node(node.operands[1]).kind == ExprKind::Const)

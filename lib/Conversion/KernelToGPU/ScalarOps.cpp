@@ -1,13 +1,15 @@
 //===- ScalarOps.cpp - The f32 formula of each elementwise operator -------===//
 //
-// The code-generation facet of the operator records: what one element of
-// each elementwise operator is, in arith and math ops on f32. The meaning
-// matches the float64 evaluation in lib/Semantics/Elementwise.cpp.
+// The code-generation meaning of each formula primitive: what one element
+// of an elementwise operator is, in arith and math ops on f32, built from its
+// formula (OpInfo::formula). The float64 meanings of the same primitives are
+// in lib/Semantics/Primitives.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Codegen.h"
 
+#include "mirage/Semantics/Formula.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -28,61 +30,86 @@ static Value constantLike(OpBuilder &b, Location loc, Value like,
   return arith::ConstantOp::create(b, loc, scalar);
 }
 
-/// 1 / (1 + e^-x), the logistic function silu and sigmoid share.
-static Value logistic(OpBuilder &b, Location loc, Value x) {
-  Value one = constantLike(b, loc, x, 1.0);
-  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
-  return arith::DivFOp::create(b, loc, one,
-                               arith::AddFOp::create(b, loc, one, e));
-}
+namespace {
+/// Emits an expanded formula (Formula.h): each core primitive as its arith
+/// or math op.
+struct FormulaEmitter {
+  OpBuilder &b;
+  Location loc;
+  const OpParams &params;
+  ValueRange operands;
+
+  Value constant(double value) {
+    return constantLike(b, loc, operands[0], value);
+  }
+
+  Value emit(const Formula &formula) {
+    auto operand = [&](unsigned i) { return emit(formula.operands[i]); };
+    switch (formula.primitive) {
+    case Primitive::Operand:
+      return operands[formula.index];
+    case Primitive::Scalar:
+      return constant(params.scalar);
+    case Primitive::Constant:
+      return constant(formula.value);
+    case Primitive::Add:
+      return chain<arith::AddFOp, arith::SubFOp>(formula, Primitive::Neg);
+    case Primitive::Mul:
+      return chain<arith::MulFOp, arith::DivFOp>(formula, Primitive::Recip);
+    case Primitive::Neg:
+      return arith::NegFOp::create(b, loc, operand(0));
+    case Primitive::Recip:
+      return arith::DivFOp::create(b, loc, constant(1.0), operand(0));
+    case Primitive::Exp:
+      return math::ExpOp::create(b, loc, operand(0));
+    case Primitive::Sqrt:
+      return math::SqrtOp::create(b, loc, operand(0));
+    case Primitive::Erf:
+      return math::ErfOp::create(b, loc, operand(0));
+    case Primitive::Tanh:
+      return math::TanhOp::create(b, loc, operand(0));
+    case Primitive::Max:
+      return arith::MaximumFOp::create(b, loc, operand(0), operand(1));
+    case Primitive::Pow:
+      return math::PowFOp::create(b, loc, operand(0), operand(1));
+    case Primitive::Logistic:
+    case Primitive::NormalCdf:
+    case Primitive::ReduceAdd:
+    case Primitive::ReduceMax:
+      break;
+    }
+    llvm_unreachable("expanded elementwise formulas have core primitives only");
+  }
+
+  /// A sum or product, its operands wrapped in `inverse` (neg, recip)
+  /// folded in by the inverse op (subf, divf) instead.
+  template <typename Op, typename InverseOp>
+  Value chain(const Formula &formula, Primitive inverse) {
+    Value out;
+    SmallVector<const Formula *> inverted;
+    for (const Formula &operand : formula.operands) {
+      if (operand.primitive == inverse) {
+        inverted.push_back(&operand);
+        continue;
+      }
+      Value value = emit(operand);
+      out = out ? Op::create(b, loc, out, value).getResult() : value;
+    }
+    for (const Formula *operand : inverted)
+      out = out ? InverseOp::create(b, loc, out, emit(operand->operands[0]))
+                      .getResult()
+                : emit(*operand);
+    return out;
+  }
+};
+} // namespace
 
 Value codegen::emitScalarOp(OpBuilder &b, Location loc, OpKind kind,
                             const OpParams &params, ValueRange operands) {
-  Value x = operands[0];
-  switch (kind) {
-  case OpKind::Exp:
-    return math::ExpOp::create(b, loc, x);
-  case OpKind::Sqrt:
-    return math::SqrtOp::create(b, loc, x);
-  case OpKind::Square:
-    return arith::MulFOp::create(b, loc, x, x);
-  case OpKind::Silu:
-    return arith::MulFOp::create(b, loc, x, logistic(b, loc, x));
-  case OpKind::Sigmoid:
-    return logistic(b, loc, x);
-  case OpKind::Gelu: {
-    // x * Phi(x) = x / 2 * (1 + erf(x / sqrt(2))).
-    Value scaled = arith::MulFOp::create(b, loc, x,
-                                         constantLike(b, loc, x, M_SQRT1_2));
-    Value erf = math::ErfOp::create(b, loc, scaled);
-    Value one = constantLike(b, loc, x, 1.0);
-    Value half = arith::MulFOp::create(b, loc, x, constantLike(b, loc, x, 0.5));
-    return arith::MulFOp::create(b, loc, half,
-                                 arith::AddFOp::create(b, loc, one, erf));
-  }
-  case OpKind::Relu:
-    return arith::MaximumFOp::create(b, loc, x, constantLike(b, loc, x, 0.0));
-  case OpKind::Neg:
-    return arith::NegFOp::create(b, loc, x);
-  case OpKind::MulScalar:
-    return arith::MulFOp::create(b, loc, x,
-                                 constantLike(b, loc, x, params.scalar));
-  case OpKind::AddScalar:
-    return arith::AddFOp::create(b, loc, x,
-                                 constantLike(b, loc, x, params.scalar));
-  case OpKind::Add:
-    return arith::AddFOp::create(b, loc, x, operands[1]);
-  case OpKind::Sub:
-    return arith::SubFOp::create(b, loc, x, operands[1]);
-  case OpKind::Mul:
-    return arith::MulFOp::create(b, loc, x, operands[1]);
-  case OpKind::Div:
-    return arith::DivFOp::create(b, loc, x, operands[1]);
-  case OpKind::Pow:
-    return math::PowFOp::create(b, loc, x, operands[1]);
-  default:
-    llvm_unreachable("not an elementwise operator");
-  }
+  const Formula *formula = getOpFormula(kind);
+  assert(formula && getOpInfo(kind).elementwise && "not an elementwise op");
+  FormulaEmitter emitter{b, loc, params, operands};
+  return emitter.emit(expandFormula(*formula));
 }
 
 Value codegen::emitCombine(OpBuilder &b, Location loc, OpKind kind,

@@ -139,16 +139,15 @@ ExprId LinalgConversion::translateBodyOp(Operation *op,
         return binary([&](ExprId a, ExprId b) { return graph.div(a, b, op); });
       })
       .Case([&](arith::NegFOp) { return graph.neg(operands[0], op); })
-      .Case<arith::MaximumFOp, arith::MaxNumFOp>([&](Operation *) {
-        return graph.max(operands[0], operands[1], op);
-      })
+      .Case<arith::MaximumFOp, arith::MaxNumFOp>(
+          [&](Operation *) { return graph.max(operands[0], operands[1], op); })
       .Case([&](math::ExpOp) { return graph.exp(operands[0], op); })
       .Case([&](math::SqrtOp) { return graph.sqrt(operands[0], op); })
       .Case([&](math::RsqrtOp) { return graph.rsqrt(operands[0], op); })
       .Case([&](math::ErfOp) { return graph.erf(operands[0], op); })
-      .Case([&](math::PowFOp) {
-        return graph.pow(operands[0], operands[1], op);
-      })
+      .Case([&](math::TanhOp) { return graph.tanh(operands[0], op); })
+      .Case(
+          [&](math::PowFOp) { return graph.pow(operands[0], operands[1], op); })
       .Case([&](arith::ConstantOp constant) {
         if (auto value = dyn_cast<FloatAttr>(constant.getValue()))
           return graph.constant(value.getValueAsDouble());

@@ -71,9 +71,9 @@ std::optional<SmallVector<int64_t, 4>> getShapeValues(Value value) {
 }
 
 bool isElementwise(Operation *op) {
-  return isa<tosa::AddOp, tosa::SubOp, tosa::MulOp, tosa::NegateOp,
-             tosa::ExpOp, tosa::ReciprocalOp, tosa::RsqrtOp, tosa::SigmoidOp,
-             tosa::PowOp, tosa::MaximumOp, tosa::ClampOp, tosa::ErfOp,
+  return isa<tosa::AddOp, tosa::SubOp, tosa::MulOp, tosa::NegateOp, tosa::ExpOp,
+             tosa::ReciprocalOp, tosa::RsqrtOp, tosa::SigmoidOp, tosa::PowOp,
+             tosa::MaximumOp, tosa::ClampOp, tosa::ErfOp, tosa::TanhOp,
              tosa::IdentityOp>(op);
 }
 
@@ -178,6 +178,10 @@ LogicalResult TosaConversion::convertElementwise(Operation *op,
           })
           .Case([&](tosa::ErfOp) {
             expr = graph.erf(x(0), op);
+            return success();
+          })
+          .Case([&](tosa::TanhOp) {
+            expr = graph.tanh(x(0), op);
             return success();
           })
           .Case([&](tosa::IdentityOp) {

@@ -8,6 +8,7 @@
 
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/IR/SemanticsOpInterface.h"
+#include "mirage/Semantics/Formula.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/DenseSet.h"
@@ -420,101 +421,118 @@ void Converter::sources(Value value, SmallVectorImpl<Value> &out) {
     sources(operand, out);
 }
 
-/// Builds an elementwise operator's term from its operands' terms.
-using TileForm = unsigned (*)(TermBuilder &, const TileOps &, const OpParams &,
-                              llvm::function_ref<unsigned(unsigned)>);
-
-/// The form of an elementwise operator in Trinity's tile IR, or null where
-/// it has none (GELU, ReLU and pow: erf, max and pow are no tile-IR
-/// operators) or is not elementwise.
-static TileForm getTileForm(OpKind kind) {
-  using Operand = llvm::function_ref<unsigned(unsigned)>;
-  switch (kind) {
-  case OpKind::Exp:
-    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
-      return b.op(ops.exp, {x(0)});
-    };
-  case OpKind::Sqrt:
-    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
-      return b.op(ops.sqrt, {x(0)});
-    };
-  case OpKind::Sigmoid:
-    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
-      return b.op(ops.sigmoid, {x(0)});
-    };
-  case OpKind::Silu:
-    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
-      unsigned v = x(0);
-      return b.op(ops.mul, {v, b.op(ops.sigmoid, {v})});
-    };
-  case OpKind::Square:
-    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
-      unsigned v = x(0);
-      return b.op(ops.mul, {v, v});
-    };
-  case OpKind::Neg:
-    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
-      return b.op(ops.mul, {x(0), b.num(-1)});
-    };
-  case OpKind::MulScalar:
-    return [](TermBuilder &b, const TileOps &ops, const OpParams &params,
-              Operand x) {
-      return b.op(ops.mul, {x(0), b.constant(params.scalar)});
-    };
-  case OpKind::AddScalar:
-    return [](TermBuilder &b, const TileOps &ops, const OpParams &params,
-              Operand x) {
-      return b.op(ops.add, {x(0), b.constant(params.scalar)});
-    };
-  case OpKind::Add:
-    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
-      return b.op(ops.add, {x(0), x(1)});
-    };
-  case OpKind::Sub:
-    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
-      return b.op(ops.sub, {x(0), x(1)});
-    };
-  case OpKind::Mul:
-    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
-      return b.op(ops.mul, {x(0), x(1)});
-    };
-  case OpKind::Div:
-    return [](TermBuilder &b, const TileOps &ops, const OpParams &, Operand x) {
-      return b.op(ops.div, {x(0), x(1)});
-    };
-  case OpKind::Gelu:
-  case OpKind::Relu:
-  case OpKind::Pow:
-  case OpKind::Matmul:
-  case OpKind::ReduceSum:
-  case OpKind::ReduceMax:
-  case OpKind::RmsNorm:
-  case OpKind::Concat:
-  case OpKind::Split:
-  case OpKind::Reshape:
-  case OpKind::Transpose:
-  case OpKind::AllReduce:
-  case OpKind::InputIterator:
-  case OpKind::OutputSaver:
-  case OpKind::AccumSum:
-  case OpKind::AccumMax:
-  case OpKind::AccumConcat:
-  case OpKind::AccumRescaledSum:
-    return nullptr;
+/// Whether every primitive of `formula` has a tile-IR operator (erf, tanh,
+/// max and pow have none; reductions are not elementwise).
+static bool hasTileForm(const Formula &formula) {
+  switch (formula.primitive) {
+  case Primitive::Operand:
+  case Primitive::Scalar:
+  case Primitive::Constant:
+  case Primitive::Add:
+  case Primitive::Mul:
+  case Primitive::Neg:
+  case Primitive::Recip:
+  case Primitive::Exp:
+  case Primitive::Sqrt:
+  case Primitive::Logistic:
+    return llvm::all_of(formula.operands,
+                        [](const Formula &f) { return hasTileForm(f); });
+  case Primitive::NormalCdf:
+  case Primitive::Erf:
+  case Primitive::Tanh:
+  case Primitive::Max:
+  case Primitive::Pow:
+  case Primitive::ReduceAdd:
+  case Primitive::ReduceMax:
+    return false;
   }
   llvm_unreachable("covered switch");
 }
 
-static bool hasTileForm(OpKind kind) { return getTileForm(kind) != nullptr; }
+static bool hasTileForm(OpKind kind) {
+  const Formula *formula = getOpFormula(kind);
+  return formula && getOpInfo(kind).elementwise && hasTileForm(*formula);
+}
+
+namespace {
+/// Builds the tile-IR term of a formula; each operand's term once.
+struct TileFormBuilder {
+  TermBuilder &b;
+  const TileOps &ops;
+  const OpParams &params;
+  llvm::function_ref<unsigned(unsigned)> operand;
+  /// The operands' terms, built on first use.
+  std::optional<unsigned> operands[2];
+
+  unsigned build(const Formula &formula) {
+    switch (formula.primitive) {
+    case Primitive::Operand: {
+      std::optional<unsigned> &term = operands[formula.index];
+      if (!term)
+        term = operand(formula.index);
+      return *term;
+    }
+    case Primitive::Scalar:
+      return b.constant(params.scalar);
+    case Primitive::Constant:
+      return b.constant(formula.value);
+    case Primitive::Add:
+      // a + neg(b) is sub(a, b).
+      return chain(formula, ops.add, Primitive::Neg, ops.sub);
+    case Primitive::Mul:
+      // a * recip(b) is div(a, b).
+      return chain(formula, ops.mul, Primitive::Recip, ops.div);
+    case Primitive::Neg:
+      return b.op(ops.mul, {build(formula.operands[0]), b.num(-1)});
+    case Primitive::Recip:
+      return b.op(ops.div, {b.num(1), build(formula.operands[0])});
+    case Primitive::Exp:
+      return b.op(ops.exp, {build(formula.operands[0])});
+    case Primitive::Sqrt:
+      return b.op(ops.sqrt, {build(formula.operands[0])});
+    case Primitive::Logistic:
+      return b.op(ops.sigmoid, {build(formula.operands[0])});
+    case Primitive::NormalCdf:
+    case Primitive::Erf:
+    case Primitive::Tanh:
+    case Primitive::Max:
+    case Primitive::Pow:
+    case Primitive::ReduceAdd:
+    case Primitive::ReduceMax:
+      break;
+    }
+    llvm_unreachable("no tile form (callers ask hasTileForm first)");
+  }
+
+  /// `op` over the operands, operands wrapped in `inverse` folded in by
+  /// `inverseOp` instead.
+  unsigned chain(const Formula &formula, OpId op, Primitive inverse,
+                 OpId inverseOp) {
+    std::optional<unsigned> out;
+    SmallVector<const Formula *> inverted;
+    for (const Formula &operand : formula.operands) {
+      if (operand.primitive == inverse) {
+        inverted.push_back(&operand);
+        continue;
+      }
+      unsigned term = build(operand);
+      out = out ? b.op(op, {*out, term}) : term;
+    }
+    for (const Formula *operand : inverted)
+      out = out ? b.op(inverseOp, {*out, build(operand->operands[0])})
+                : build(*operand);
+    return *out;
+  }
+};
+} // namespace
 
 unsigned
 Converter::elementwise(Operation *op,
                        llvm::function_ref<unsigned(unsigned)> operand) {
   auto semantics = cast<SemanticsOpInterface>(op);
-  TileForm form = getTileForm(semantics.getOpKind());
-  assert(form && "no tile form (callers ask hasTileForm first)");
-  return form(*builder, program.context->getOps(), semantics.getOpParams(),
-              operand);
+  OpParams params = semantics.getOpParams();
+  TileFormBuilder form{*builder, program.context->getOps(), params, operand};
+  return form.build(*getOpFormula(semantics.getOpKind()));
 }
 
 SmallVector<unsigned> Converter::loopsOf(Value value,

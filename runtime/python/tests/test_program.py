@@ -104,6 +104,8 @@ UNARY = {
     "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
     "silu": lambda x: x / (1 + np.exp(-x)),
     "gelu": lambda x: 0.5 * x * (1 + ERF(x / math.sqrt(2))),
+    "tanh": np.tanh,
+    "rsqrt": lambda x: 1 / np.sqrt(np.abs(x)),
     "all_reduce": lambda x: x,
 }
 
@@ -111,7 +113,7 @@ UNARY = {
 @pytest.mark.parametrize("op", sorted(UNARY))
 def test_unary(op):
     x = RNG.standard_normal((3, 7))
-    if op == "sqrt":
+    if op in ("sqrt", "rsqrt"):
         x = np.abs(x)
     (out,) = run(program(["x"], [(op, ["x"], ["v0"], {})], ["v0"]), x)
     np.testing.assert_allclose(out, UNARY[op](x), rtol=1e-12, atol=1e-15)
@@ -127,7 +129,7 @@ def test_scalar(op, ref):
 
 @pytest.mark.parametrize("op,ref", [("add", np.add), ("sub", np.subtract),
                                     ("mul", np.multiply), ("div", np.divide),
-                                    ("pow", np.power)])
+                                    ("pow", np.power), ("maximum", np.maximum)])
 def test_binary_broadcasting(op, ref):
     a = np.abs(RNG.standard_normal((4, 1, 5))) + 0.1
     b = RNG.standard_normal((3, 1))

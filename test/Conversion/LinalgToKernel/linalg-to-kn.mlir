@@ -532,3 +532,37 @@ func.func @read_in_a_region(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// tanh, 1 / sqrt and the maximum of two tensors are operators of their own
+// (kn.tanh, kn.rsqrt, kn.maximum); a maximum reduced into an initialized
+// tensor is kn.reduce_max, then kn.maximum with the initial values.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// CHECK-LABEL: func.func @tanh_rsqrt_maximum(
+// CHECK-SAME: %[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<4x8xf32>, %[[C:.*]]: tensor<4xf32>)
+// CHECK-DAG: %[[T:.*]] = kn.tanh %[[X]] : tensor<4x8xf32>
+// CHECK-DAG: %[[R:.*]] = kn.rsqrt %[[Y]] : tensor<4x8xf32>
+// CHECK-DAG: %[[M:.*]] = kn.maximum %[[T]], %[[R]] : tensor<4x8xf32>, tensor<4x8xf32>
+// CHECK-DAG: %[[RM:.*]] = kn.reduce_max %[[X]] dim 1 : tensor<4x8xf32>
+// CHECK-DAG: %[[RS:.*]] = kn.reshape %[[RM]] : tensor<4x1xf32> -> tensor<4xf32>
+// CHECK-DAG: %[[MC:.*]] = kn.maximum %[[RS]], %[[C]] : tensor<4xf32>, tensor<4xf32>
+// CHECK: return %[[M]], %[[MC]]
+func.func @tanh_rsqrt_maximum(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %c: tensor<4xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %m = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = math.tanh %a : f32
+    %r = math.rsqrt %b : f32
+    %v = arith.maximumf %t, %r : f32
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  %mc = linalg.reduce ins(%x : tensor<4x8xf32>) outs(%c : tensor<4xf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %r = arith.maximumf %a, %acc : f32
+      linalg.yield %r : f32
+    }
+  return %m, %mc : tensor<4x8xf32>, tensor<4xf32>
+}

@@ -145,8 +145,8 @@ func.func @attention_kn(%q: tensor<2x16x64xf32>, %k: tensor<2x32x64xf32>, %v: te
 // CHECK: %[[SS:.*]] = kn.reduce_sum %[[SQ]] dim 1 : tensor<4x256xf32>
 // CHECK: %[[MEAN:.*]] = kn.mul_scalar %[[SS]], 3.906250e-03 : tensor<4x1xf32>
 // CHECK: %[[VAR:.*]] = kn.add_scalar %[[MEAN]], 9.99999997{{[0-9]*}}E-7 : tensor<4x1xf32>
-// CHECK: %[[RMS:.*]] = kn.sqrt %[[VAR]] : tensor<4x1xf32>
-// CHECK: %[[GR:.*]] = kn.div %[[G]], %[[RMS]] : tensor<256xf32>, tensor<4x1xf32>
+// CHECK: %[[RMS:.*]] = kn.rsqrt %[[VAR]] : tensor<4x1xf32>
+// CHECK: %[[GR:.*]] = kn.mul %[[G]], %[[RMS]] : tensor<256xf32>, tensor<4x1xf32>
 // CHECK: %[[Y:.*]] = kn.mul %[[X]], %[[GR]] : tensor<4x256xf32>, tensor<4x256xf32>
 // CHECK: %[[O:.*]] = kn.matmul %[[Y]], %[[W]] : tensor<4x256xf32>, tensor<256x128xf32>
 // CHECK: return %[[O]]

@@ -87,8 +87,8 @@ func.func @attention_kn(%q: tensor<2x16x64xf32>, %k: tensor<2x32x64xf32>, %v: te
 // CHECK: %[[SS:.*]] = kn.reduce_sum %[[SQ]] dim 1 : tensor<4x256xf32>
 // CHECK: %[[MEAN:.*]] = kn.mul_scalar %[[SS]], 3.906250e-03 : tensor<4x1xf32>
 // CHECK: %[[VAR:.*]] = kn.add_scalar %[[MEAN]], 9.99999997{{[0-9]*}}E-7 : tensor<4x1xf32>
-// CHECK: %[[RMS:.*]] = kn.sqrt %[[VAR]] : tensor<4x1xf32>
-// CHECK: kn.div
+// CHECK: %[[RMS:.*]] = kn.rsqrt %[[VAR]] : tensor<4x1xf32>
+// CHECK: kn.mul %[[RMS]], %[[G]]
 // CHECK: kn.mul
 // CHECK: kn.reshape %{{.*}} : tensor<4x256xf32> -> tensor<1x4x256xf32>
 // CHECK: kn.reshape %[[W]] : tensor<256x128xf32> -> tensor<1x256x128xf32>

@@ -35,13 +35,13 @@ func.func @elementwise(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>)
 // -----
 
 // Elementwise ops used once fold into their users: a * reciprocal(b) is
-// kn.div, x * rsqrt(v) a kn.div by kn.sqrt, x * sigmoid(x) kn.silu, maximum
+// kn.div, x * rsqrt(v) a kn.mul by kn.rsqrt, x * sigmoid(x) kn.silu, maximum
 // with a zero constant kn.relu, splat constants the scalar operators.
 // CHECK-LABEL: func.func @folded_chains(
 // CHECK-SAME: %[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<4x8xf32>, %[[V:.*]]: tensor<4x1xf32>)
 // CHECK-DAG: %[[D:.*]] = kn.div %[[A]], %[[B]] : tensor<4x8xf32>, tensor<4x8xf32>
-// CHECK-DAG: %[[S:.*]] = kn.sqrt %[[V]] : tensor<4x1xf32>
-// CHECK-DAG: %[[N:.*]] = kn.div %[[A]], %[[S]] : tensor<4x8xf32>, tensor<4x1xf32>
+// CHECK-DAG: %[[S:.*]] = kn.rsqrt %[[V]] : tensor<4x1xf32>
+// CHECK-DAG: %[[N:.*]] = kn.mul %[[A]], %[[S]] : tensor<4x8xf32>, tensor<4x1xf32>
 // CHECK-DAG: %[[SILU:.*]] = kn.silu %[[A]]
 // CHECK-DAG: %[[RELU:.*]] = kn.relu %[[B]]
 // CHECK-DAG: %[[MS:.*]] = kn.mul_scalar %[[A]], 5.000000e-01
@@ -133,4 +133,18 @@ func.func @shared_value(%x: tensor<4xf32>) -> tensor<4xf32> {
   %e = tosa.exp %x : (tensor<4xf32>) -> tensor<4xf32>
   %s = tosa.add %e, %e : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %s : tensor<4xf32>
+}
+
+// -----
+
+// tanh and the maximum of two tensors are kn operators of their own.
+// CHECK-LABEL: func.func @tanh_maximum(
+// CHECK-SAME: %[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<1x8xf32>)
+// CHECK: %[[T:.*]] = kn.tanh %[[X]] : tensor<4x8xf32>
+// CHECK: %[[M:.*]] = kn.maximum %[[T]], %[[Y]] : tensor<4x8xf32>, tensor<1x8xf32>
+// CHECK: return %[[M]]
+func.func @tanh_maximum(%x: tensor<4x8xf32>, %y: tensor<1x8xf32>) -> tensor<4x8xf32> {
+  %t = tosa.tanh %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %m = tosa.maximum %t, %y : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  return %m : tensor<4x8xf32>
 }

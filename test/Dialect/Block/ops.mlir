@@ -29,8 +29,14 @@ func.func @loop_body_elementwise(%x: tensor<64x256xf32>, %c: tensor<64x256xf32>)
       %5 = tb.relu %4 : !tb.tile<4x64xf32>
       // CHECK: tb.neg
       %6 = tb.neg %5 : !tb.tile<4x64xf32>
+      // CHECK: tb.tanh
+      %tanh = tb.tanh %6 : !tb.tile<4x64xf32>
+      // CHECK: tb.rsqrt
+      %rsqrt = tb.rsqrt %tanh : !tb.tile<4x64xf32>
+      // CHECK: tb.maximum %{{.*}}, %{{.*}} : !tb.tile<4x64xf32>, !tb.tile<4x64xf32>
+      %max = tb.maximum %rsqrt, %6 : !tb.tile<4x64xf32>, !tb.tile<4x64xf32>
       // CHECK: tb.mul_scalar %{{.*}}, 2.000000e+00 : !tb.tile<4x64xf32>
-      %7 = tb.mul_scalar %6, 2.0 : !tb.tile<4x64xf32>
+      %7 = tb.mul_scalar %max, 2.0 : !tb.tile<4x64xf32>
       // CHECK: tb.add_scalar %{{.*}}, 1.000000e+00 : !tb.tile<4x64xf32>
       %8 = tb.add_scalar %7, 1.0 : !tb.tile<4x64xf32>
       // CHECK: tb.add %{{.*}}, %[[C]] : !tb.tile<4x64xf32>, !tb.tile<4x64xf32>

@@ -21,8 +21,14 @@ func.func @elementwise_unary(%x: tensor<2x64xf16>) -> tensor<2x64xf16> {
   %f = kn.relu %e : tensor<2x64xf16>
   // CHECK: %[[G:.*]] = kn.neg %[[F]] : tensor<2x64xf16>
   %g = kn.neg %f : tensor<2x64xf16>
-  // CHECK: %[[H:.*]] = kn.mul_scalar %[[G]], 1.250000e-01 : tensor<2x64xf16>
-  %h = kn.mul_scalar %g, 0.125 : tensor<2x64xf16>
+  // CHECK: %[[T:.*]] = kn.tanh %[[G]] : tensor<2x64xf16>
+  %t = kn.tanh %g : tensor<2x64xf16>
+  // CHECK: %[[R:.*]] = kn.rsqrt %[[T]] : tensor<2x64xf16>
+  %r = kn.rsqrt %t : tensor<2x64xf16>
+  // CHECK: %[[M:.*]] = kn.maximum %[[R]], %[[G]] : tensor<2x64xf16>, tensor<2x64xf16>
+  %m = kn.maximum %r, %g : tensor<2x64xf16>, tensor<2x64xf16>
+  // CHECK: %[[H:.*]] = kn.mul_scalar %[[M]], 1.250000e-01 : tensor<2x64xf16>
+  %h = kn.mul_scalar %m, 0.125 : tensor<2x64xf16>
   // CHECK: %[[I:.*]] = kn.add_scalar %[[H]], 9.9999999999999995E-7 : tensor<2x64xf16>
   %i = kn.add_scalar %h, 1.0e-6 : tensor<2x64xf16>
   return %i : tensor<2x64xf16>

@@ -62,7 +62,13 @@ func.func @looped_thread_graph(%x: tensor<16x64xf32>) -> (tensor<16x64xf32>, ten
         %sg = th.sigmoid %3 : !th.frag<1x16xf32>
         %4 = th.gelu %sg : !th.frag<1x16xf32>
         %5 = th.relu %4 : !th.frag<1x16xf32>
-        %6 = th.neg %5 : !th.frag<1x16xf32>
+        %n = th.neg %5 : !th.frag<1x16xf32>
+        // CHECK: th.tanh
+        %tanh = th.tanh %n : !th.frag<1x16xf32>
+        // CHECK: th.rsqrt
+        %rsqrt = th.rsqrt %tanh : !th.frag<1x16xf32>
+        // CHECK: th.maximum
+        %6 = th.maximum %rsqrt, %n : !th.frag<1x16xf32>, !th.frag<1x16xf32>
         %7 = th.add_scalar %6, 1.0 : !th.frag<1x16xf32>
         %8 = th.add %7, %f : !th.frag<1x16xf32>, !th.frag<1x16xf32>
         %9 = th.sub %8, %f : !th.frag<1x16xf32>, !th.frag<1x16xf32>

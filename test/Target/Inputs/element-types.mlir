@@ -22,7 +22,7 @@ func.func @matmul_batched(%q: tensor<2x32x64xELT>, %k: tensor<2x64x128xELT>) -> 
   return %s : tensor<2x32x128xELT>
 }
 
-func.func @unary(%x: tensor<16x64xELT>) -> (tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>) {
+func.func @unary(%x: tensor<16x64xELT>) -> (tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>) {
   %a = kn.exp %x : tensor<16x64xELT>
   %c = kn.square %x : tensor<16x64xELT>
   %b = kn.sqrt %c : tensor<16x64xELT>
@@ -33,16 +33,19 @@ func.func @unary(%x: tensor<16x64xELT>) -> (tensor<16x64xELT>, tensor<16x64xELT>
   %h = kn.neg %x : tensor<16x64xELT>
   %i = kn.mul_scalar %x, 0.125 : tensor<16x64xELT>
   %j = kn.add_scalar %x, 1.0e-6 : tensor<16x64xELT>
-  return %a, %b, %c, %d, %e, %f, %g, %h, %i, %j : tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>
+  %k = kn.tanh %x : tensor<16x64xELT>
+  %l = kn.rsqrt %c : tensor<16x64xELT>
+  return %a, %b, %c, %d, %e, %f, %g, %h, %i, %j, %k, %l : tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>
 }
 
-func.func @binary(%x: tensor<16x64xELT>, %r: tensor<16x1xELT>, %c: tensor<64xELT>) -> (tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>) {
+func.func @binary(%x: tensor<16x64xELT>, %r: tensor<16x1xELT>, %c: tensor<64xELT>) -> (tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>) {
   %a = kn.add %x, %r : tensor<16x64xELT>, tensor<16x1xELT>
   %b = kn.sub %x, %c : tensor<16x64xELT>, tensor<64xELT>
   %m = kn.mul %x, %x : tensor<16x64xELT>, tensor<16x64xELT>
   %d = kn.div %x, %r : tensor<16x64xELT>, tensor<16x1xELT>
   %p = kn.pow %m, %c : tensor<16x64xELT>, tensor<64xELT>
-  return %a, %b, %m, %d, %p : tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>
+  %q = kn.maximum %x, %r : tensor<16x64xELT>, tensor<16x1xELT>
+  return %a, %b, %m, %d, %p, %q : tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>, tensor<16x64xELT>
 }
 
 func.func @reduce(%x: tensor<16x4096xELT>) -> (tensor<16x1xELT>, tensor<16xELT>) {

@@ -5,7 +5,7 @@
 // (ExprGraph): elementwise computations from several source ops compose
 // into one expression, which is emitted as kn ops only where a tensor is
 // needed. Which kn ops compute an expression is decided by matching the
-// operators' scalar forms (OpInfo::scalarForm, the operator records) against
+// operators' scalar forms (OpInfo::formula, the operator records) against
 // it, so the conversions restate no operator's meaning.
 //
 //===----------------------------------------------------------------------===//
@@ -48,6 +48,7 @@ enum class ExprKind : uint8_t {
   Exp,
   Sqrt,
   Erf,
+  Tanh,
   Max,
   Pow,
   // Only in scalar forms: an operand (x0, x1), the scalar parameter (s) and
@@ -107,6 +108,7 @@ public:
   ExprId exp(ExprId a, mlir::Operation *origin);
   ExprId sqrt(ExprId a, mlir::Operation *origin);
   ExprId erf(ExprId a, mlir::Operation *origin);
+  ExprId tanh(ExprId a, mlir::Operation *origin);
   ExprId max(ExprId a, ExprId b, mlir::Operation *origin);
   ExprId pow(ExprId a, ExprId b, mlir::Operation *origin);
   /// A node of `kind` (Add, Mul, Neg, ...) through the builders above.
@@ -155,7 +157,8 @@ std::string formatNumber(double value);
 // Scalar forms
 //===----------------------------------------------------------------------===//
 
-/// A parsed OpInfo::scalarForm.
+/// An operator's formula (OpInfo::formula) expanded to core primitives
+/// (Formula.h), as a pattern.
 struct ScalarForm {
   ExprKind kind;
   std::vector<ScalarForm> operands;
