@@ -42,6 +42,27 @@ int64_t getBlockGraphAccumulatorRegisters(tb::GraphOp graph);
 int64_t getBlockGraphLoadsInFlight(tb::GraphOp graph,
                                    int64_t chipSharedMemory = 0);
 
+/// The lowering's rules for values that get no shared-memory tile of their
+/// own, over kn or tb ops, for passes that plan block graphs before they
+/// exist (kn-fuse) to count what the lowering will place. `samePhase` says
+/// whether two ops run in the same phase of the block graph (the loop body,
+/// or after the loop).
+///
+/// An elementwise op whose only user is an elementwise op of its phase with
+/// the same result shape is computed inside that user, in registers.
+bool isComputedInUser(
+    mlir::Operation *op,
+    llvm::function_ref<bool(mlir::Operation *, mlir::Operation *)> samePhase);
+
+/// A split, or a reshape that only adds or drops unit dims, whose users are
+/// all elementwise ops or such views (`isView`) of its phase, and whose
+/// operand is not a matmul's result (which may never get a tile), is read
+/// in place: its users index its operand's tile. Callers visit users before
+/// their operands so that a view of a view is one.
+bool isReadInPlace(
+    mlir::Operation *op, llvm::function_ref<bool(mlir::Operation *)> isView,
+    llvm::function_ref<bool(mlir::Operation *, mlir::Operation *)> samePhase);
+
 /// The name convert-kn-to-gpu gives the gpu.func of the `index`-th kn.kernel
 /// (program order) of `function`.
 std::string getKernelName(llvm::StringRef function, int64_t index);

@@ -48,6 +48,48 @@ static Operation *getOnlyUser(Value value) {
   return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
 }
 
+/// Whether `from` becomes `to` by adding or dropping unit dims only.
+static bool isUnitDimReshape(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  auto nonUnit = [](ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> dims;
+    llvm::copy_if(shape, std::back_inserter(dims),
+                  [](int64_t dim) { return dim != 1; });
+    return dims;
+  };
+  return nonUnit(from) == nonUnit(to);
+}
+
+static std::optional<OpKind> getKind(Operation *op) {
+  if (auto semantics = dyn_cast_or_null<SemanticsOpInterface>(op))
+    return semantics.getOpKind();
+  return std::nullopt;
+}
+
+bool mirage::isComputedInUser(
+    Operation *op, function_ref<bool(Operation *, Operation *)> samePhase) {
+  if (!isElementwise(op))
+    return false;
+  Operation *user = getOnlyUser(op->getResult(0));
+  return user && isElementwise(user) && samePhase(op, user) &&
+         getShape(op->getResult(0)) == getShape(user->getResult(0));
+}
+
+bool mirage::isReadInPlace(
+    Operation *op, function_ref<bool(Operation *)> isView,
+    function_ref<bool(Operation *, Operation *)> samePhase) {
+  std::optional<OpKind> kind = getKind(op);
+  bool viewable =
+      kind == OpKind::Split ||
+      (kind == OpKind::Reshape && isUnitDimReshape(getShape(op->getOperand(0)),
+                                                   getShape(op->getResult(0))));
+  if (!viewable || op->use_empty() ||
+      getKind(op->getOperand(0).getDefiningOp()) == OpKind::Matmul)
+    return false;
+  return llvm::all_of(op->getUsers(), [&](Operation *user) {
+    return (isElementwise(user) || isView(user)) && samePhase(op, user);
+  });
+}
+
 BlockGraphPlan::BlockGraphPlan(tb::GraphOp graph, const Options &options)
     : graph(graph), options(options),
       iterations(static_cast<int64_t>(graph.getForloopRange())) {}
@@ -213,17 +255,6 @@ void BlockGraphPlan::decideTma() {
     layouts[iterator.getResult()] = layout;
 }
 
-/// Whether `from` becomes `to` by adding or dropping unit dims only.
-static bool isUnitDimReshape(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
-  auto nonUnit = [](ArrayRef<int64_t> shape) {
-    SmallVector<int64_t> dims;
-    llvm::copy_if(shape, std::back_inserter(dims),
-                  [](int64_t dim) { return dim != 1; });
-    return dims;
-  };
-  return nonUnit(from) == nonUnit(to);
-}
-
 void BlockGraphPlan::getViewMap(Operation *op, unsigned result,
                                 SmallVectorImpl<int64_t> &fromDim,
                                 SmallVectorImpl<int64_t> &offset) {
@@ -261,29 +292,17 @@ void BlockGraphPlan::decideFusion() {
   // such views) of their phase read are read in place; users first, so that
   // a view of a view is one. A matmul's result may never get a tile
   // (register sums, epilogues): not through a view.
-  for (Operation *op : llvm::reverse(ops)) {
-    bool viewable =
-        isa<tb::SplitOp>(op) || (isa<tb::ReshapeOp>(op) &&
-                                 isUnitDimReshape(getShape(op->getOperand(0)),
-                                                  getShape(op->getResult(0))));
-    if (!viewable || op->use_empty() ||
-        isa_and_present<tb::MatmulOp>(op->getOperand(0).getDefiningOp()))
-      continue;
-    if (llvm::all_of(op->getUsers(), [&](Operation *user) {
-          return (isElementwise(user) || views.contains(user)) &&
-                 postLoop.contains(op) == postLoop.contains(user);
-        }))
+  auto samePhase = [&](Operation *a, Operation *b) {
+    return postLoop.contains(a) == postLoop.contains(b);
+  };
+  for (Operation *op : llvm::reverse(ops))
+    if (isReadInPlace(
+            op, [&](Operation *user) { return views.contains(user); },
+            samePhase))
       views.insert(op);
-  }
-  for (Operation *op : ops) {
-    if (!isElementwise(op))
-      continue;
-    Operation *user = getOnlyUser(op->getResult(0));
-    if (user && isElementwise(user) &&
-        postLoop.contains(op) == postLoop.contains(user) &&
-        getShape(op->getResult(0)) == getShape(user->getResult(0)))
+  for (Operation *op : ops)
+    if (isComputedInUser(op, samePhase))
       inlined.insert(op);
-  }
   inlined.insert(views.begin(), views.end());
 }
 

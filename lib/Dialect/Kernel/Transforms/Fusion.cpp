@@ -464,19 +464,6 @@ std::optional<int64_t> Group::getSliceDim(Value value, const Plan &plan) {
   return std::nullopt;
 }
 
-/// Whether `op`'s result is computed inside its only user by the lowering
-/// (an elementwise chain in registers), so it needs no tile of its own.
-bool isInlinedByLowering(Operation *op, const Phases &phases) {
-  auto semantics = cast<SemanticsOpInterface>(op);
-  if (!getOpInfo(semantics.getOpKind()).elementwise || !op->hasOneUse())
-    return false;
-  Operation *user = *op->getUsers().begin();
-  auto userSemantics = dyn_cast<SemanticsOpInterface>(user);
-  return userSemantics && getOpInfo(userSemantics.getOpKind()).elementwise &&
-         phases.ops.lookup(user) == phases.ops.lookup(op) &&
-         shapeOf(user->getResult(0)) == shapeOf(op->getResult(0));
-}
-
 std::optional<double> Group::estimate(Plan &plan, const DeviceModel &device,
                                       int64_t smemLimit) {
   const Phases &phases = *plan.phases;
@@ -513,6 +500,22 @@ std::optional<double> Group::estimate(Plan &plan, const DeviceModel &device,
   for (Value output : outputs)
     profile.uniqueBytes +=
         getNumElements(shapeOf(output)) * elementBytesOf(output);
+  // The values the lowering gives no tile: elementwise chains computed in
+  // their users, and views read in place (its rules, from KernelToGPU.h).
+  auto samePhase = [&](Operation *a, Operation *b) {
+    auto inA = phases.ops.find(a), inB = phases.ops.find(b);
+    return inA != phases.ops.end() && inB != phases.ops.end() &&
+           inA->second == inB->second;
+  };
+  llvm::DenseSet<Operation *> untiled, views;
+  for (Operation *op : llvm::reverse(ops))
+    if (isReadInPlace(
+            op, [&](Operation *user) { return views.contains(user); },
+            samePhase))
+      views.insert(op);
+  for (Operation *op : ops)
+    if (views.contains(op) || isComputedInUser(op, samePhase))
+      untiled.insert(op);
   int64_t largestTile = 0;
   for (Operation *op : ops) {
     Phase phase = phases.ops.lookup(op);
@@ -541,7 +544,7 @@ std::optional<double> Group::estimate(Plan &plan, const DeviceModel &device,
     sum.tensor += flops.tensor;
     sum.simt += flops.simt;
     (post ? profile.postLatencyUs : profile.bodyLatencyUs) += latency;
-    if (!isInlinedByLowering(op, phases))
+    if (!untiled.contains(op))
       for (Value result : op->getResults())
         smem += getNumElements(getTile(result, plan, phase == Phase::Post
                                                          ? Phase::Post
