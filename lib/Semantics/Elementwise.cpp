@@ -111,25 +111,6 @@ const ScalarMeaning<double> &getMeaning(const PrimitiveRecord &record) {
   return record.scalar.fast;
 }
 
-/// The value of the program at operands `x`; `values` is scratch.
-template <typename T>
-T run(const Program &program, ArrayRef<T> x, SmallVectorImpl<T> &values) {
-  values.resize(program.steps.size());
-  SmallVector<T, 4> args;
-  for (auto [i, step] : llvm::enumerate(program.steps)) {
-    if (!step.record) {
-      values[i] = step.primitive == Primitive::Operand ? x[step.index]
-                                                       : T(step.constant);
-      continue;
-    }
-    args.clear();
-    for (unsigned operand : step.operands)
-      args.push_back(values[operand]);
-    values[i] = getMeaning<T>(*step.record).value(args);
-  }
-  return values.back();
-}
-
 /// The value and slopes of every step of the program at `x`.
 template <typename T>
 void runDual(const Program &program, ArrayRef<T> x,
@@ -167,79 +148,147 @@ inline double orInfinity(double bound) {
   return std::isnan(bound) ? std::numeric_limits<double>::infinity() : bound;
 }
 
-/// Bounds |f(x') - f(x)| over |x'_i - x_i| <= e_i: the largest sum of
-/// |slope_i| e_i at the center and the ends (one operand moved) or corners
-/// (two) of the box, or +inf where a primitive's pole falls inside it. An
-/// affine formula has the same slopes everywhere, found once. One per
-/// thread: it keeps its scratch.
+/// Elements evaluated together, primitive by primitive.
+constexpr size_t kBlock = 256;
+
+/// Evaluates a program in double over blocks of up to kBlock elements: each
+/// step runs its primitive's loop over the block (ScalarMeaning::values),
+/// and with slopes, its partial derivatives' loops. One per thread: it keeps
+/// its arrays.
+class BlockEvaluator {
+public:
+  BlockEvaluator(const Program &program, unsigned arity)
+      : program(program), arity(arity), values(program.steps.size() * kBlock),
+        slopes(2 * program.steps.size() * kBlock), partial(kBlock) {}
+
+  /// Every step's values at the points (x[0][k], x[1][k]), k < n, and with
+  /// `withSlopes` their partial derivatives by x0 and x1.
+  void run(const double *const *x, size_t n, bool withSlopes) {
+    SmallVector<const double *, 4> operands;
+    for (auto [s, step] : llvm::enumerate(program.steps)) {
+      double *out = value(s);
+      if (!step.record) {
+        bool operand = step.primitive == Primitive::Operand;
+        if (operand)
+          std::copy_n(x[step.index], n, out);
+        else
+          std::fill_n(out, n, step.constant);
+        if (withSlopes)
+          for (unsigned i = 0; i < arity; ++i)
+            std::fill_n(slope(s, i), n, operand && step.index == i ? 1.0 : 0.0);
+        continue;
+      }
+      operands.clear();
+      for (unsigned operand : step.operands)
+        operands.push_back(value(operand));
+      const ScalarMeaning<double> &meaning = step.record->scalar.fast;
+      meaning.values(operands, out, n);
+      if (!withSlopes)
+        continue;
+      for (unsigned i = 0; i < arity; ++i)
+        std::fill_n(slope(s, i), n, 0.0);
+      for (auto [j, operand] : llvm::enumerate(step.operands)) {
+        if (!program.steps[operand].varies)
+          continue;
+        meaning.partials(operands, out, j, partial.data(), n);
+        for (unsigned i = 0; i < arity; ++i) {
+          double *d = slope(s, i);
+          const double *in = slope(operand, i);
+          for (size_t k = 0; k < n; ++k)
+            d[k] += partial[k] * in[k];
+        }
+      }
+    }
+  }
+
+  double *value(size_t step) { return &values[step * kBlock]; }
+  double *slope(size_t step, unsigned i) {
+    return &slopes[(2 * step + i) * kBlock];
+  }
+  double *result() { return value(program.steps.size() - 1); }
+  double *resultSlope(unsigned i) { return slope(program.steps.size() - 1, i); }
+
+private:
+  const Program &program;
+  unsigned arity;
+  std::vector<double> values, slopes, partial;
+};
+
+/// Bounds |f(x') - f(x)| over |x'_i - x_i| <= e_i for blocks of elements:
+/// the largest sum of |slope_i| e_i at the center and the ends (one operand)
+/// or corners (two) of the box, or +inf where a primitive's pole falls
+/// inside it. An affine formula has the same slopes everywhere, found once.
 class SlopeBound {
 public:
   SlopeBound(const Program &program, unsigned arity)
-      : program(program), arity(arity) {
-    for (const Step &step : program.steps)
-      hasPole |= step.record && step.record->poleAtZero && step.varies;
+      : program(program), arity(arity), evaluator(program, arity) {
+    for (auto [s, step] : llvm::enumerate(program.steps))
+      if (step.record && step.record->poleAtZero && step.varies)
+        poleOperands.push_back(step.operands[0]);
     if (program.affine) {
       double origin[2] = {0, 0};
+      SmallVector<Dual<double>, 8> duals;
       runDual(program, ArrayRef<double>(origin, arity), duals);
       affineSlopes[0] = std::fabs(duals.back().slope[0]);
       affineSlopes[1] = std::fabs(duals.back().slope[1]);
     }
   }
 
-  double operator()(const double *x, const double *e) {
-    if (program.affine)
-      return orInfinity(affineSlopes[0] * e[0] +
-                        (arity == 2 ? affineSlopes[1] * e[1] : 0.0));
-    double bound = 0;
-    bool moveFirst = e[0] > 0, moveSecond = arity == 2 && e[1] > 0;
-    double low = std::numeric_limits<double>::infinity(), high = -low;
-    unsigned samples = 0;
-    auto sample = [&](double x0, double x1) {
-      double point[2] = {x0, x1};
-      runDual(program, ArrayRef<double>(point, arity), duals);
-      double sum = 0;
+  /// out[k] = the bound at (x[0][k], x[1][k]) with errors e[i][k], k < n.
+  void operator()(const double *const *x, const double *const *e, size_t n,
+                  double *out) {
+    if (program.affine) {
+      for (size_t k = 0; k < n; ++k)
+        out[k] = orInfinity(affineSlopes[0] * e[0][k] +
+                            (arity == 2 ? affineSlopes[1] * e[1][k] : 0.0));
+      return;
+    }
+    std::fill_n(out, n, 0.0);
+    low.assign(poleOperands.size() * kBlock,
+               std::numeric_limits<double>::infinity());
+    high.assign(poleOperands.size() * kBlock,
+                -std::numeric_limits<double>::infinity());
+    static constexpr int kUnary[][2] = {{0, 0}, {-1, 0}, {1, 0}};
+    static constexpr int kBinary[][2] = {
+        {0, 0}, {-1, -1}, {-1, 1}, {1, -1}, {1, 1}};
+    ArrayRef<int[2]> signs =
+        arity == 1 ? ArrayRef<int[2]>(kUnary) : ArrayRef<int[2]>(kBinary);
+    double point[2][kBlock];
+    const double *points[2] = {point[0], point[1]};
+    for (const int *sign : signs) {
       for (unsigned i = 0; i < arity; ++i)
-        if (e[i] > 0)
-          sum += std::fabs(duals.back().slope[i]) * e[i];
-      bound = std::isnan(sum) ? std::numeric_limits<double>::infinity()
-                              : std::max(bound, sum);
-      if (hasPole)
-        trackPoles(samples++ == 0);
-    };
-    sample(x[0], arity == 2 ? x[1] : 0.0);
-    for (int s0 : {-1, 1})
-      for (int s1 : {-1, 1}) {
-        if ((!moveFirst && s0 > 0) || (!moveSecond && s1 > 0))
-          continue;
-        sample(x[0] + (moveFirst ? s0 * e[0] : 0.0),
-               arity == 2 ? x[1] + (moveSecond ? s1 * e[1] : 0.0) : 0.0);
+        for (size_t k = 0; k < n; ++k)
+          point[i][k] = x[i][k] + sign[i] * e[i][k];
+      evaluator.run(points, n, /*withSlopes=*/true);
+      for (size_t k = 0; k < n; ++k) {
+        double sum = 0;
+        for (unsigned i = 0; i < arity; ++i)
+          sum += std::fabs(evaluator.resultSlope(i)[k]) * e[i][k];
+        out[k] = std::isnan(sum) ? std::numeric_limits<double>::infinity()
+                                 : std::max(out[k], sum);
       }
-    if (hasPole)
-      for (auto [s, step] : llvm::enumerate(program.steps))
-        if (step.record && step.record->poleAtZero && step.varies &&
-            ranges[step.operands[0]].first <= 0 &&
-            ranges[step.operands[0]].second >= 0)
-          return std::numeric_limits<double>::infinity();
-    return orInfinity(bound);
+      for (auto [p, operand] : llvm::enumerate(poleOperands)) {
+        const double *v = evaluator.value(operand);
+        for (size_t k = 0; k < n; ++k) {
+          low[p * kBlock + k] = std::min(low[p * kBlock + k], v[k]);
+          high[p * kBlock + k] = std::max(high[p * kBlock + k], v[k]);
+        }
+      }
+    }
+    for (size_t p = 0; p < poleOperands.size(); ++p)
+      for (size_t k = 0; k < n; ++k)
+        if (low[p * kBlock + k] <= 0 && high[p * kBlock + k] >= 0)
+          out[k] = std::numeric_limits<double>::infinity();
   }
 
 private:
-  /// The range each step's value takes over the samples.
-  void trackPoles(bool first) {
-    ranges.resize(duals.size());
-    for (auto [s, dual] : llvm::enumerate(duals))
-      ranges[s] = first
-                      ? std::make_pair(dual.value, dual.value)
-                      : std::make_pair(std::min(ranges[s].first, dual.value),
-                                       std::max(ranges[s].second, dual.value));
-  }
-
   const Program &program;
   unsigned arity;
-  bool hasPole = false;
+  BlockEvaluator evaluator;
+  /// The steps whose values a pole (recip) reads.
+  SmallVector<unsigned> poleOperands;
+  std::vector<double> low, high;
   double affineSlopes[2] = {0, 0};
-  SmallVector<Dual<double>, 8> duals;
-  SmallVector<std::pair<double, double>, 8> ranges;
 };
 
 bool isBinary(OpKind kind) { return getOpInfo(kind).minOperands == 2; }
@@ -284,12 +333,16 @@ Expected<F64Tensors> detail::elementwiseF64(OpKind kind, F64Operands in,
     maps.push_back(operandMap(operand->shape, shape));
   F64Tensor out(shape);
   parallelChunks(out.size(), [&](int64_t begin, int64_t end) {
-    SmallVector<double, 8> values;
-    double x[2] = {0, 0};
-    for (int64_t i = begin; i < end; ++i) {
-      for (auto [k, operand] : llvm::enumerate(in))
-        x[k] = operand->data[at(maps[k], i)];
-      out.data[i] = run(program, ArrayRef<double>(x, in.size()), values);
+    BlockEvaluator evaluator(program, in.size());
+    double operand[2][kBlock];
+    const double *operands[2] = {operand[0], operand[1]};
+    for (int64_t block = begin; block < end; block += kBlock) {
+      size_t n = std::min<int64_t>(kBlock, end - block);
+      for (auto [i, tensor] : llvm::enumerate(in))
+        for (size_t k = 0; k < n; ++k)
+          operand[i][k] = tensor->data[at(maps[i], block + k)];
+      evaluator.run(operands, n, /*withSlopes=*/false);
+      std::copy_n(evaluator.result(), n, &out.data[block]);
     }
   });
   return F64Tensors{std::move(out)};
@@ -310,17 +363,28 @@ Expected<F64Tensors> detail::elementwiseErrors(OpKind kind, F64Operands values,
   F64Tensor out(result.shape);
   parallelChunks(out.size(), [&](int64_t begin, int64_t end) {
     SlopeBound propagated(program, values.size());
-    double x[2] = {0, 0}, e[2] = {0, 0};
-    for (int64_t i = begin; i < end; ++i) {
+    double operand[2][kBlock], error[2][kBlock], moved[kBlock];
+    const double *operands[2] = {operand[0], operand[1]};
+    const double *operandErrors[2] = {error[0], error[1]};
+    for (int64_t block = begin; block < end; block += kBlock) {
+      size_t n = std::min<int64_t>(kBlock, end - block);
       bool exact = true;
-      for (unsigned k = 0; k < values.size(); ++k) {
-        int64_t j = at(maps[k], i);
-        x[k] = values[k]->data[j];
-        e[k] = errors[k]->data[j];
-        exact &= !(e[k] > 0.0);
+      for (unsigned i = 0; i < values.size(); ++i)
+        for (size_t k = 0; k < n; ++k) {
+          int64_t j = at(maps[i], block + k);
+          operand[i][k] = values[i]->data[j];
+          error[i][k] = errors[i]->data[j];
+          exact &= !(error[i][k] > 0.0);
+        }
+      if (!exact)
+        propagated(operands, operandErrors, n, moved);
+      for (size_t k = 0; k < n; ++k) {
+        // Exact operands move nothing (even where the slope is infinite).
+        bool exactHere = !(error[0][k] > 0.0) &&
+                         (values.size() == 1 || !(error[1][k] > 0.0));
+        out.data[block + k] = (exact || exactHere ? 0.0 : moved[k]) +
+                              rounding * std::fabs(result.data[block + k]);
       }
-      double moved = exact ? 0.0 : propagated(x, e);
-      out.data[i] = moved + rounding * std::fabs(result.data[i]);
     }
   });
   return F64Tensors{std::move(out)};

@@ -1,5 +1,6 @@
 //===- Formula.cpp - Parsing and rewriting operator formulas --------------===//
 
+#include "Primitives.h"
 #include "Records.h"
 
 #include "mirage/Semantics/Formula.h"
@@ -82,6 +83,13 @@ struct Parser {
     return Formula{Primitive::Constant, {}, value};
   }
 };
+
+size_t getMaxOperands(const Formula &formula) {
+  size_t most = formula.operands.size();
+  for (const Formula &operand : formula.operands)
+    most = std::max(most, getMaxOperands(operand));
+  return most;
+}
 
 /// Replaces x0 in `expansion` by `operand`.
 Formula substitute(const Formula &expansion, const Formula &operand) {

@@ -222,12 +222,6 @@ ExprId symbolExpr(ArrayRef<ExprId> x, ExprContext &context) {
 template <typename Xs>
 using Real = std::decay_t<decltype(std::declval<Xs>()[0])>;
 
-/// Both precisions of one primitive's value and partial derivatives.
-template <typename Value, typename Partial>
-constexpr ScalarMeanings meanings(Value value, Partial partial) {
-  return {{value, partial}, {value, partial}};
-}
-
 /// 1 / (1 + e^-a), and Phi(a) through erfc in long double: erfc keeps its
 /// relative accuracy in the lower tail where 1 + erf(a / sqrt 2) cancels,
 /// and the wider argument keeps erfc's sensitivity to it (2 z^2 ulps)
@@ -242,20 +236,22 @@ T normalCdf(T a) {
   return static_cast<T>(0.5L * std::erfc(z));
 }
 
+// Each primitive's value (x: its operands) and partial derivative by
+// operand i (r: the value).
 constexpr auto addValue = [](auto x) {
   Real<decltype(x)> sum = 0;
   for (auto v : x)
     sum += v;
   return sum;
 };
+constexpr auto onePartial = [](auto x, auto, unsigned) {
+  return Real<decltype(x)>(1);
+};
 constexpr auto mulValue = [](auto x) {
   Real<decltype(x)> product = 1;
   for (auto v : x)
     product *= v;
   return product;
-};
-constexpr auto onePartial = [](auto x, auto, unsigned) {
-  return Real<decltype(x)>(1);
 };
 /// The product of the other operands.
 constexpr auto mulPartial = [](auto x, auto, unsigned i) {
@@ -265,50 +261,92 @@ constexpr auto mulPartial = [](auto x, auto, unsigned i) {
       product *= x[j];
   return product;
 };
-
-const ScalarMeanings kAdd = meanings(addValue, onePartial);
-const ScalarMeanings kMul = meanings(mulValue, mulPartial);
-const ScalarMeanings kNeg =
-    meanings([](auto x) { return -x[0]; },
-             [](auto x, auto, unsigned) { return Real<decltype(x)>(-1); });
-const ScalarMeanings kRecip =
-    meanings([](auto x) { return 1 / x[0]; },
-             [](auto, auto r, unsigned) { return -r * r; });
-const ScalarMeanings kExp = meanings([](auto x) { return std::exp(x[0]); },
-                                     [](auto, auto r, unsigned) { return r; });
-const ScalarMeanings kSqrt =
-    meanings([](auto x) { return std::sqrt(x[0]); },
-             [](auto, auto r, unsigned) { return 1 / (2 * r); });
-const ScalarMeanings kLogistic =
-    meanings([](auto x) { return logistic(x[0]); },
-             [](auto, auto r, unsigned) { return r * (1 - r); });
-const ScalarMeanings kNormalCdf =
-    meanings([](auto x) { return normalCdf(x[0]); },
-             [](auto x, auto, unsigned) {
-               using T = Real<decltype(x)>;
-               return T(kOneOverSqrtTwoPi) * std::exp(-x[0] * x[0] / 2);
-             });
-const ScalarMeanings kErf =
-    meanings([](auto x) { return std::erf(x[0]); },
-             [](auto x, auto, unsigned) {
-               using T = Real<decltype(x)>;
-               return T(kTwoOverSqrtPi) * std::exp(-x[0] * x[0]);
-             });
-const ScalarMeanings kTanh =
-    meanings([](auto x) { return std::tanh(x[0]); },
-             [](auto, auto r, unsigned) { return 1 - r * r; });
+constexpr auto negValue = [](auto x) { return -x[0]; };
+constexpr auto negPartial = [](auto x, auto, unsigned) {
+  return Real<decltype(x)>(-1);
+};
+constexpr auto recipValue = [](auto x) { return 1 / x[0]; };
+constexpr auto recipPartial = [](auto, auto r, unsigned) { return -r * r; };
+constexpr auto expValue = [](auto x) { return std::exp(x[0]); };
+constexpr auto expPartial = [](auto, auto r, unsigned) { return r; };
+constexpr auto sqrtValue = [](auto x) { return std::sqrt(x[0]); };
+constexpr auto sqrtPartial = [](auto, auto r, unsigned) { return 1 / (2 * r); };
+constexpr auto logisticValue = [](auto x) { return logistic(x[0]); };
+constexpr auto logisticPartial = [](auto, auto r, unsigned) {
+  return r * (1 - r);
+};
+constexpr auto normalCdfValue = [](auto x) { return normalCdf(x[0]); };
+constexpr auto normalCdfPartial = [](auto x, auto, unsigned) {
+  using T = Real<decltype(x)>;
+  return T(kOneOverSqrtTwoPi) * std::exp(-x[0] * x[0] / 2);
+};
+constexpr auto erfValue = [](auto x) { return std::erf(x[0]); };
+constexpr auto erfPartial = [](auto x, auto, unsigned) {
+  using T = Real<decltype(x)>;
+  return T(kTwoOverSqrtPi) * std::exp(-x[0] * x[0]);
+};
+constexpr auto tanhValue = [](auto x) { return std::tanh(x[0]); };
+constexpr auto tanhPartial = [](auto, auto r, unsigned) { return 1 - r * r; };
+constexpr auto maxValue = [](auto x) { return std::max(x[0], x[1]); };
 /// The derivative of the larger operand; at a tie either (both count).
-const ScalarMeanings kMax =
-    meanings([](auto x) { return std::max(x[0], x[1]); },
-             [](auto x, auto, unsigned i) {
-               using T = Real<decltype(x)>;
-               return x[i] >= x[1 - i] ? T(1) : T(0);
-             });
-const ScalarMeanings kPow = meanings(
-    [](auto x) { return std::pow(x[0], x[1]); },
-    [](auto x, auto r, unsigned i) {
-      return i == 0 ? x[1] * std::pow(x[0], x[1] - 1) : r * std::log(x[0]);
-    });
+constexpr auto maxPartial = [](auto x, auto, unsigned i) {
+  using T = Real<decltype(x)>;
+  return x[i] >= x[1 - i] ? T(1) : T(0);
+};
+constexpr auto powValue = [](auto x) { return std::pow(x[0], x[1]); };
+constexpr auto powPartial = [](auto x, auto r, unsigned i) {
+  return i == 0 ? x[1] * std::pow(x[0], x[1] - 1) : r * std::log(x[0]);
+};
+
+/// `value` over n elements: out[k] = value(x[0][k], x[1][k], ...).
+template <const auto &Value, typename T>
+void valuesOf(ArrayRef<const T *> x, T *out, size_t n) {
+  T args[kMaxPrimitiveOperands];
+  for (size_t k = 0; k < n; ++k) {
+    for (auto [j, operand] : llvm::enumerate(x))
+      args[j] = operand[k];
+    out[k] = Value(ArrayRef<T>(args, x.size()));
+  }
+}
+
+/// `partial` by operand i over n elements.
+template <const auto &Partial, typename T>
+void partialsOf(ArrayRef<const T *> x, const T *r, unsigned i, T *out,
+                size_t n) {
+  T args[kMaxPrimitiveOperands];
+  for (size_t k = 0; k < n; ++k) {
+    for (auto [j, operand] : llvm::enumerate(x))
+      args[j] = operand[k];
+    out[k] = Partial(ArrayRef<T>(args, x.size()), r[k], i);
+  }
+}
+
+template <const auto &Value, const auto &Partial, typename T>
+ScalarMeaning<T> meaning() {
+  return {static_cast<T (*)(ArrayRef<T>)>(Value),
+          static_cast<T (*)(ArrayRef<T>, T, unsigned)>(Partial),
+          &valuesOf<Value, T>, &partialsOf<Partial, T>};
+}
+
+/// Both precisions of one primitive's value and partial derivatives.
+template <const auto &Value, const auto &Partial>
+ScalarMeanings meanings() {
+  return {meaning<Value, Partial, long double>(),
+          meaning<Value, Partial, double>()};
+}
+
+const ScalarMeanings kAdd = meanings<addValue, onePartial>();
+const ScalarMeanings kMul = meanings<mulValue, mulPartial>();
+const ScalarMeanings kNeg = meanings<negValue, negPartial>();
+const ScalarMeanings kRecip = meanings<recipValue, recipPartial>();
+const ScalarMeanings kExp = meanings<expValue, expPartial>();
+const ScalarMeanings kSqrt = meanings<sqrtValue, sqrtPartial>();
+const ScalarMeanings kLogistic = meanings<logisticValue, logisticPartial>();
+const ScalarMeanings kNormalCdf = meanings<normalCdfValue, normalCdfPartial>();
+const ScalarMeanings kErf = meanings<erfValue, erfPartial>();
+const ScalarMeanings kTanh = meanings<tanhValue, tanhPartial>();
+const ScalarMeanings kMax = meanings<maxValue, maxPartial>();
+const ScalarMeanings kPow = meanings<powValue, powPartial>();
 const ScalarMeanings kNone = {};
 
 const PrimitiveRecord kRecords[] = {

@@ -15,13 +15,23 @@
 
 namespace mirage::detail {
 
-/// A primitive's value and partial derivative in one floating-point type.
+/// The most operands one primitive application of an operator's formula
+/// may have (getOpFormula checks the table).
+constexpr unsigned kMaxPrimitiveOperands = 8;
+
+/// A primitive's value and partial derivative in one floating-point type,
+/// for one element and, as loops the compiler inlines them into, for n.
 template <typename T>
 struct ScalarMeaning {
   /// The value at `x`.
   T (*value)(llvm::ArrayRef<T> x) = nullptr;
   /// The partial derivative by operand `i` at `x`, where the value is `r`.
   T (*partial)(llvm::ArrayRef<T> x, T r, unsigned i) = nullptr;
+  /// out[k] = value(x[0][k], x[1][k], ...) for k < n.
+  void (*values)(llvm::ArrayRef<const T *> x, T *out, size_t n) = nullptr;
+  /// out[k] = partial(x[0][k], ..., r[k], i) for k < n.
+  void (*partials)(llvm::ArrayRef<const T *> x, const T *r, unsigned i, T *out,
+                   size_t n) = nullptr;
 };
 
 /// One definition in two precisions: long double for the float64
