@@ -104,11 +104,11 @@ template <typename T>
 const ScalarMeaning<T> &getMeaning(const PrimitiveRecord &record);
 template <>
 const ScalarMeaning<long double> &getMeaning(const PrimitiveRecord &record) {
-  return record.scalar.exact;
+  return record.scalar.extended;
 }
 template <>
 const ScalarMeaning<double> &getMeaning(const PrimitiveRecord &record) {
-  return record.scalar.fast;
+  return record.scalar.f64;
 }
 
 /// The value and slopes of every step of the program at `x`.
@@ -181,7 +181,7 @@ public:
       operands.clear();
       for (unsigned operand : step.operands)
         operands.push_back(value(operand));
-      const ScalarMeaning<double> &meaning = step.record->scalar.fast;
+      const ScalarMeaning<double> &meaning = step.record->scalar.f64;
       meaning.values(operands, out, n);
       if (!withSlopes)
         continue;

@@ -34,11 +34,11 @@ struct ScalarMeaning {
                    size_t n) = nullptr;
 };
 
-/// One definition in two precisions: long double for the float64
-/// evaluation's reference values, double for the error bounds' slopes.
+/// One definition in two precisions: double for the float64 check (values
+/// and the error bounds' slopes), long double for evaluateFormula.
 struct ScalarMeanings {
-  ScalarMeaning<long double> exact;
-  ScalarMeaning<double> fast;
+  ScalarMeaning<long double> extended;
+  ScalarMeaning<double> f64;
 };
 
 /// A primitive's meanings. Leaves (operands, scalar, constants) and
