@@ -190,6 +190,13 @@ Formula mirage::expandFormula(const Formula &formula) {
   return expandFormula(substitute(definition, out.operands[0]));
 }
 
+std::optional<Primitive> mirage::getCombine(OpKind kind) {
+  const Formula *formula = getOpFormula(kind);
+  if (!formula)
+    return std::nullopt;
+  return getPrimitiveInfo(formula->primitive).combine;
+}
+
 bool mirage::hasReduction(const Formula &formula) {
   if (formula.primitive == Primitive::ReduceAdd ||
       formula.primitive == Primitive::ReduceMax)

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mirage;
 
@@ -122,6 +123,22 @@ TEST(FormulaTest, PrimitiveDerivativesMatchTheirValues) {
   EXPECT_EQ(
       evaluateFormula(cantFail(parseFormula("(logistic x0)")), half, 0.0).value,
       1 / (1 + std::exp(-0.5L)));
+}
+
+TEST(FormulaTest, ReductionsFoldWithTheirFormulasPrimitive) {
+  EXPECT_EQ(getCombine(OpKind::ReduceSum), Primitive::Add);
+  EXPECT_EQ(getCombine(OpKind::AccumSum), Primitive::Add);
+  EXPECT_EQ(getCombine(OpKind::Matmul), Primitive::Add);
+  EXPECT_EQ(getCombine(OpKind::ReduceMax), Primitive::Max);
+  EXPECT_EQ(getCombine(OpKind::AccumMax), Primitive::Max);
+  EXPECT_EQ(getCombine(OpKind::Exp), std::nullopt);
+  EXPECT_EQ(getCombine(OpKind::AccumConcat), std::nullopt);
+  EXPECT_EQ(getPrimitiveInfo(Primitive::Add).identity, 0.0);
+  EXPECT_EQ(getPrimitiveInfo(Primitive::Max).identity,
+            -std::numeric_limits<double>::infinity());
+  // Every folding primitive has an identity.
+  for (OpKind kind : {OpKind::ReduceSum, OpKind::ReduceMax, OpKind::Matmul})
+    EXPECT_TRUE(getPrimitiveInfo(*getCombine(kind)).identity.has_value());
 }
 
 TEST(FormulaTest, AbstractExpressionsKeepMiragesAlgebra) {

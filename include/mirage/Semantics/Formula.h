@@ -58,6 +58,11 @@ struct PrimitiveInfo {
   /// How the primitive enters the finite-field fingerprint. The class of an
   /// operator is the strongest class among its formula's primitives.
   FingerprintClass fingerprint;
+  /// A reduction: the primitive that folds two partial results (add, max).
+  std::optional<Primitive> combine;
+  /// A folding primitive: the value that leaves the other operand as it is
+  /// (0 for add, -inf for max).
+  std::optional<double> identity;
   /// A primitive that is not core: its definition over core primitives in
   /// `x0`, which the GPU lowering emits and the frontends match (they meet
   /// it spelled out, e.g. `1 / (1 + exp(-x))`). Empty for core primitives.
@@ -86,6 +91,11 @@ const Formula *getOpFormula(OpKind kind);
 /// `formula` with every non-core primitive replaced by its expansion and
 /// nested sums and products flattened into their parent.
 Formula expandFormula(const Formula &formula);
+
+/// The primitive a reduction or accumulator folds partial results with
+/// (its formula's reduction's `combine`: add for reduce_sum and accum_sum,
+/// max for reduce_max and accum_max); nullopt for other operators.
+std::optional<Primitive> getCombine(OpKind kind);
 
 /// Whether `formula` contains a reduction.
 bool hasReduction(const Formula &formula);

@@ -550,8 +550,11 @@ struct Forms {
       if (pattern.kind == ExprKind::ReduceAdd ||
           pattern.kind == ExprKind::ReduceMax) {
         const ScalarForm &inner = pattern.operands[0];
-        if (inner.kind == ExprKind::Var)
-          (pattern.kind == ExprKind::ReduceAdd ? reduceAdd : reduceMax) = kind;
+        // The first operator with the form: reduce_sum before accum_sum.
+        std::optional<OpKind> &reduction =
+            pattern.kind == ExprKind::ReduceAdd ? reduceAdd : reduceMax;
+        if (inner.kind == ExprKind::Var && !reduction)
+          reduction = kind;
         else if (pattern.kind == ExprKind::ReduceAdd &&
                  inner.kind == ExprKind::Mul)
           contraction = {kind, inner};

@@ -114,16 +114,14 @@ Value codegen::emitScalarOp(OpBuilder &b, Location loc, OpKind kind,
 
 Value codegen::emitCombine(OpBuilder &b, Location loc, OpKind kind,
                            Value accumulated, Value value) {
-  switch (kind) {
-  case OpKind::ReduceSum:
-  case OpKind::AccumSum:
-    return arith::AddFOp::create(b, loc, accumulated, value);
-  case OpKind::ReduceMax:
-  case OpKind::AccumMax:
-    return arith::MaximumFOp::create(b, loc, accumulated, value);
-  default:
-    llvm_unreachable("not a sum or maximum");
-  }
+  std::optional<Primitive> combine = getCombine(kind);
+  assert(combine && "not a reduction or accumulator");
+  Formula fold{*combine,
+               {Formula{Primitive::Operand, {}, 0.0, 0},
+                Formula{Primitive::Operand, {}, 0.0, 1}}};
+  OpParams params;
+  FormulaEmitter emitter{b, loc, params, ValueRange{accumulated, value}};
+  return emitter.emit(fold);
 }
 
 Value codegen::emitKeepFactor(OpBuilder &b, Location loc, Value from,
@@ -138,7 +136,7 @@ Value codegen::emitKeepFactor(OpBuilder &b, Location loc, Value from,
 }
 
 double codegen::getCombineIdentity(OpKind kind) {
-  if (kind == OpKind::ReduceMax || kind == OpKind::AccumMax)
-    return -std::numeric_limits<double>::infinity();
-  return 0.0;
+  std::optional<Primitive> combine = getCombine(kind);
+  assert(combine && "not a reduction or accumulator");
+  return *getPrimitiveInfo(*combine).identity;
 }

@@ -11,6 +11,7 @@
 
 #include "Codegen.h"
 
+#include "mirage/Semantics/Formula.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -35,7 +36,7 @@ static SmallVector<Value> reducedIndices(ValueRange resultIndices,
 static Value combineInto(KernelBuilder &kb, OpKind kind, Value acc, Value x) {
   if (auto vector = dyn_cast<VectorType>(x.getType()))
     x = vector::ReductionOp::create(kb.b, kb.loc,
-                                    kind == OpKind::ReduceMax
+                                    getCombine(kind) == Primitive::Max
                                         ? vector::CombiningKind::MAXIMUMF
                                         : vector::CombiningKind::ADD,
                                     x);

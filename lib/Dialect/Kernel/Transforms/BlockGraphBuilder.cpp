@@ -9,6 +9,7 @@
 #include "mirage/Conversion/KernelToGPU.h"
 #include "mirage/IR/GraphUtils.h"
 #include "mirage/IR/SemanticsOpInterface.h"
+#include "mirage/Semantics/Formula.h"
 
 using namespace mlir;
 using namespace mirage;
@@ -96,7 +97,7 @@ BlockGraphBuilder::compute(Operation *op, ValueRange operands,
 }
 
 Value BlockGraphBuilder::accumulate(Value tile, OpKind kind) {
-  if (kind == OpKind::AccumMax || kind == OpKind::ReduceMax)
+  if (getCombine(kind) == Primitive::Max)
     return tb::AccumMaxOp::create(b, loc, tile);
   return tb::AccumSumOp::create(b, loc, tile);
 }
