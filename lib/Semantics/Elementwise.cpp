@@ -480,24 +480,19 @@ ExprId formulaExpr(const Formula &formula, ArrayRef<ExprId> in,
     return context.constant(params.scalar);
   if (formula.primitive == Primitive::Constant)
     return context.constant(formula.value);
+  auto build = [&](const Formula &operand) {
+    return formulaExpr(operand, in, params, context);
+  };
   // A product with reciprocals is a quotient: a * recip(b) is div(a, b).
-  SmallVector<ExprId, 3> args, divisors;
-  for (const Formula &operand : formula.operands) {
-    if (formula.primitive == Primitive::Mul &&
-        operand.primitive == Primitive::Recip)
-      divisors.push_back(formulaExpr(operand.operands[0], in, params, context));
-    else
-      args.push_back(formulaExpr(operand, in, params, context));
-  }
-  if (divisors.empty())
-    return getPrimitiveRecord(formula.primitive).expr(args, context);
-  ExprId out = args.empty() ? context.constant(1.0)
-               : args.size() == 1
-                   ? args[0]
-                   : getPrimitiveRecord(Primitive::Mul).expr(args, context);
-  for (ExprId divisor : divisors)
-    out = context.div(out, divisor);
-  return out;
+  if (formula.primitive == Primitive::Mul)
+    return foldChain<ExprId>(
+        formula, build, [&](ExprId acc, ExprId x, bool inverse) {
+          return inverse ? context.div(acc, x) : context.mul(acc, x);
+        });
+  SmallVector<ExprId, 3> args;
+  for (const Formula &operand : formula.operands)
+    args.push_back(build(operand));
+  return getPrimitiveRecord(formula.primitive).expr(args, context);
 }
 
 bool isTranscendental(const Formula &formula) {

@@ -63,6 +63,15 @@ bool isReadInPlace(
     mlir::Operation *op, llvm::function_ref<bool(mlir::Operation *)> isView,
     llvm::function_ref<bool(mlir::Operation *, mlir::Operation *)> samePhase);
 
+/// Both rules over a block graph's ops in program order (users visited
+/// first for views): `views` gets the ops read in place, `untiled` those
+/// and the ops computed in their users.
+void findUntiledOps(
+    llvm::ArrayRef<mlir::Operation *> ops,
+    llvm::function_ref<bool(mlir::Operation *, mlir::Operation *)> samePhase,
+    llvm::DenseSet<mlir::Operation *> &views,
+    llvm::DenseSet<mlir::Operation *> &untiled);
+
 /// The name convert-kn-to-gpu gives the gpu.func of the `index`-th kn.kernel
 /// (program order) of `function`.
 std::string getKernelName(llvm::StringRef function, int64_t index);

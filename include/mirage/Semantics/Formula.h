@@ -117,6 +117,31 @@ struct FormulaPoint {
 FormulaPoint evaluateFormula(const Formula &formula,
                              llvm::ArrayRef<long double> x, double s = 0.0);
 
+/// Folds a sum or product left to right, an operand wrapped in its inverse
+/// (neg in a sum, recip in a product) folded by the inverse operation
+/// instead, as code wants it: a + neg(b) is a - b, a * recip(b) is a / b.
+/// `build(f)` makes an operand's value and `combine(acc, x, inverse)`
+/// folds one in; a chain of inverses alone starts from the first, whole.
+template <typename T, typename Build, typename Combine>
+T foldChain(const Formula &formula, Build build, Combine combine) {
+  Primitive inverse =
+      formula.primitive == Primitive::Add ? Primitive::Neg : Primitive::Recip;
+  std::optional<T> out;
+  llvm::SmallVector<const Formula *, 2> inverted;
+  for (const Formula &operand : formula.operands) {
+    if (operand.primitive == inverse) {
+      inverted.push_back(&operand);
+      continue;
+    }
+    T value = build(operand);
+    out = out ? combine(*out, value, false) : value;
+  }
+  for (const Formula *operand : inverted)
+    out = out ? combine(*out, build(operand->operands[0]), true)
+              : build(*operand);
+  return *out;
+}
+
 /// `formula` printed back in the syntax above.
 std::string printFormula(const Formula &formula);
 

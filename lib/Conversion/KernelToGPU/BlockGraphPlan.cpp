@@ -90,6 +90,20 @@ bool mirage::isReadInPlace(
   });
 }
 
+void mirage::findUntiledOps(
+    ArrayRef<Operation *> ops,
+    function_ref<bool(Operation *, Operation *)> samePhase,
+    llvm::DenseSet<Operation *> &views, llvm::DenseSet<Operation *> &untiled) {
+  for (Operation *op : llvm::reverse(ops))
+    if (isReadInPlace(
+            op, [&](Operation *user) { return views.contains(user); },
+            samePhase))
+      views.insert(op);
+  for (Operation *op : ops)
+    if (views.contains(op) || isComputedInUser(op, samePhase))
+      untiled.insert(op);
+}
+
 BlockGraphPlan::BlockGraphPlan(tb::GraphOp graph, const Options &options)
     : graph(graph), options(options),
       iterations(static_cast<int64_t>(graph.getForloopRange())) {}
@@ -295,15 +309,7 @@ void BlockGraphPlan::decideFusion() {
   auto samePhase = [&](Operation *a, Operation *b) {
     return postLoop.contains(a) == postLoop.contains(b);
   };
-  for (Operation *op : llvm::reverse(ops))
-    if (isReadInPlace(
-            op, [&](Operation *user) { return views.contains(user); },
-            samePhase))
-      views.insert(op);
-  for (Operation *op : ops)
-    if (isComputedInUser(op, samePhase))
-      inlined.insert(op);
-  inlined.insert(views.begin(), views.end());
+  findUntiledOps(ops, samePhase, views, inlined);
 }
 
 void BlockGraphPlan::collectLeaves(Value value,

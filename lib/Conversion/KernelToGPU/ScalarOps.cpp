@@ -53,9 +53,9 @@ struct FormulaEmitter {
     case Primitive::Constant:
       return constant(formula.value);
     case Primitive::Add:
-      return chain<arith::AddFOp, arith::SubFOp>(formula, Primitive::Neg);
+      return chain<arith::AddFOp, arith::SubFOp>(formula);
     case Primitive::Mul:
-      return chain<arith::MulFOp, arith::DivFOp>(formula, Primitive::Recip);
+      return chain<arith::MulFOp, arith::DivFOp>(formula);
     case Primitive::Neg:
       return arith::NegFOp::create(b, loc, operand(0));
     case Primitive::Recip:
@@ -81,25 +81,16 @@ struct FormulaEmitter {
     llvm_unreachable("expanded elementwise formulas have core primitives only");
   }
 
-  /// A sum or product, its operands wrapped in `inverse` (neg, recip)
-  /// folded in by the inverse op (subf, divf) instead.
+  /// A sum or product; a - b and a / b where an operand is inverted.
   template <typename Op, typename InverseOp>
-  Value chain(const Formula &formula, Primitive inverse) {
-    Value out;
-    SmallVector<const Formula *> inverted;
-    for (const Formula &operand : formula.operands) {
-      if (operand.primitive == inverse) {
-        inverted.push_back(&operand);
-        continue;
-      }
-      Value value = emit(operand);
-      out = out ? Op::create(b, loc, out, value).getResult() : value;
-    }
-    for (const Formula *operand : inverted)
-      out = out ? InverseOp::create(b, loc, out, emit(operand->operands[0]))
-                      .getResult()
-                : emit(*operand);
-    return out;
+  Value chain(const Formula &formula) {
+    return foldChain<Value>(
+        formula, [&](const Formula &f) { return emit(f); },
+        [&](Value acc, Value x, bool inverse) -> Value {
+          if (inverse)
+            return InverseOp::create(b, loc, acc, x);
+          return Op::create(b, loc, acc, x);
+        });
   }
 };
 } // namespace

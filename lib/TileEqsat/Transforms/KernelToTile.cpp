@@ -478,10 +478,10 @@ struct TileFormBuilder {
       return b.constant(formula.value);
     case Primitive::Add:
       // a + neg(b) is sub(a, b).
-      return chain(formula, ops.add, Primitive::Neg, ops.sub);
+      return chain(formula, ops.add, ops.sub);
     case Primitive::Mul:
       // a * recip(b) is div(a, b).
-      return chain(formula, ops.mul, Primitive::Recip, ops.div);
+      return chain(formula, ops.mul, ops.div);
     case Primitive::Neg:
       return b.op(ops.mul, {build(formula.operands[0]), b.num(-1)});
     case Primitive::Recip:
@@ -504,24 +504,13 @@ struct TileFormBuilder {
     llvm_unreachable("no tile form (callers ask hasTileForm first)");
   }
 
-  /// `op` over the operands, operands wrapped in `inverse` folded in by
-  /// `inverseOp` instead.
-  unsigned chain(const Formula &formula, OpId op, Primitive inverse,
-                 OpId inverseOp) {
-    std::optional<unsigned> out;
-    SmallVector<const Formula *> inverted;
-    for (const Formula &operand : formula.operands) {
-      if (operand.primitive == inverse) {
-        inverted.push_back(&operand);
-        continue;
-      }
-      unsigned term = build(operand);
-      out = out ? b.op(op, {*out, term}) : term;
-    }
-    for (const Formula *operand : inverted)
-      out = out ? b.op(inverseOp, {*out, build(operand->operands[0])})
-                : build(*operand);
-    return *out;
+  /// `op` over the operands; `inverseOp` for an inverted one.
+  unsigned chain(const Formula &formula, OpId op, OpId inverseOp) {
+    return foldChain<unsigned>(
+        formula, [&](const Formula &f) { return build(f); },
+        [&](unsigned acc, unsigned x, bool inverse) {
+          return b.op(inverse ? inverseOp : op, {acc, x});
+        });
   }
 };
 } // namespace

@@ -508,14 +508,7 @@ std::optional<double> Group::estimate(Plan &plan, const DeviceModel &device,
            inA->second == inB->second;
   };
   llvm::DenseSet<Operation *> untiled, views;
-  for (Operation *op : llvm::reverse(ops))
-    if (isReadInPlace(
-            op, [&](Operation *user) { return views.contains(user); },
-            samePhase))
-      views.insert(op);
-  for (Operation *op : ops)
-    if (views.contains(op) || isComputedInUser(op, samePhase))
-      untiled.insert(op);
+  findUntiledOps(ops, samePhase, views, untiled);
   int64_t largestTile = 0;
   for (Operation *op : ops) {
     Phase phase = phases.ops.lookup(op);
