@@ -31,6 +31,10 @@ tools = [
     "count",
     ToolSubst("%PYTHON", config.python_executable),
 ]
+# mirage-fuzz exists where the compiler has libFuzzer (clang).
+if os.path.exists(os.path.join(config.mirage_tools_dir, "mirage-fuzz")):
+    config.available_features.add("libfuzzer")
+    tools.append("mirage-fuzz")
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # %cmake_project: cmake configuring a project with this build's generator,

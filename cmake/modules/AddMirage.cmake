@@ -33,4 +33,10 @@ function(add_mirage_library name)
   if(TARGET obj.${name})
     add_dependencies(obj.${name} mirage-headers)
   endif()
+  # A sanitized library needs its runtime wherever it is linked, downstream
+  # projects of the install tree included.
+  if(MIRAGE_SANITIZERS)
+    list(JOIN MIRAGE_SANITIZERS "," sanitizers)
+    target_link_options(${name} INTERFACE -fsanitize=${sanitizers})
+  endif()
 endfunction()

@@ -119,6 +119,18 @@ llvm::Error checkSize(func::FuncOp function, int64_t maxElements) {
 
 llvm::Expected<Program> Program::compile(func::FuncOp function,
                                          int64_t maxElements) {
+  if (function.isDeclaration())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("@{0} is a declaration: it has no body to evaluate",
+                      function.getSymName()));
+  for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
+    if (!isa<RankedTensorType>(type))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("@{0}'s argument #{1} has type {2}; the interpreter "
+                        "takes ranked tensors only",
+                        function.getSymName(), index, type));
   if (auto err = checkSize(function, maxElements))
     return std::move(err);
   Compiler compiler;

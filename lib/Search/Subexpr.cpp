@@ -168,7 +168,6 @@ SubexprChecker::Impl::Impl(ExprContext &context,
       sub(z.function("subexpr", term, term, z.bool_sort())) {
   try {
     z3::params params(z);
-    params.set("timeout", options.timeoutMs);
     params.set("rlimit", options.resourceLimit);
     solver.set(params);
     addAxioms();

@@ -8,6 +8,7 @@
 #include "Records.h"
 
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mirage;
 using namespace mirage::detail;
@@ -35,7 +36,10 @@ Expected<Shapes> detail::concatShape(OperandShapes in, const OpParams &params) {
             "size {3}; only the concat dim {4} may differ",
             index + 1, shape[d], d, first[d], params.dim));
     }
-    result[params.dim] += shape[params.dim];
+    if (llvm::AddOverflow(result[params.dim], shape[params.dim],
+                          result[params.dim]))
+      return makeError(llvm::formatv(
+          "concat sizes along dim {0} overflow a 64-bit size", params.dim));
   }
   return Shapes{result};
 }
@@ -51,7 +55,8 @@ Expected<Shapes> detail::splitShape(OperandShapes in, const OpParams &params) {
   for (int64_t size : params.ints) {
     if (size <= 0)
       return makeError(llvm::formatv("split size {0} must be positive", size));
-    total += size;
+    if (llvm::AddOverflow(total, size, total))
+      return makeError("split sizes overflow a 64-bit size");
     Shape piece(shape);
     piece[params.dim] = size;
     results.push_back(piece);

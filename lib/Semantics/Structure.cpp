@@ -114,7 +114,11 @@ Expected<Shapes> detail::outputSaverShape(OperandShapes in,
   if (auto err = checkGridMap(tiling, result.size(), "omap", false))
     return std::move(err);
   for (auto [g, dim] : llvm::enumerate(tiling.gridMap))
-    result[dim] *= tiling.grid[g];
+    if (llvm::MulOverflow(result[dim], tiling.grid[g], result[dim]))
+      return makeError(llvm::formatv(
+          "the output's dim {0} (tile size times grid dim {1}) overflows a "
+          "64-bit size",
+          dim, g));
   return Shapes{result};
 }
 
@@ -123,7 +127,12 @@ Expected<Shapes> detail::accumConcatShape(OperandShapes in,
   if (auto err = checkDim(params.dim, in[0].size(), "concat dim"))
     return std::move(err);
   Shape result(in[0]);
-  result[params.dim] *= params.tiling.forloopRange;
+  if (llvm::MulOverflow(result[params.dim], params.tiling.forloopRange,
+                        result[params.dim]))
+    return makeError(llvm::formatv(
+        "the concat dim {0} (tile size times loop range) overflows a 64-bit "
+        "size",
+        params.dim));
   return Shapes{result};
 }
 

@@ -33,25 +33,6 @@ func.func @partial_warp(%a: tensor<16x16xf16>) -> tensor<16x16xf16> {
 
 // -----
 
-// The tiles fit the target (the tb verifier's check), but not twice, as a
-// two-stage input pipeline needs.
-func.func @no_room_to_pipeline(%a: tensor<1x122880xf16>) -> tensor<1x1xf16> {
-  %b = kn.kernel(%a) {
-    // expected-error @+1 {{'tb.graph' op needs 246016 bytes of shared memory for its tiles with 2 pipeline stage(s), more than the 232448 bytes per block of the target}}
-    tb.graph grid [1] threads 128 forloop 2 {
-    ^bb0(%ad: tensor<1x122880xf16>):
-      %at = tb.input_iterator %ad imap <x -> 0> fmap <i -> 1> : tensor<1x122880xf16> -> !tb.tile<1x61440xf16>
-      %s = tb.reduce_sum %at dim 1 : !tb.tile<1x61440xf16>
-      %acc = tb.accum_sum %s : !tb.tile<1x1xf16>
-      %o = tb.output_saver %acc omap <x -> 0> : !tb.tile<1x1xf16> -> tensor<1x1xf16>
-      tb.yield %o : tensor<1x1xf16>
-    }
-  } : (tensor<1x122880xf16>) -> tensor<1x1xf16>
-  return %b : tensor<1x1xf16>
-}
-
-// -----
-
 // expected-error @+1 {{a tensor of 4294967296 elements is too large for the GPU lowering, which indexes with 32-bit integers}}
 func.func @huge(%a: tensor<65536x65536xf16>) -> tensor<65536x65536xf16> {
   %b = kn.kernel(%a) {

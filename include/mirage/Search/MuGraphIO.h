@@ -38,10 +38,11 @@ llvm::SmallVector<Subprogram> splitIntoSubprograms(mlir::func::FuncOp function,
                                                    unsigned maxOps);
 
 /// The search problem of a subprogram: its inputs are v0, v1, ... in order.
-/// Fails with an error on the first op that is not a predefined operator
-/// or when element types differ.
-mlir::FailureOr<Problem> importSubprogram(const Subprogram &subprogram,
-                                          ExprContext &context);
+/// Fails, with the reason and nothing emitted, for a subprogram the search
+/// cannot take: an op that is not a predefined operator, a value that is
+/// not a static tensor, or mixed element types.
+llvm::Expected<Problem> importSubprogram(const Subprogram &subprogram,
+                                         ExprContext &context);
 
 /// Builds `graph` at the builder's insertion point over `inputs` (one value
 /// per graph input) and returns the values of its outputs. The ops are not

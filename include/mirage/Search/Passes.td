@@ -83,6 +83,10 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            /*default=*/"128", "Threads of every graph-defined kernel">,
     Option<"seed", "seed", "uint64_t", /*default=*/"1",
            "Seed of the verifier's inputs and fingerprints">,
+    Option<"maxElements", "max-elements", "int64_t",
+           /*default=*/"int64_t(1) << 29",
+           "Skip (with a remark) subprograms whose tensors hold more elements "
+           "than this: the verifier could not evaluate them">,
     Option<"progressInterval", "progress", "double", /*default=*/"10",
            "Seconds between progress lines on stderr (0: none)">,
   ];

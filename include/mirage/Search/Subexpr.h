@@ -42,10 +42,10 @@ namespace mirage {
 struct SubexprOptions {
   /// Z3's resource limit per query (rlimit, a deterministic count of
   /// steps): a query it cannot decide within it is not entailed. Proofs of
-  /// the examples' subexpressions take at most about a fifth of it.
+  /// the examples' subexpressions take at most about a fifth of it. No
+  /// wall-clock limit: on a slow or loaded machine it would change answers,
+  /// and with them the search's result.
   unsigned resourceLimit = 80000;
-  /// A wall-clock limit per query as well, against slow machines.
-  unsigned timeoutMs = 1000;
 };
 
 struct SubexprStats {

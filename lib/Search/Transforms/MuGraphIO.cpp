@@ -87,34 +87,39 @@ SmallVector<Subprogram> search::splitIntoSubprograms(func::FuncOp function,
   return subprograms;
 }
 
-FailureOr<Problem> search::importSubprogram(const Subprogram &subprogram,
-                                            ExprContext &context) {
+llvm::Expected<Problem> search::importSubprogram(const Subprogram &subprogram,
+                                                 ExprContext &context) {
   Problem problem;
   MuGraph &graph = problem.reference;
   DenseMap<Value, unsigned> ids;
   Type elementType;
-  auto addTensor = [&](Value value, ExprId expr) -> LogicalResult {
+  auto unsupported = [](const Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
+  };
+  auto addTensor = [&](Value value, ExprId expr) -> llvm::Error {
     auto type = dyn_cast<RankedTensorType>(value.getType());
     if (!type || !type.hasStaticShape())
-      return emitError(value.getLoc())
-             << "superoptimize: a subprogram value is not a static tensor";
-    if (elementType && type.getElementType() != elementType)
-      return emitError(value.getLoc())
-             << "superoptimize: the subprogram mixes element types "
-             << elementType << " and " << type.getElementType();
+      return unsupported("a value is not a static tensor");
+    if (elementType && type.getElementType() != elementType) {
+      std::string types;
+      llvm::raw_string_ostream os(types);
+      os << "it mixes element types '" << elementType << "' and '"
+         << type.getElementType() << "'";
+      return unsupported(types);
+    }
     elementType = type.getElementType();
     ids[value] = graph.tensors.size();
     graph.tensors.push_back(KernelTensor{Shape(type.getShape()), expr});
-    return success();
+    return llvm::Error::success();
   };
   for (auto [index, input] : llvm::enumerate(subprogram.inputs))
-    if (failed(addTensor(input, context.var(index))))
-      return failure();
+    if (llvm::Error error = addTensor(input, context.var(index)))
+      return std::move(error);
   graph.numInputs = subprogram.inputs.size();
   for (Operation *op : subprogram.ops) {
     std::string reason = getUnsearchableReason(op);
     if (!reason.empty())
-      return op->emitOpError() << "cannot be superoptimized: " << reason;
+      return unsupported("'" + op->getName().getStringRef() + "' " + reason);
     auto semantics = cast<SemanticsOpInterface>(op);
     KernelOp kernelOp;
     kernelOp.kind = semantics.getOpKind();
@@ -130,8 +135,8 @@ FailureOr<Problem> search::importSubprogram(const Subprogram &subprogram,
     ExprId expr = getAbstractExpr(kernelOp.kind, exprs, shapes,
                                   kernelOp.params, context);
     kernelOp.results.push_back(graph.tensors.size());
-    if (failed(addTensor(op->getResult(0), expr)))
-      return failure();
+    if (llvm::Error error = addTensor(op->getResult(0), expr))
+      return std::move(error);
     graph.ops.push_back(std::move(kernelOp));
   }
   for (Value output : subprogram.outputs)

@@ -166,9 +166,15 @@ private:
                                       index)
                             .str();
     ExprContext exprs;
-    FailureOr<Problem> problem = importSubprogram(subprogram, exprs);
-    if (failed(problem))
-      return failure();
+    llvm::Expected<Problem> problem = importSubprogram(subprogram, exprs);
+    if (!problem) {
+      // The rest of the program is still searched.
+      emitRemark(loc) << "superoptimize: @" << function.getSymName()
+                      << " subprogram #" << index
+                      << " is left as it is: the search cannot take it ("
+                      << llvm::toString(problem.takeError()) << ")";
+      return success();
+    }
     if (!checkpointDir.empty())
       if (std::error_code error =
               llvm::sys::fs::create_directories(checkpointDir))
@@ -185,6 +191,7 @@ private:
     func::FuncOp reference = cloneSubprogram(builder, subprogram, label);
     EquivalenceOptions equivalence;
     equivalence.seed = seed;
+    equivalence.maxElements = maxElements;
 
     unsigned rejected = 0;
     std::string firstRejection;
@@ -219,9 +226,13 @@ private:
     // call at a time while this thread waits, so only one thread touches
     // the context.
     auto screen = FloatScreen::create(reference, equivalence);
-    if (!screen)
-      return emitError(loc) << "cannot evaluate the subprogram: "
-                            << llvm::toString(screen.takeError());
+    if (!screen) {
+      emitRemark(loc) << "superoptimize: @" << function.getSymName()
+                      << " subprogram #" << index
+                      << " is left as it is: the verifier cannot evaluate it ("
+                      << llvm::toString(screen.takeError()) << ")";
+      return success();
+    }
     options.acceptCandidate = [&](const Candidate &candidate) {
       func::FuncOp function = build(candidate, label + "_screened");
       if (!function)

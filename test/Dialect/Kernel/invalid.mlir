@@ -146,6 +146,15 @@ func.func @split_sum(%a: tensor<16x272xf16>) {
 
 // -----
 
+// Found by mirage-fuzz: the sum overflowed (undefined behavior) before.
+func.func @split_sum_overflow(%a: tensor<16x272xf16>) {
+  // expected-error @below {{'kn.split' op split sizes overflow a 64-bit size}}
+  %0:2 = kn.split %a dim 1 sizes [256, 9223372036854775807] : tensor<16x272xf16>
+  return
+}
+
+// -----
+
 func.func @reshape_size(%a: tensor<8x64xf16>) {
   // expected-error @below {{'kn.reshape' op reshape size 0 must be positive}}
   %0 = kn.reshape %a : tensor<8x64xf16> -> tensor<0x512xf16>

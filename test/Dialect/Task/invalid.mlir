@@ -491,3 +491,10 @@ tg.graph @wrong_range linearized {
   %a = tg.event triggers 0 tasks [0, 1]
   tg.task empty jit waits(%a)
 }
+
+// -----
+
+// Found by mirage-fuzz: tg-fuse-events sized its tables by this count.
+// expected-error @below {{'tg.graph' op has -5 workers; a worker count is between 1 and 65536}}
+tg.graph @negative_workers workers -5 {
+}

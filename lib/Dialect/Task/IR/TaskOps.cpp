@@ -459,6 +459,16 @@ LogicalResult verifyQueues(GraphOp graph, ArrayRef<TaskOp> tasks,
 } // namespace
 
 LogicalResult GraphOp::verifyRegions() {
+  // A persistent kernel runs one block per worker; the bound keeps the
+  // per-worker tables of the schedule and the simulator small.
+  constexpr int64_t kMaxWorkers = 65536;
+  if (std::optional<uint64_t> count = getWorkers()) {
+    int64_t workers = static_cast<int64_t>(*count);
+    if (workers <= 0 || workers > kMaxWorkers)
+      return emitOpError() << "has " << workers
+                           << " workers; a worker count is between 1 and "
+                           << kMaxWorkers;
+  }
   SmallVector<TaskOp> tasks;
   SmallVector<EventOp> events;
   SmallVector<QueueOp> queues;

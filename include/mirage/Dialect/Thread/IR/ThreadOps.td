@@ -47,6 +47,9 @@ def Thread_Dialect : Dialect {
     range is 1) and one output saver. Fragments must fit in the registers of
     the target (`tb.target`, default 255 32-bit registers per thread).
   }];
+  // Thread ops take block-level tiles and maps, which must be registered
+  // even where no tb op has been parsed yet.
+  let dependentDialects = ["::mirage::tb::BlockDialect"];
   let useDefaultTypePrinterParser = 1;
 }
 
