@@ -102,32 +102,33 @@ SmallVector<NamedAttribute> mirage::getOpAttributes(OpKind kind,
   auto add = [&](StringRef name, Attribute value) {
     attributes.push_back(builder.getNamedAttr(name, value));
   };
-  switch (kind) {
-  case OpKind::MulScalar:
-  case OpKind::AddScalar:
+  switch (getOpInfo(kind).params) {
+  case ParamForm::Scalar:
     add("scalar", builder.getF64FloatAttr(params.scalar));
     break;
-  case OpKind::ReduceSum:
-  case OpKind::ReduceMax:
+  case ParamForm::ReduceDim:
     add("dim", builder.getI64IntegerAttr(params.dim));
     if (!params.keepDim)
       add("keepdim", builder.getBoolAttr(false));
     break;
-  case OpKind::RmsNorm:
+  case ParamForm::Epsilon:
     if (params.scalar != 0.0)
       add("eps", builder.getF64FloatAttr(params.scalar));
     break;
-  case OpKind::Concat:
+  case ParamForm::Dim:
     add("dim", builder.getI64IntegerAttr(params.dim));
     break;
-  case OpKind::Split:
+  case ParamForm::DimSizes:
     add("dim", builder.getI64IntegerAttr(params.dim));
     add("sizes", builder.getDenseI64ArrayAttr(params.ints));
     break;
-  case OpKind::Transpose:
+  case ParamForm::Permutation:
     add("permutation", builder.getDenseI64ArrayAttr(params.ints));
     break;
-  default:
+  // The result type gives the shape; the graph's ops give the tiling.
+  case ParamForm::ResultShape:
+  case ParamForm::Tiling:
+  case ParamForm::None:
     break;
   }
   return attributes;

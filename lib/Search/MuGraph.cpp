@@ -57,27 +57,27 @@ std::optional<OpKind> search::lookupOpKind(llvm::StringRef name) {
 namespace {
 
 void printParams(llvm::raw_ostream &os, OpKind kind, const OpParams &params) {
-  switch (kind) {
-  case OpKind::ReduceSum:
-  case OpKind::ReduceMax:
+  switch (getOpInfo(kind).params) {
+  case ParamForm::ReduceDim:
     os << "[dim " << params.dim << (params.keepDim ? "" : " drop") << "]";
     break;
-  case OpKind::Concat:
+  case ParamForm::Dim:
     os << "[dim " << params.dim << "]";
     break;
-  case OpKind::MulScalar:
-  case OpKind::AddScalar:
-  case OpKind::RmsNorm:
+  case ParamForm::Scalar:
+  case ParamForm::Epsilon:
     os << "[" << llvm::format("%.17g", params.scalar) << "]";
     break;
-  case OpKind::Split:
+  case ParamForm::DimSizes:
     os << "[dim " << params.dim << " " << formatShape(params.ints) << "]";
     break;
-  case OpKind::Reshape:
-  case OpKind::Transpose:
+  case ParamForm::ResultShape:
+  case ParamForm::Permutation:
     os << "[" << formatShape(params.ints) << "]";
     break;
-  default:
+  // A block graph's tiling is printed with its schedule.
+  case ParamForm::Tiling:
+  case ParamForm::None:
     break;
   }
 }

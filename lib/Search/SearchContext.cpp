@@ -171,19 +171,6 @@ bool sameTemplate(const OpTemplate &a, const OpTemplate &b) {
          a.params.scalar == b.params.scalar && a.params.ints == b.params.ints;
 }
 
-bool isDataMovement(OpKind kind) {
-  switch (kind) {
-  case OpKind::Concat:
-  case OpKind::Split:
-  case OpKind::Reshape:
-  case OpKind::Transpose:
-  case OpKind::AllReduce:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /// What the target expressions contain: node kinds, constants, and whether
 /// a sum of products (a matmul) occurs.
 struct ExprContents {
@@ -266,7 +253,7 @@ void SearchContext::buildVocabularies() {
   });
   kernelVocabulary = all;
   for (const OpTemplate &t : all)
-    if (!isDataMovement(t.kind))
+    if (!getOpInfo(t.kind).movesData)
       blockVocabulary.push_back(t);
 }
 
@@ -275,10 +262,6 @@ void SearchContext::buildVocabularies() {
 //===----------------------------------------------------------------------===//
 
 namespace {
-
-bool isCommutative(OpKind kind) {
-  return kind == OpKind::Add || kind == OpKind::Mul;
-}
 
 bool canBroadcast(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
   for (size_t i = 1; i <= std::min(lhs.size(), rhs.size()); ++i) {
@@ -412,7 +395,7 @@ void SearchContext::enumerateOps(ArrayRef<ValueRef> values,
       for (const ValueRef &b : values) {
         if (a.id == b.id && t.kind != OpKind::Matmul)
           continue;
-        if (isCommutative(t.kind) && b.id < a.id)
+        if (getOpInfo(t.kind).commutative && b.id < a.id)
           continue;
         consider(index, t, t.params, {&a, &b});
       }

@@ -318,20 +318,22 @@ Degree detail::contractionDegree(OpKind kind, ArrayRef<Degree> in,
 // Abstract expressions
 //===----------------------------------------------------------------------===//
 
-ExprId detail::contractionExpr(OpKind kind, ArrayRef<ExprId> in,
-                               OperandShapes shapes, const OpParams &params,
-                               ExprContext &context) {
-  switch (kind) {
-  case OpKind::Matmul:
-    // A sum over k of products, k the lhs's last dim.
-    return context.sum(shapes[0].back(), context.mul(in[0], in[1]));
-  case OpKind::ReduceSum:
-    return context.sum(shapes[0][params.dim], in[0]);
-  default:
-    // The maximum is uninterpreted; its extent is part of the symbol.
-    return context.opaque(
-        llvm::formatv("max[{0}]", shapes[0][params.dim]).str(), in);
-  }
+ExprId detail::matmulExpr(OpKind, ArrayRef<ExprId> in, OperandShapes shapes,
+                          const OpParams &, ExprContext &context) {
+  // A sum over k of products, k the lhs's last dim.
+  return context.sum(shapes[0].back(), context.mul(in[0], in[1]));
+}
+
+ExprId detail::reduceSumExpr(OpKind, ArrayRef<ExprId> in, OperandShapes shapes,
+                             const OpParams &params, ExprContext &context) {
+  return context.sum(shapes[0][params.dim], in[0]);
+}
+
+ExprId detail::reduceMaxExpr(OpKind, ArrayRef<ExprId> in, OperandShapes shapes,
+                             const OpParams &params, ExprContext &context) {
+  // The maximum is uninterpreted; its extent is part of the symbol.
+  return context.opaque(llvm::formatv("max[{0}]", shapes[0][params.dim]).str(),
+                        in);
 }
 
 OpWork detail::contractionWork(OpKind kind, OperandShapes in,

@@ -203,34 +203,40 @@ ExprId detail::dataMovementExpr(OpKind kind, ArrayRef<ExprId> in,
   return in[0];
 }
 
-std::optional<AxisSets>
-detail::dataMovementAxes(OpKind kind, ArrayRef<const AxisSets *> in,
-                         OperandShapes, ArrayRef<int64_t> out,
-                         const OpParams &params) {
-  switch (kind) {
-  case OpKind::Transpose: {
-    AxisSets sets;
-    for (int64_t axis : params.ints) {
-      if (axis < 0 || axis >= static_cast<int64_t>(in[0]->size()))
-        return std::nullopt;
-      sets.push_back((*in[0])[axis]);
-    }
-    return sets;
+std::optional<AxisSets> detail::transposeAxes(OpKind,
+                                              ArrayRef<const AxisSets *> in,
+                                              OperandShapes, ArrayRef<int64_t>,
+                                              const OpParams &params) {
+  AxisSets sets;
+  for (int64_t axis : params.ints) {
+    if (axis < 0 || axis >= static_cast<int64_t>(in[0]->size()))
+      return std::nullopt;
+    sets.push_back((*in[0])[axis]);
   }
-  case OpKind::Concat: {
-    AxisSets sets(out.size(), 0);
-    for (const AxisSets *operand : in)
-      for (size_t a = 0; a < operand->size() && a < sets.size(); ++a)
-        sets[a] |= (*operand)[a];
-    return sets;
-  }
-  case OpKind::Split:
-  case OpKind::AllReduce:
-    return *in[0];
-  default:
-    // Reshape regroups axes: no rule.
-    return std::nullopt;
-  }
+  return sets;
+}
+
+std::optional<AxisSets> detail::concatAxes(OpKind,
+                                           ArrayRef<const AxisSets *> in,
+                                           OperandShapes, ArrayRef<int64_t> out,
+                                           const OpParams &) {
+  AxisSets sets(out.size(), 0);
+  for (const AxisSets *operand : in)
+    for (size_t a = 0; a < operand->size() && a < sets.size(); ++a)
+      sets[a] |= (*operand)[a];
+  return sets;
+}
+
+std::optional<AxisSets> detail::sameAxes(OpKind, ArrayRef<const AxisSets *> in,
+                                         OperandShapes, ArrayRef<int64_t>,
+                                         const OpParams &) {
+  return *in[0];
+}
+
+std::optional<AxisSets> detail::noAxes(OpKind, ArrayRef<const AxisSets *>,
+                                       OperandShapes, ArrayRef<int64_t>,
+                                       const OpParams &) {
+  return std::nullopt;
 }
 
 std::optional<TileDims> detail::dataMovementTiles(OpKind kind,

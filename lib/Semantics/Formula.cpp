@@ -84,13 +84,6 @@ struct Parser {
   }
 };
 
-size_t getMaxOperands(const Formula &formula) {
-  size_t most = formula.operands.size();
-  for (const Formula &operand : formula.operands)
-    most = std::max(most, getMaxOperands(operand));
-  return most;
-}
-
 /// Replaces x0 in `expansion` by `operand`.
 Formula substitute(const Formula &expansion, const Formula &operand) {
   if (expansion.primitive == Primitive::Operand)

@@ -155,8 +155,12 @@ Degree contractionDegree(OpKind, ArrayRef<Degree>, OperandShapes,
                          const OpParams &);
 Expected<F64Tensors> contractionErrors(OpKind, F64Operands, F64Operands,
                                        ArrayRef<F64Tensor>, const OpParams &);
-ExprId contractionExpr(OpKind, ArrayRef<ExprId>, OperandShapes,
-                       const OpParams &, ExprContext &);
+ExprId matmulExpr(OpKind, ArrayRef<ExprId>, OperandShapes, const OpParams &,
+                  ExprContext &);
+ExprId reduceSumExpr(OpKind, ArrayRef<ExprId>, OperandShapes, const OpParams &,
+                     ExprContext &);
+ExprId reduceMaxExpr(OpKind, ArrayRef<ExprId>, OperandShapes, const OpParams &,
+                     ExprContext &);
 OpWork contractionWork(OpKind, OperandShapes, ArrayRef<int64_t>,
                        const OpParams &);
 std::optional<AxisSets> contractionAxes(OpKind, ArrayRef<const AxisSets *>,
@@ -191,9 +195,20 @@ Expected<F64Tensors> dataMovementErrors(OpKind, F64Operands, F64Operands,
                                         ArrayRef<F64Tensor>, const OpParams &);
 ExprId dataMovementExpr(OpKind, ArrayRef<ExprId>, OperandShapes,
                         const OpParams &, ExprContext &);
-std::optional<AxisSets> dataMovementAxes(OpKind, ArrayRef<const AxisSets *>,
-                                         OperandShapes, ArrayRef<int64_t>,
-                                         const OpParams &);
+std::optional<AxisSets> transposeAxes(OpKind, ArrayRef<const AxisSets *>,
+                                      OperandShapes, ArrayRef<int64_t>,
+                                      const OpParams &);
+std::optional<AxisSets> concatAxes(OpKind, ArrayRef<const AxisSets *>,
+                                   OperandShapes, ArrayRef<int64_t>,
+                                   const OpParams &);
+/// Split and all_reduce keep their operand's axes.
+std::optional<AxisSets> sameAxes(OpKind, ArrayRef<const AxisSets *>,
+                                 OperandShapes, ArrayRef<int64_t>,
+                                 const OpParams &);
+/// Reshape regroups axes: no rule.
+std::optional<AxisSets> noAxes(OpKind, ArrayRef<const AxisSets *>,
+                               OperandShapes, ArrayRef<int64_t>,
+                               const OpParams &);
 std::optional<TileDims> dataMovementTiles(OpKind, OperandShapes,
                                           const OpParams &);
 

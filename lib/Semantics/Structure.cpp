@@ -422,59 +422,62 @@ llvm::Error noSemantics(OpKind kind, llvm::StringRef system) {
 Expected<std::unique_ptr<Accumulator<F64Tensor>>>
 mirage::makeAccumulator(OpKind kind, const OpParams &params,
                         ArrayRef<int64_t> resultShape) {
-  switch (kind) {
-  case OpKind::AccumSum:
+  switch (getOpInfo(kind).accumulation) {
+  case Accumulation::Sum:
     return std::make_unique<F64Sum>(resultShape);
-  case OpKind::AccumMax:
+  case Accumulation::Max:
     return std::make_unique<F64Max>(resultShape);
-  case OpKind::AccumConcat:
+  case Accumulation::Concat:
     return std::make_unique<Concat<F64Tensor>>(F64Tensor(resultShape),
                                                params.dim);
-  case OpKind::AccumRescaledSum:
+  case Accumulation::RescaledSum:
     return std::make_unique<F64RescaledSum>(resultShape);
-  default:
+  case Accumulation::None:
     return makeError(getOpInfo(kind).name + " is not an accumulator");
   }
+  llvm_unreachable("every accumulation is handled");
 }
 
 Expected<std::unique_ptr<Accumulator<FFTensor>>>
 mirage::makeAccumulator(OpKind kind, const OpParams &params,
                         ArrayRef<int64_t> resultShape,
                         const Fingerprinter &fp) {
-  switch (kind) {
-  case OpKind::AccumSum:
+  switch (getOpInfo(kind).accumulation) {
+  case Accumulation::Sum:
     return std::make_unique<FFSum>(resultShape, fp);
-  case OpKind::AccumConcat:
+  case Accumulation::Concat:
     return std::make_unique<Concat<FFTensor>>(FFTensor(resultShape),
                                               params.dim);
-  case OpKind::AccumMax:
-  case OpKind::AccumRescaledSum:
+  case Accumulation::Max:
+  case Accumulation::RescaledSum:
     return noSemantics(kind, "finite-field");
-  default:
+  case Accumulation::None:
     return makeError(getOpInfo(kind).name + " is not an accumulator");
   }
+  llvm_unreachable("every accumulation is handled");
 }
 
 Expected<std::unique_ptr<Accumulator<BoundedTensor>>>
 mirage::makeBoundedAccumulator(OpKind kind, const OpParams &params,
                                ArrayRef<int64_t> resultShape) {
-  switch (kind) {
-  case OpKind::AccumSum:
+  switch (getOpInfo(kind).accumulation) {
+  case Accumulation::Sum:
     return std::make_unique<BoundedSum>(resultShape);
-  case OpKind::AccumMax:
+  case Accumulation::Max:
     return std::make_unique<BoundedMax>(resultShape);
-  case OpKind::AccumConcat:
+  case Accumulation::Concat:
     return std::make_unique<BoundedConcat>(resultShape, params.dim);
-  case OpKind::AccumRescaledSum:
+  case Accumulation::RescaledSum:
     return std::make_unique<BoundedRescaledSum>(resultShape);
-  default:
+  case Accumulation::None:
     return makeError(getOpInfo(kind).name + " is not an accumulator");
   }
+  llvm_unreachable("every accumulation is handled");
 }
 
 Degree mirage::getAccumulatorDegree(OpKind kind, Degree operand,
                                     const OpParams &params) {
-  if (kind == OpKind::AccumSum)
+  if (getOpInfo(kind).accumulation == Accumulation::Sum)
     return detail::sumDegree(operand, params.tiling.forloopRange);
   return operand;
 }
@@ -488,15 +491,17 @@ Degree mirage::getAccumulatorDegree(OpKind kind, Degree operand,
 /// maxima and online-softmax sums are uninterpreted.
 ExprId detail::structureExpr(OpKind kind, ArrayRef<ExprId> in, OperandShapes,
                              const OpParams &params, ExprContext &context) {
-  switch (kind) {
-  case OpKind::AccumSum:
+  switch (getOpInfo(kind).accumulation) {
+  case Accumulation::Sum:
     return context.sum(params.tiling.forloopRange, in[0]);
-  case OpKind::AccumMax:
+  case Accumulation::Max:
     return context.opaque(
         llvm::formatv("max[{0}]", params.tiling.forloopRange).str(), in);
-  case OpKind::AccumRescaledSum:
+  case Accumulation::RescaledSum:
     return context.opaque("rescaled_sum", in);
-  default:
+  case Accumulation::Concat:
+  case Accumulation::None:
     return in[0];
   }
+  llvm_unreachable("every accumulation is handled");
 }

@@ -3,7 +3,6 @@
 #include "MlirMutator.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
 #include <cctype>
@@ -162,7 +161,10 @@ const T &pick(const std::vector<T> &items, std::mt19937 &random) {
 } // namespace
 
 MlirMutator::MlirMutator(std::vector<std::string> opNames, bool keepSyntax)
-    : opNames(std::move(opNames)), keepSyntax(keepSyntax) {}
+    : opNames(std::move(opNames)), keepSyntax(keepSyntax) {
+  for (const std::string &name : this->opNames)
+    opNameSet.insert(name);
+}
 
 bool MlirMutator::mutateOnce(std::string &text, std::mt19937 &random) const {
   auto replace = [&](Span span, StringRef with) {
@@ -190,10 +192,7 @@ bool MlirMutator::mutateOnce(std::string &text, std::mt19937 &random) const {
     return replace(pick(types, random), kTypes[random() % std::size(kTypes)]);
   }
   case 3: {
-    llvm::StringSet<> names;
-    for (const std::string &name : opNames)
-      names.insert(name);
-    std::vector<Span> ops = findOpNames(text, names);
+    std::vector<Span> ops = findOpNames(text, opNameSet);
     if (ops.empty() || opNames.empty())
       return false;
     Span span = pick(ops, random);

@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <random>
 #include <string>
@@ -44,6 +45,7 @@ private:
   bool mutateOnce(std::string &text, std::mt19937 &random) const;
 
   std::vector<std::string> opNames;
+  llvm::StringSet<> opNameSet;
   bool keepSyntax;
 };
 

@@ -142,6 +142,39 @@ enum class AbstractForm : uint8_t {
   Silu,
 };
 
+/// The parameters an operator's ops carry (the OpParams fields it reads).
+enum class ParamForm : uint8_t {
+  None,
+  /// `scalar` (mul_scalar, add_scalar).
+  Scalar,
+  /// `scalar` as the epsilon of a normalization (rms_norm).
+  Epsilon,
+  /// `dim` and `keepDim` (reductions).
+  ReduceDim,
+  /// `dim` (concat, accum_concat).
+  Dim,
+  /// `dim` and the sizes in `ints` (split).
+  DimSizes,
+  /// A permutation in `ints` (transpose).
+  Permutation,
+  /// The result shape in `ints` (reshape), which the result type carries.
+  ResultShape,
+  /// The enclosing graph's `tiling` only (input iterators, output savers).
+  Tiling,
+};
+
+/// How an accumulator combines its operand over a graph's for-loop.
+enum class Accumulation : uint8_t {
+  /// Not an accumulator.
+  None,
+  Sum,
+  Max,
+  /// Concatenates the iterations' tiles along `dim`.
+  Concat,
+  /// The online-softmax sum: x weighted by exp(m - running max of m).
+  RescaledSum,
+};
+
 /// Static facts about an operator kind.
 struct OpInfo {
   OpKind kind;
@@ -172,6 +205,37 @@ struct OpInfo {
   /// empty for operators defined otherwise (normalization, data movement,
   /// structure).
   llvm::StringRef formula = {};
+  /// The parameters its ops carry.
+  ParamForm params = ParamForm::None;
+  /// How it accumulates over the for-loop (accumulators only).
+  Accumulation accumulation = Accumulation::None;
+  /// Only moves elements (concat, split, reshape, transpose, all_reduce): a
+  /// kernel-level operator with nothing to compute inside a block graph.
+  bool movesData = false;
+  /// Its two operands may be swapped.
+  bool commutative = false;
+
+  // Setters for the table's rows, which give the facts above by name.
+  OpInfo withParams(ParamForm form) const {
+    OpInfo info = *this;
+    info.params = form;
+    return info;
+  }
+  OpInfo withAccumulation(Accumulation kind) const {
+    OpInfo info = *this;
+    info.accumulation = kind;
+    return info;
+  }
+  OpInfo movingData() const {
+    OpInfo info = *this;
+    info.movesData = true;
+    return info;
+  }
+  OpInfo commuting() const {
+    OpInfo info = *this;
+    info.commutative = true;
+    return info;
+  }
 };
 
 /// Returns the static facts of `kind`.

@@ -360,9 +360,9 @@ void BlockGraphEmitter::emitAccumulate(Operation *op, Value iteration) {
   SmemTile acc = getTile(op->getResult(0));
   SmemTile input = getTile(op->getOperand(0));
   ArrayRef<int64_t> shape = input.layout.shape;
-  switch (kind) {
-  case OpKind::AccumSum:
-  case OpKind::AccumMax:
+  switch (getOpInfo(kind).accumulation) {
+  case Accumulation::Sum:
+  case Accumulation::Max:
     if (acc.layout.hasContiguousRuns(kVectorWidth) &&
         input.layout.hasContiguousRuns(kVectorWidth)) {
       Shape runs(shape);
@@ -385,7 +385,7 @@ void BlockGraphEmitter::emitAccumulate(Operation *op, Value iteration) {
                                kb->loadF32(input, indices)));
     });
     return;
-  case OpKind::AccumConcat: {
+  case Accumulation::Concat: {
     int64_t dim = cast<tb::AccumConcatOp>(op).getDim();
     kb->forEachStrided(input.layout.getNumElements(), [&](Value linear) {
       SmallVector<Value> indices = kb->delinearize(linear, shape);
@@ -395,7 +395,7 @@ void BlockGraphEmitter::emitAccumulate(Operation *op, Value iteration) {
     });
     return;
   }
-  case OpKind::AccumRescaledSum: {
+  case Accumulation::RescaledSum: {
     // acc = acc * e^(M - M') + x * e^(m - M') with M' = max(M, m), then
     // M = M'. The running maximum M changes only after every element used it.
     SmemTile localMax = getTile(op->getOperand(1));
@@ -451,8 +451,8 @@ void BlockGraphEmitter::emitAccumulate(Operation *op, Value iteration) {
     });
     return;
   }
-  default:
-    llvm_unreachable("not an accumulator");
+  case Accumulation::None:
+    llvm_unreachable("the plan sends only accumulators here");
   }
 }
 
