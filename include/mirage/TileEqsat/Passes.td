@@ -77,6 +77,10 @@ def MirageTileEqsat : Pass<"mirage-tile-eqsat", "::mlir::ModuleOp"> {
            "Replace the function by the chosen candidate">,
     Option<"seed", "seed", "uint64_t", /*default=*/"1",
            "Seed of the verifier's inputs and fingerprints">,
+    Option<"maxElements", "max-elements", "int64_t",
+           /*default=*/"int64_t(1) << 29",
+           "Reject (with the reason) candidates whose check would evaluate "
+           "tensors of more elements than this">,
     Option<"progress", "progress", "bool", /*default=*/"false",
            "Report saturation iterations and extraction on stderr">,
   ];

@@ -154,6 +154,7 @@ private:
     materialize.sizes.defaultSize = tileSize;
     EquivalenceOptions equivalence;
     equivalence.seed = seed;
+    equivalence.maxElements = maxElements;
     std::string bestReason, firstRejection;
     // Why Trinity's best (by the cost model) has no block graphs, if so.
     if (!unconstrained.candidates.empty()) {
