@@ -913,11 +913,16 @@ llvm::Expected<TileProgram> Converter::run() {
   // Element type.
   auto typeOf = [](Value v) { return cast<ShapedType>(v.getType()); };
   for (BlockArgument arg : function.getArguments()) {
-    if (!isa<RankedTensorType>(arg.getType()))
-      return llvm::createStringError("every argument must be a ranked tensor");
+    if (!isa<RankedTensorType>(arg.getType()) ||
+        !isa<FloatType>(typeOf(arg).getElementType()))
+      return llvm::createStringError(
+          "every argument must be a ranked tensor of floats");
     if (!program.elementType)
       program.elementType = typeOf(arg).getElementType();
   }
+  // The cost model counts bytes of this type (found by mirage-fuzz).
+  if (!program.elementType)
+    return llvm::createStringError("the function has no tensor arguments");
   // Names: inputs, outputs, variables.
   for (auto [i, arg] : llvm::enumerate(function.getArguments())) {
     std::string name = "in" + std::to_string(i);
