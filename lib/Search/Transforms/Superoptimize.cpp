@@ -165,16 +165,19 @@ private:
     std::string label = llvm::formatv("{0}_sub{1}", function.getSymName(),
                                       index)
                             .str();
-    ExprContext exprs;
-    llvm::Expected<Problem> problem = importSubprogram(subprogram, exprs);
-    if (!problem) {
-      // The rest of the program is still searched.
+    // A subprogram that cannot be searched stays as it is; the rest of the
+    // program is still searched.
+    auto leaveAsIs = [&](StringRef why, llvm::Error error) {
       emitRemark(loc) << "superoptimize: @" << function.getSymName()
                       << " subprogram #" << index
-                      << " is left as it is: the search cannot take it ("
-                      << llvm::toString(problem.takeError()) << ")";
+                      << " is left as it is: " << why << " ("
+                      << llvm::toString(std::move(error)) << ")";
       return success();
-    }
+    };
+    ExprContext exprs;
+    llvm::Expected<Problem> problem = importSubprogram(subprogram, exprs);
+    if (!problem)
+      return leaveAsIs("the search cannot take it", problem.takeError());
     if (!checkpointDir.empty())
       if (std::error_code error =
               llvm::sys::fs::create_directories(checkpointDir))
@@ -226,13 +229,8 @@ private:
     // call at a time while this thread waits, so only one thread touches
     // the context.
     auto screen = FloatScreen::create(reference, equivalence);
-    if (!screen) {
-      emitRemark(loc) << "superoptimize: @" << function.getSymName()
-                      << " subprogram #" << index
-                      << " is left as it is: the verifier cannot evaluate it ("
-                      << llvm::toString(screen.takeError()) << ")";
-      return success();
-    }
+    if (!screen)
+      return leaveAsIs("the verifier cannot evaluate it", screen.takeError());
     options.acceptCandidate = [&](const Candidate &candidate) {
       func::FuncOp function = build(candidate, label + "_screened");
       if (!function)
