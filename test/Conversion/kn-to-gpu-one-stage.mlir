@@ -3,8 +3,9 @@
 // wait, compute) instead of rejecting a graph the verifier accepted.
 // RUN: mirage-opt %s --convert-kn-to-gpu | FileCheck %s
 
-// One 120 KiB stage (122880 bytes, plus the accumulator) in shared memory.
-// CHECK: gpu.launch_func @no_room_to_pipeline_kernels::@no_room_to_pipeline_k0 {{.*}} dynamic_shared_memory_size %c123136_i32
+// One 120 KiB stage (122880 bytes, plus the accumulator and the scratch of
+// the reduction split over the four warps) in shared memory.
+// CHECK: gpu.launch_func @no_room_to_pipeline_kernels::@no_room_to_pipeline_k0 {{.*}} dynamic_shared_memory_size %c123264_i32
 // CHECK: gpu.func @no_room_to_pipeline_k0
 // Nothing requested before the loop; each iteration waits for its own copy.
 // CHECK-NOT: nvvm.cp.async.commit.group

@@ -1,13 +1,17 @@
 // RMSNorm's lowering: a warp sums a row's squares; with fewer rows than
-// warps each row gets warps / rows warps, which all sum it and write a
-// slice of its columns each (8-wide vectors, so a warp covers 256 columns).
+// warps each row gets up to warps / rows warps, each summing a slice of the
+// columns (8-wide vectors, 256 columns a warp step) into shared scratch;
+// after a barrier they combine the row's partials and write their slices.
 // RUN: mirage-opt %s --split-input-file --kn-default-block-graphs --convert-kn-to-gpu --canonicalize --cse | FileCheck %s
 
-// One row, four warps: all take part, the write pass strides 4 x 256.
+// One row, four warps: each sums and writes every fourth 256 columns.
 // CHECK-LABEL: gpu.func @one_row_k0
-// CHECK: %[[TAKE:.*]] = arith.cmpi ult, %{{.*}}, %c4 : index
-// CHECK: scf.if %[[TAKE]] {
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c4096 step %c256 iter_args
+// CHECK: %[[SCRATCH:.*]] = memref.view {{.*}} to memref<4xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c4096 step %c1024 iter_args
+// CHECK: memref.store %{{.*}}, %[[SCRATCH]][%{{.*}}]
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-4: memref.load %[[SCRATCH]]
 // CHECK: math.sqrt
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c4096 step %c1024 {
 func.func @one_row(%x: tensor<1x4096xf16>) -> tensor<1x4096xf16> {
@@ -17,15 +21,35 @@ func.func @one_row(%x: tensor<1x4096xf16>) -> tensor<1x4096xf16> {
 
 // -----
 
-// Two rows of 512 columns: two warps a row, each writing 256 of them.
+// Two rows of 512 columns: two warps a row, each on 256 of them.
 // CHECK-LABEL: gpu.func @two_rows_k0
-// CHECK: %[[TAKE:.*]] = arith.cmpi ult, %{{.*}}, %c4 : index
-// CHECK: scf.if %[[TAKE]] {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c512 step %c512 iter_args
+// CHECK: gpu.barrier
+// CHECK-COUNT-2: memref.load %{{.*}} : memref<4xf32, #gpu.address_space<workgroup>>
 // CHECK: math.sqrt
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c512 step %c512 {
 func.func @two_rows(%x: tensor<2x512xf16>) -> tensor<2x512xf16> {
   %y = kn.rms_norm %x {eps = 1.0e-6 : f64} : tensor<2x512xf16>
   return %y : tensor<2x512xf16>
+}
+
+// -----
+
+// One row of 512 columns: two warps are enough (a vector per lane each);
+// the other two skip both passes but still meet the barrier between them.
+// CHECK-LABEL: gpu.func @short_row_k0
+// CHECK: %[[TAKE:.*]] = arith.cmpi ult, %{{.*}}, %c2 : index
+// CHECK: scf.if %[[TAKE]] {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c512 step %c512 iter_args
+// CHECK: memref.store %{{.*}} : memref<2xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.if %[[TAKE]] {
+// CHECK: math.sqrt
+func.func @short_row(%x: tensor<1x512xf16>) -> tensor<1x512xf16> {
+  %y = kn.rms_norm %x {eps = 1.0e-6 : f64} : tensor<1x512xf16>
+  return %y : tensor<1x512xf16>
 }
 
 // -----

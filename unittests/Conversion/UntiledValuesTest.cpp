@@ -2,9 +2,10 @@
 //
 // kn-fuse counts a plan's shared memory by the lowering's own rules
 // (isComputedInUser, isReadInPlace in KernelToGPU.h), which read kn and tb
-// ops alike: elementwise chains are computed in their users, splits and
-// unit-dim reshapes read by elementwise ops are views; anything else gets
-// a tile.
+// ops alike: elementwise chains are computed in their users (elementwise
+// ops of their shape, or broadcasting them along rows, or reductions),
+// splits and unit-dim reshapes read by elementwise ops are views; anything
+// else gets a tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +42,11 @@ func.func @f(%gu: tensor<8x64xf16>, %x: tensor<8x32xf16>, %w: tensor<32x32xf16>,
   %flat = kn.reshape %b : tensor<8x32xf16> -> tensor<256xf16>
   %fs = kn.sqrt %flat : tensor<256xf16>
   %sq = kn.square %p1 : tensor<8x16xf16>
+  %sq2 = kn.square %x : tensor<8x32xf16>
+  %red = kn.reduce_sum %sq2 dim 1 : tensor<8x32xf16>
+  %mx = kn.reduce_max %x dim 1 : tensor<8x32xf16>
+  %half = kn.mul_scalar %mx, 0.5 : tensor<8x1xf16>
+  %d = kn.sub %x, %half : tensor<8x32xf16>, tensor<8x1xf16>
   return %gated, %b, %rs, %fs, %b, %pe : tensor<8x32xf16>, tensor<8x32xf16>, tensor<1x8x32xf16>, tensor<256xf16>, tensor<8x32xf16>, tensor<8x16xf16>
 }
 )";
@@ -86,6 +92,13 @@ TEST_F(UntiledValuesTest, ElementwiseChainsAreComputedInTheirUsers) {
   EXPECT_FALSE(computedInUser("%3")); // exp, read twice by one add
   EXPECT_FALSE(computedInUser("%5")); // neg, broadcast by its user
   EXPECT_FALSE(computedInUser("%4")); // add, read by a reshape
+}
+
+TEST_F(UntiledValuesTest, ReductionsFoldTheirChainsAndRowValuesAreRecomputed) {
+  EXPECT_TRUE(computedInUser("%15"));  // square, read by reduce_sum
+  EXPECT_FALSE(computedInUser("%16")); // reduce_sum: not elementwise
+  EXPECT_TRUE(computedInUser("%18"));  // per-row mul_scalar, broadcast by sub
+  EXPECT_FALSE(computedInUser("%19")); // sub, unused
 }
 
 TEST_F(UntiledValuesTest, SplitsAndUnitDimReshapesAreViews) {

@@ -21,9 +21,12 @@ namespace mirage {
 /// 0) and returns the dynamic shared memory it needs, in bytes; a failure,
 /// with the lowering's diagnostic on the graph, when its tiles do not fit
 /// even with the fewest stages, or the graph has a shape the lowering
-/// refuses.
+/// refuses. The lowering runs a looped graph whose tiles fit only once with
+/// one stage (load, wait, compute); a pass that builds graphs should not
+/// build one, and asks for `requirePipeline` to have it refused too.
 mlir::FailureOr<int64_t>
-planBlockGraphSharedMemory(tb::GraphOp graph, int64_t chipSharedMemory = 0);
+planBlockGraphSharedMemory(tb::GraphOp graph, int64_t chipSharedMemory = 0,
+                           bool requirePipeline = false);
 
 /// The f32 registers per thread that `graph`'s tensor-core accumulators take
 /// at once as the lowering plans them (default options): the sums of every
@@ -49,7 +52,9 @@ int64_t getBlockGraphLoadsInFlight(tb::GraphOp graph,
 /// or after the loop).
 ///
 /// An elementwise op whose only user is an elementwise op of its phase with
-/// the same result shape is computed inside that user, in registers.
+/// the same result shape, or one that broadcasts it along its rows (a
+/// per-row mean or norm: last dim 1), or a reduction of its phase, is
+/// computed inside that user, in registers.
 bool isComputedInUser(
     mlir::Operation *op,
     llvm::function_ref<bool(mlir::Operation *, mlir::Operation *)> samePhase);

@@ -509,6 +509,20 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
       emitTileStore(getTile(saver.getInput()), global, offsets);
     return success();
   }
+  std::optional<SmemTile> scratch;
+  if (auto slot = plan.getReductionScratch(op))
+    scratch =
+        createView(kb->index(slot->first),
+                   TileLayout{Shape{slot->second / 4}, kb->b.getF32Type()});
+  if (isa<tb::ReduceSumOp, tb::ReduceMaxOp>(op)) {
+    // Its operand may be an elementwise chain computed inside it.
+    auto semantics = cast<SemanticsOpInterface>(op);
+    Value input = op->getOperand(0);
+    emitReduce(*kb, semantics.getOpKind(), semantics.getOpParams(),
+               buildExpr(input), cast<tb::TileType>(input.getType()).getShape(),
+               getTile(op->getResult(0)), scratch);
+    return success();
+  }
   SmallVector<SmemTile> operands, results;
   for (Value operand : op->getOperands())
     operands.push_back(getTile(operand));
@@ -556,7 +570,7 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
     return success();
   }
   return emitTileOp(*kb, op, semantics.getOpKind(), semantics.getOpParams(),
-                    operands, results);
+                    operands, results, scratch);
 }
 
 LogicalResult BlockGraphEmitter::emitLevels(ArrayRef<SmallVector<Step>> levels,

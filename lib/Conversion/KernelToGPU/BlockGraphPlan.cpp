@@ -70,8 +70,19 @@ bool mirage::isComputedInUser(
   if (!isElementwise(op))
     return false;
   Operation *user = getOnlyUser(op->getResult(0));
-  return user && isElementwise(user) && samePhase(op, user) &&
-         getShape(op->getResult(0)) == getShape(user->getResult(0));
+  if (!user || !samePhase(op, user))
+    return false;
+  // A reduction folds the chain as it reads it.
+  std::optional<OpKind> userKind = getKind(user);
+  if (userKind == OpKind::ReduceSum || userKind == OpKind::ReduceMax)
+    return true;
+  if (!isElementwise(user))
+    return false;
+  // A per-row value (a mean, a norm) broadcast along the user's rows is
+  // recomputed once per run of elements: cheaper than a level of its own.
+  ArrayRef<int64_t> shape = getShape(op->getResult(0));
+  ArrayRef<int64_t> userShape = getShape(user->getResult(0));
+  return shape == userShape || (shape.back() == 1 && userShape.back() > 1);
 }
 
 bool mirage::isReadInPlace(
@@ -165,6 +176,29 @@ BlockGraphPlan::getTensorMapType(tb::InputIteratorOp iterator) const {
 
 int64_t BlockGraphPlan::getRunningMaxOffset(Operation *op) const {
   return intervals[runningMaxSlots.lookup(op)].offset;
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+BlockGraphPlan::getReductionScratch(Operation *op) const {
+  auto it = scratchSlots.find(op);
+  if (it == scratchSlots.end())
+    return std::nullopt;
+  const LiveInterval &interval = intervals[it->second];
+  return std::make_pair(interval.offset, interval.bytes);
+}
+
+/// The scratch bytes a reduction or rms_norm step needs to split its
+/// results over the block's warps (0 for other ops).
+static int64_t getScratchBytes(Operation *op, int64_t warps) {
+  if (!isa<tb::ReduceSumOp, tb::ReduceMaxOp, tb::RmsNormOp>(op))
+    return 0;
+  ArrayRef<int64_t> input = getShape(op->getOperand(0));
+  int64_t dim = isa<tb::RmsNormOp>(op)
+                    ? static_cast<int64_t>(input.size()) - 1
+                    : cast<SemanticsOpInterface>(op).getOpParams().dim;
+  int64_t extent = input[dim];
+  return getReductionScratchBytes(getNumElements(input) / extent, extent,
+                                  warps);
 }
 
 //===----------------------------------------------------------------------===//
@@ -380,14 +414,10 @@ void BlockGraphPlan::decideMatmuls() {
 
 SmallVector<Value> BlockGraphPlan::getReads(const Step &step) const {
   SmallVector<Value> reads;
-  if (isElementwise(step.op) && !step.epilogue) {
-    for (Value operand : step.op->getOperands())
-      collectLeaves(operand, reads);
-    return reads;
-  }
+  // Through the chains computed inside the step.
   for (Value operand : step.op->getOperands())
     if (isa<tb::TileType>(operand.getType()))
-      reads.push_back(operand);
+      collectLeaves(operand, reads);
   // A rescaled register sum also reads the per-row maxima.
   if (const RegisterSum *sum = getRegisterSum(step.op))
     if (sum->isRescaled())
@@ -465,10 +495,13 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
         kMaxPipelineStages);
   }
   stages = std::max<int64_t>(1, std::min<int64_t>(wanted, iterations));
-  for (;; --stages) {
+  // Reductions split over warps where their scratch fits too; all warps
+  // fold each result themselves where it does not.
+  auto place = [&](bool withScratch) {
     intervals.clear();
     slots.clear();
     runningMaxSlots.clear();
+    scratchSlots.clear();
     auto addSlot = [&](int64_t start, int64_t end, int64_t bytes,
                        int64_t alignment = 0) {
       intervals.push_back({start, end, bytes, /*offset=*/-1, alignment});
@@ -502,8 +535,21 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
       }
       slots[value] = addSlot(start, end, bytes, alignment);
     }
+    // Written and read within the step's own level.
+    int64_t warps = (graph.getThreads() + 31) / 32;
+    for (ArrayRef<Step> level :
+         llvm::concat<const SmallVector<Step>>(loopLevels, postLoopLevels))
+      for (const Step &step : level)
+        if (int64_t bytes = getScratchBytes(step.op, warps);
+            bytes && withScratch) {
+          int64_t at = written.lookup(step.op->getResult(0));
+          scratchSlots[step.op] = addSlot(at, at, bytes);
+        }
     sharedBytes = codegen::planSharedMemory(intervals, kTileAlignment);
-    if (sharedBytes <= limit)
+    return sharedBytes <= limit;
+  };
+  for (;; --stages) {
+    if (place(/*withScratch=*/true) || place(/*withScratch=*/false))
       return success();
     // One stage (load, wait, compute) still runs where two do not fit.
     if (stages <= 1)
@@ -514,14 +560,18 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
   }
 }
 
-FailureOr<int64_t>
-mirage::planBlockGraphSharedMemory(tb::GraphOp graph,
-                                   int64_t chipSharedMemory) {
+FailureOr<int64_t> mirage::planBlockGraphSharedMemory(tb::GraphOp graph,
+                                                      int64_t chipSharedMemory,
+                                                      bool requirePipeline) {
   Options options;
   options.chipSharedMemory = chipSharedMemory;
   BlockGraphPlan plan(graph, options);
   if (failed(plan.build()))
     return failure();
+  if (requirePipeline && !plan.getPipelined().empty() && plan.getStages() < 2)
+    return graph.emitOpError()
+           << "has loop tiles that fit in shared memory only once: nothing "
+              "would load while the block computes";
   return plan.getSharedMemoryBytes();
 }
 

@@ -4,19 +4,20 @@
 // emitted:
 //
 //   - fusion: an elementwise op whose only user is an elementwise op of the
-//     same shape and phase is computed inside that user (no tile of its
-//     own), and so is a split or a unit-dim reshape whose users are all
-//     such ops (they read its operand's tile in place); a tensor-core matmul
-//     whose only (transitive) consumer is such a chain of one-operand ops
-//     applies the chain to its accumulators before storing (an epilogue), and
-//     one that only feeds an accum_sum keeps its sum in registers across the
-//     loop;
+//     same shape and phase, or a reduction of its phase, is computed inside
+//     that user (no tile of its own), and so is a split or a unit-dim reshape
+//     whose users are all such ops (they read its operand's tile in place); a
+//     tensor-core matmul whose only (transitive) consumer is such a chain of
+//     one-operand ops applies the chain to its accumulators before storing (an
+//     epilogue), and one that only feeds an accum_sum keeps its sum in
+//     registers across the loop;
 //   - schedule: the remaining ops ("steps") of the loop body and of the
 //     post-loop part are grouped in dependency levels; the steps of a level
 //     are independent and share one barrier after them;
 //   - shared memory: every tile that still needs one gets an offset, from
 //     the levels at which it is written and last read, with one slot per
-//     pipeline stage for input tiles that change every iteration;
+//     pipeline stage for input tiles that change every iteration, and so
+//     does the scratch of a reduction split over warps;
 //   - loads: pipelined input tiles arrive by cp.async, or by the bulk
 //     tensor copy engine (TMA) when asked for and every such tile is a box
 //     it can copy into the tile's layout.
@@ -126,6 +127,11 @@ public:
   int64_t getStageStride(mlir::Value value) const;
   /// The running-maximum buffer of an accum_rescaled_sum.
   int64_t getRunningMaxOffset(mlir::Operation *op) const;
+  /// The scratch a reduction or rms_norm split over warps combines in
+  /// (getReductionScratchBytes): its offset and size, or std::nullopt for
+  /// one that is not split.
+  std::optional<std::pair<int64_t, int64_t>>
+  getReductionScratch(mlir::Operation *op) const;
 
 private:
   void decideFusion();
@@ -169,6 +175,7 @@ private:
 
   llvm::DenseMap<mlir::Value, size_t> slots;
   llvm::DenseMap<mlir::Operation *, size_t> runningMaxSlots;
+  llvm::DenseMap<mlir::Operation *, size_t> scratchSlots;
   llvm::SmallVector<LiveInterval> intervals;
   int64_t sharedBytes = 0;
 };

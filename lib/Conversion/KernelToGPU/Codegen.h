@@ -252,6 +252,16 @@ struct ElementExpr {
   bool isLeaf() const { return tile.has_value(); }
 };
 
+/// Whether every leaf of `expr` that varies along the last dim holds runs
+/// of `width` contiguous elements (the others are broadcast along it).
+bool leavesHaveRuns(const ElementExpr &expr, int64_t width);
+
+/// The value of `expr` at the run of `width` elements (1: a scalar)
+/// starting at `indices` of a result of `shape`.
+mlir::Value evaluateAt(KernelBuilder &kb, const ElementExpr &expr,
+                       mlir::ValueRange indices, llvm::ArrayRef<int64_t> shape,
+                       int64_t width);
+
 /// Computes `expr` for every element of `result`, 8 elements per thread
 /// step where every tile's layout allows.
 void emitElementwise(KernelBuilder &kb, const ElementExpr &expr,
@@ -262,13 +272,37 @@ void emitElementwise(KernelBuilder &kb, const ElementExpr &expr,
 mlir::Value evaluateOnValue(KernelBuilder &kb, const ElementExpr &expr,
                             mlir::Value leafValue);
 
-/// Computes one non-elementwise block-level operator whose operands and
-/// results are shared-memory tiles: reductions, rms_norm, data movement and
-/// (SIMT) matmul. Fails for kinds it does not compute.
+/// How many warps fold each of `outputs` reductions over `extent` elements
+/// in a block of `warps` warps: 1 while every warp has a result of its own;
+/// more where results are fewer than warps, as long as each lane still
+/// folds a vector's worth of elements or more. The warps of a result fold
+/// slices of it and combine their partials through shared scratch
+/// (getReductionScratchBytes) after a barrier, instead of all folding the
+/// whole extent.
+int64_t getWarpsPerReduction(int64_t outputs, int64_t extent, int64_t warps);
+/// The scratch that needs: one f32 partial per folding warp (0 for none).
+int64_t getReductionScratchBytes(int64_t outputs, int64_t extent,
+                                 int64_t warps);
+
+/// Folds `input` (an expression of shape `inputShape`: the reduced tile,
+/// or the elementwise chain computed inside the reduction) along
+/// `params.dim` into `result`, for ReduceSum and ReduceMax. `scratch` is the
+/// shared memory a reduction split over warps combines its partials in
+/// (getReductionScratchBytes; a 1-D f32 tile), absent where it is not
+/// split.
+void emitReduce(KernelBuilder &kb, OpKind kind, const OpParams &params,
+                const ElementExpr &input, llvm::ArrayRef<int64_t> inputShape,
+                const SmemTile &result, const std::optional<SmemTile> &scratch);
+
+/// Computes one other non-elementwise block-level operator whose operands
+/// and results are shared-memory tiles: rms_norm (`scratch` as for
+/// emitReduce), data movement and (SIMT) matmul. Fails for kinds it does
+/// not compute.
 llvm::LogicalResult emitTileOp(KernelBuilder &kb, mlir::Operation *op,
                                OpKind kind, const OpParams &params,
                                llvm::ArrayRef<SmemTile> operands,
-                               llvm::ArrayRef<SmemTile> results);
+                               llvm::ArrayRef<SmemTile> results,
+                               std::optional<SmemTile> scratch);
 
 /// Whether a matmul of these operand layouts can run on tensor cores:
 /// f16/bf16 operands of one type, k a multiple of 16, n of 8, equal batch

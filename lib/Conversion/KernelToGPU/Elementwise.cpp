@@ -49,9 +49,7 @@ static bool viewKeepsRuns(const ElementExpr &leaf, int64_t width) {
          view.offset.back() % width == 0;
 }
 
-/// Whether every leaf that varies along the last dim holds runs of `width`
-/// contiguous elements (the others are broadcast along it).
-static bool leavesHaveRuns(const ElementExpr &expr, int64_t width) {
+bool codegen::leavesHaveRuns(const ElementExpr &expr, int64_t width) {
   if (expr.isLeaf())
     return getLeafShape(expr).back() == 1 ||
            (expr.tile->layout.hasContiguousRuns(width) &&
@@ -61,11 +59,9 @@ static bool leavesHaveRuns(const ElementExpr &expr, int64_t width) {
   });
 }
 
-/// The value of `expr` at the run of `width` elements (1: a scalar)
-/// starting at `indices` of a result of `shape`.
-static Value evaluateAt(KernelBuilder &kb, const ElementExpr &expr,
-                        ValueRange indices, ArrayRef<int64_t> shape,
-                        int64_t width) {
+Value codegen::evaluateAt(KernelBuilder &kb, const ElementExpr &expr,
+                          ValueRange indices, ArrayRef<int64_t> shape,
+                          int64_t width) {
   if (expr.isLeaf()) {
     const SmemTile &tile = *expr.tile;
     ArrayRef<int64_t> leafShape = getLeafShape(expr);

@@ -111,7 +111,9 @@ Value codegen::emitCombine(OpBuilder &b, Location loc, OpKind kind,
                {Formula{Primitive::Operand, {}, 0.0, 0},
                 Formula{Primitive::Operand, {}, 0.0, 1}}};
   OpParams params;
-  FormulaEmitter emitter{b, loc, params, ValueRange{accumulated, value}};
+  // The emitter refers to its operands: they must outlive it.
+  Value operands[] = {accumulated, value};
+  FormulaEmitter emitter{b, loc, params, operands};
   return emitter.emit(fold);
 }
 

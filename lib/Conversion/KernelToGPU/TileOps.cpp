@@ -4,8 +4,10 @@
 // threads share the elements of the result (thread t takes elements t, t +
 // threads, ...) and read their operands from shared memory. Reductions give
 // each result element to a group of lanes (a power of two up to 32), which
-// combine by shuffles; runs of 8 contiguous elements are read as vectors.
-// The caller places a barrier after each level of operators.
+// combine by shuffles, or, with fewer results than warps, to several warps
+// that combine through shared scratch; runs of 8 contiguous elements are
+// read as vectors. The caller places a barrier after each level of
+// operators.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,22 +62,106 @@ static Value emitFoldLoop(KernelBuilder &kb, OpKind kind, Value first,
   return loop.getResult(0);
 }
 
+int64_t codegen::getWarpsPerReduction(int64_t outputs, int64_t extent,
+                                      int64_t warps) {
+  if (outputs <= 0 || outputs >= warps)
+    return 1;
+  return std::max<int64_t>(
+      1, std::min(warps / outputs, extent / (32 * kVectorWidth)));
+}
+
+int64_t codegen::getReductionScratchBytes(int64_t outputs, int64_t extent,
+                                          int64_t warps) {
+  int64_t warpsPer = getWarpsPerReduction(outputs, extent, warps);
+  return warpsPer > 1 ? outputs * warpsPer * 4 : 0;
+}
+
+/// Where the warps of a split reduction leave their partials: warp w at
+/// element w.
+static void storePartial(KernelBuilder &kb, const SmemTile &scratch,
+                         Value partial) {
+  OpBuilder &b = kb.b;
+  Value isFirstLane = b.createOrFold<arith::CmpIOp>(
+      kb.loc, arith::CmpIPredicate::eq, kb.laneId, kb.index(0));
+  auto ifOp = scf::IfOp::create(b, kb.loc, isFirstLane);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  kb.storeF32(scratch, ValueRange{kb.warpId}, partial);
+}
+
+/// The combination of the `warpsPer` partials of result `output`.
+static Value combinePartials(KernelBuilder &kb, OpKind kind,
+                             const SmemTile &scratch, Value output,
+                             int64_t warpsPer) {
+  Value first = kb.mul(output, warpsPer);
+  Value total = kb.f32(getCombineIdentity(kind));
+  for (int64_t w = 0; w < warpsPer; ++w)
+    total = emitCombine(kb.b, kb.loc, kind, total,
+                        kb.loadF32(scratch, ValueRange{kb.add(first, w)}));
+  return total;
+}
+
+/// Runs `body` in the first `warps` warps of the block only. It must hold
+/// no barrier.
+static void inFirstWarps(KernelBuilder &kb, int64_t warps,
+                         function_ref<void()> body) {
+  if (warps >= kb.getNumWarps()) {
+    body();
+    return;
+  }
+  auto ifOp = scf::IfOp::create(kb.b, kb.loc, kb.lessThan(kb.warpId, warps));
+  OpBuilder::InsertionGuard guard(kb.b);
+  kb.b.setInsertionPointToStart(ifOp.thenBlock());
+  body();
+}
+
 /// Each result element is folded by a group of lanes (a power of two up to
 /// 32, no more than the runs to fold): lanes stride over the reduced dim,
 /// then combine by shuffles. Groups walk the result elements in warp-wide
-/// steps so that every lane of a warp takes part in every shuffle.
-static void emitReduce(KernelBuilder &kb, OpKind kind, const OpParams &params,
-                       const SmemTile &input, const SmemTile &result) {
+/// steps so that every lane of a warp takes part in every shuffle. With
+/// fewer results than warps and `scratch`, several warps share a result
+/// (getWarpsPerReduction): each folds a slice of it, and after a barrier a
+/// thread per result combines their partials.
+void codegen::emitReduce(KernelBuilder &kb, OpKind kind, const OpParams &params,
+                         const ElementExpr &input, ArrayRef<int64_t> inputShape,
+                         const SmemTile &result,
+                         const std::optional<SmemTile> &scratch) {
   OpBuilder &b = kb.b;
-  int64_t extent = input.layout.shape[params.dim];
+  int64_t extent = inputShape[params.dim];
   ArrayRef<int64_t> shape = result.layout.shape;
   int64_t outputs = result.layout.getNumElements();
   // Over the last dim, contiguous runs are read as vectors.
-  bool lastDim = params.dim + 1 ==
-                 static_cast<int64_t>(input.layout.shape.size());
-  int64_t width =
-      lastDim && input.layout.hasContiguousRuns(kVectorWidth) ? kVectorWidth
-                                                              : 1;
+  bool lastDim = params.dim + 1 == static_cast<int64_t>(inputShape.size());
+  int64_t width = lastDim && extent % kVectorWidth == 0 &&
+                          leavesHaveRuns(input, kVectorWidth)
+                      ? kVectorWidth
+                      : 1;
+  auto fold = [&](ArrayRef<Value> indices, Value first, int64_t step) {
+    return emitFoldLoop(kb, kind, first, extent, step, [&](Value r) {
+      SmallVector<Value> at =
+          reducedIndices(indices, params.dim, params.keepDim, r);
+      return evaluateAt(kb, input, at, inputShape, width);
+    });
+  };
+  int64_t warpsPer =
+      scratch ? getWarpsPerReduction(outputs, extent, kb.getNumWarps()) : 1;
+  if (warpsPer > 1) {
+    inFirstWarps(kb, outputs * warpsPer, [&] {
+      SmallVector<Value> indices =
+          kb.delinearize(kb.div(kb.warpId, warpsPer), shape);
+      Value slice = kb.rem(kb.warpId, warpsPer);
+      Value first = kb.mul(kb.add(kb.mul(slice, 32), kb.laneId), width);
+      Value partial = fold(indices, first, 32 * width * warpsPer);
+      storePartial(kb, *scratch, kb.warpReduce(partial, kind));
+    });
+    kb.barrier();
+    kb.forEachStrided(outputs, [&](Value output) {
+      kb.storeF32(result, kb.delinearize(output, shape),
+                  combinePartials(kb, kind, *scratch, output, warpsPer));
+    });
+    return;
+  }
+
   int64_t lanes = 1;
   while (lanes * 2 <= std::min<int64_t>(extent / width, 32))
     lanes *= 2;
@@ -94,13 +180,7 @@ static void emitReduce(KernelBuilder &kb, OpKind kind, const OpParams &params,
   // Groups past the end fold a valid element and drop the result.
   SmallVector<Value> indices =
       kb.delinearize(kb.min(output, outputs - 1), shape);
-  Value partial = emitFoldLoop(
-      kb, kind, kb.mul(lane, width), extent, lanes * width, [&](Value r) {
-        SmallVector<Value> at =
-            reducedIndices(indices, params.dim, params.keepDim, r);
-        return width > 1 ? kb.loadVectorF32(input, at, width)
-                         : kb.loadF32(input, at);
-      });
+  Value partial = fold(indices, kb.mul(lane, width), lanes * width);
   Value total = kb.warpReduce(partial, kind, lanes);
   Value isFirstLane = b.createOrFold<arith::CmpIOp>(
       kb.loc, arith::CmpIPredicate::eq, lane, kb.index(0));
@@ -112,12 +192,13 @@ static void emitReduce(KernelBuilder &kb, OpKind kind, const OpParams &params,
 }
 
 /// y = x / sqrt(mean(x * x) + eps) * w over the last dim. A warp sums a
-/// row's squares; with fewer rows than warps, each row gets warps / rows
-/// warps that all sum it (no shared scratch needed) and write a slice of
-/// its columns each, so that a single-row tile does not leave three warps
-/// of four idle through the write pass, the longer one.
+/// row's squares and writes the row. With fewer rows than warps and
+/// `scratch`, several warps share a row (getWarpsPerReduction): each sums
+/// the squares of a slice of the columns, and after a barrier combines the
+/// row's partials and writes its slice.
 static void emitRmsNorm(KernelBuilder &kb, const OpParams &params,
-                        ArrayRef<SmemTile> operands, const SmemTile &result) {
+                        ArrayRef<SmemTile> operands, const SmemTile &result,
+                        const std::optional<SmemTile> &scratch) {
   OpBuilder &b = kb.b;
   const SmemTile &input = operands[0];
   ArrayRef<int64_t> shape = input.layout.shape;
@@ -130,27 +211,30 @@ static void emitRmsNorm(KernelBuilder &kb, const OpParams &params,
                    }) &&
       result.layout.hasContiguousRuns(kVectorWidth);
   int64_t run = vectorize ? kVectorWidth : 1;
-  int64_t warpsPerRow = std::max<int64_t>(
-      1, std::min<int64_t>(kb.getNumWarps() / rows, width / (32 * run)));
-  auto normalizeRow = [&](Value row, Value slice) {
-    SmallVector<Value> rowIndices =
-        kb.delinearize(row, ArrayRef<int64_t>(shape).drop_back());
-    auto at = [&](Value column) {
-      SmallVector<Value> indices(rowIndices);
-      indices.push_back(column);
-      return indices;
-    };
-    auto load = [&](const SmemTile &tile, ValueRange indices) {
-      return run > 1 ? kb.loadVectorF32(tile, indices, run)
-                     : kb.loadF32(tile, indices);
-    };
+  auto at = [&](ArrayRef<Value> rowIndices, Value column) {
+    SmallVector<Value> indices(rowIndices);
+    indices.push_back(column);
+    return indices;
+  };
+  auto load = [&](const SmemTile &tile, ValueRange indices) {
+    return run > 1 ? kb.loadVectorF32(tile, indices, run)
+                   : kb.loadF32(tile, indices);
+  };
+  auto rowIndicesOf = [&](Value row) {
+    return kb.delinearize(row, ArrayRef<int64_t>(shape).drop_back());
+  };
+  // This lane's sum of squares over columns first, first + step, ...
+  auto sumSquares = [&](Value row, Value first, int64_t step) {
+    SmallVector<Value> rowIndices = rowIndicesOf(row);
     Value partial = emitFoldLoop(
-        kb, OpKind::ReduceSum, kb.mul(kb.laneId, run), width, 32 * run,
-        [&](Value column) {
-          Value x = load(input, at(column));
+        kb, OpKind::ReduceSum, first, width, step, [&](Value column) {
+          Value x = load(input, at(rowIndices, column));
           return arith::MulFOp::create(b, kb.loc, x, x).getResult();
         });
-    Value sum = kb.warpReduce(partial, OpKind::ReduceSum);
+    return kb.warpReduce(partial, OpKind::ReduceSum);
+  };
+  auto writeRow = [&](Value row, Value sum, Value first, int64_t step) {
+    SmallVector<Value> rowIndices = rowIndicesOf(row);
     Value mean = arith::MulFOp::create(b, kb.loc, sum, kb.f32(1.0 / width));
     Value rms = math::SqrtOp::create(
         b, kb.loc,
@@ -158,32 +242,48 @@ static void emitRmsNorm(KernelBuilder &kb, const OpParams &params,
     if (run > 1)
       rms = vector::BroadcastOp::create(
           b, kb.loc, VectorType::get({run}, b.getF32Type()), rms);
-    Value first = kb.mul(kb.add(kb.mul(slice, 32), kb.laneId), run);
-    auto writeLoop = scf::ForOp::create(b, kb.loc, first, kb.index(width),
-                                        kb.index(32 * run * warpsPerRow));
+    auto writeLoop =
+        scf::ForOp::create(b, kb.loc, first, kb.index(width), kb.index(step));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(writeLoop.getBody());
     Value column = writeLoop.getInductionVar();
-    Value y = arith::DivFOp::create(b, kb.loc, load(input, at(column)), rms);
+    Value y = arith::DivFOp::create(b, kb.loc,
+                                    load(input, at(rowIndices, column)), rms);
     if (operands.size() > 1)
       y = arith::MulFOp::create(b, kb.loc, y,
                                 load(operands[1], ValueRange{column}));
     if (run > 1)
-      kb.storeVectorF32(result, at(column), y);
+      kb.storeVectorF32(result, at(rowIndices, column), y);
     else
-      kb.storeF32(result, at(column), y);
+      kb.storeF32(result, at(rowIndices, column), y);
   };
+  int64_t warpsPerRow =
+      scratch ? getWarpsPerReduction(rows, width, kb.getNumWarps()) : 1;
   if (warpsPerRow == 1) {
-    kb.forEachWarpStrided(rows,
-                          [&](Value row) { normalizeRow(row, kb.index(0)); });
+    kb.forEachWarpStrided(rows, [&](Value row) {
+      Value first = kb.mul(kb.laneId, run);
+      writeRow(row, sumSquares(row, first, 32 * run), first, 32 * run);
+    });
     return;
   }
-  // Fewer rows than warps: one row per warp group, no loop over rows.
-  auto ifOp =
-      scf::IfOp::create(b, kb.loc, kb.lessThan(kb.warpId, rows * warpsPerRow));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  normalizeRow(kb.div(kb.warpId, warpsPerRow), kb.rem(kb.warpId, warpsPerRow));
+  // One row per group of warps, each warp on a slice of the columns.
+  int64_t step = 32 * run * warpsPerRow;
+  auto sliceStart = [&] {
+    Value slice = kb.rem(kb.warpId, warpsPerRow);
+    return kb.mul(kb.add(kb.mul(slice, 32), kb.laneId), run);
+  };
+  inFirstWarps(kb, rows * warpsPerRow, [&] {
+    storePartial(
+        kb, *scratch,
+        sumSquares(kb.div(kb.warpId, warpsPerRow), sliceStart(), step));
+  });
+  kb.barrier();
+  inFirstWarps(kb, rows * warpsPerRow, [&] {
+    Value row = kb.div(kb.warpId, warpsPerRow);
+    writeRow(row,
+             combinePartials(kb, OpKind::ReduceSum, *scratch, row, warpsPerRow),
+             sliceStart(), step);
+  });
 }
 
 /// Copies every element of `from` to `to`, where `map` gives the `to`
@@ -241,17 +341,14 @@ static void emitSimtMatmul(KernelBuilder &kb, const SmemTile &lhs,
   });
 }
 
-LogicalResult codegen::emitTileOp(KernelBuilder &kb, Operation *op,
-                                  OpKind kind, const OpParams &params,
+LogicalResult codegen::emitTileOp(KernelBuilder &kb, Operation *op, OpKind kind,
+                                  const OpParams &params,
                                   ArrayRef<SmemTile> operands,
-                                  ArrayRef<SmemTile> results) {
+                                  ArrayRef<SmemTile> results,
+                                  std::optional<SmemTile> scratch) {
   switch (kind) {
-  case OpKind::ReduceSum:
-  case OpKind::ReduceMax:
-    emitReduce(kb, kind, params, operands[0], results[0]);
-    return success();
   case OpKind::RmsNorm:
-    emitRmsNorm(kb, params, operands, results[0]);
+    emitRmsNorm(kb, params, operands, results[0], scratch);
     return success();
   case OpKind::Matmul:
     emitSimtMatmul(kb, operands[0], operands[1], results[0]);

@@ -817,13 +817,15 @@ KernelOp Group::build(const Plan &plan, Operation *insertionPoint,
   builder.save(saved, omaps);
 
   // The tb verifiers, then the lowering's own plan of shared memory
-  // (input tiles loaded up front, pipeline stages, f32 sums) and of the
-  // registers its tensor-core accumulators hold.
+  // (input tiles loaded up front, pipeline stages, f32 sums; at least two
+  // stages for a loop, so that loads overlap compute) and of the registers
+  // its tensor-core accumulators hold.
   {
     ScopedDiagnosticHandler quiet(kernel->getContext(),
                                   [](Diagnostic &) { return success(); });
     if (failed(mlir::verify(kernel)) ||
-        failed(planBlockGraphSharedMemory(kernel.getBlockGraph(), smemLimit)) ||
+        failed(planBlockGraphSharedMemory(kernel.getBlockGraph(), smemLimit,
+                                          /*requirePipeline=*/true)) ||
         getBlockGraphAccumulatorRegisters(kernel.getBlockGraph()) >
             kMaxAccumulatorRegisters)
       return fail();
