@@ -65,6 +65,8 @@ private:
   void emitTileLoad(Value global, ValueRange offsets, const SmemTile &tile,
                     bool async);
   void emitTileStore(const SmemTile &tile, Value global, ValueRange offsets);
+  void emitExprStore(const ElementExpr &expr, ArrayRef<int64_t> shape,
+                     Value global, ValueRange offsets);
   void emitPipelinedLoads(Value iteration);
   Value getStageOffset(tb::InputIteratorOp iterator, Value iteration);
   void emitTmaInit();
@@ -229,6 +231,39 @@ void BlockGraphEmitter::emitTileStore(const SmemTile &tile, Value global,
     SmallVector<Value> indices = kb->delinearize(linear, shape);
     Value data = kb->convert(kb->loadF32(tile, indices), globalElement);
     memref::StoreOp::create(b, loc, data, global, at(indices));
+  });
+}
+
+/// Stores an elementwise expression computed inside its output saver
+/// straight to global memory, 16 bytes per thread step where its leaves
+/// allow.
+void BlockGraphEmitter::emitExprStore(const ElementExpr &expr,
+                                      ArrayRef<int64_t> shape, Value global,
+                                      ValueRange offsets) {
+  OpBuilder &b = kb->b;
+  auto globalType = cast<MemRefType>(global.getType());
+  Type globalElement = globalType.getElementType();
+  int64_t vector = 16 / (globalElement.getIntOrFloatBitWidth() / 8);
+  int64_t width = shape.back() % vector == 0 &&
+                          globalType.getShape().back() % vector == 0 &&
+                          leavesHaveRuns(expr, vector)
+                      ? vector
+                      : 1;
+  Shape runs(shape);
+  runs.back() /= width;
+  kb->forEachStrided(getNumElements(runs), [&](Value run) {
+    SmallVector<Value> indices = kb->delinearize(run, runs);
+    indices.back() = kb->mul(indices.back(), width);
+    Value value = kb->convert(evaluateAt(*kb, expr, indices, shape, width),
+                              globalElement);
+    SmallVector<Value> at;
+    for (auto [offset, index] : llvm::zip(offsets, indices))
+      at.push_back(kb->add(offset, index));
+    if (width > 1)
+      vector::StoreOp::create(b, kb->loc, value, global, at, false,
+                              llvm::Align(16));
+    else
+      memref::StoreOp::create(b, kb->loc, value, global, at);
   });
 }
 
@@ -505,8 +540,13 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
     SmallVector<Value> offsets(tile.size(), kb->index(0));
     for (auto [g, dim] : llvm::enumerate(saver.getOmap().getDims()))
       offsets[dim] = kb->mul(blockIds[g], tile[dim]);
-    for (Value global : outputs.lookup(saver.getResult()))
-      emitTileStore(getTile(saver.getInput()), global, offsets);
+    Value input = saver.getInput();
+    for (Value global : outputs.lookup(saver.getResult())) {
+      if (plan.hasTile(input))
+        emitTileStore(getTile(input), global, offsets);
+      else
+        emitExprStore(buildExpr(input), tile, global, offsets);
+    }
     return success();
   }
   std::optional<SmemTile> scratch;

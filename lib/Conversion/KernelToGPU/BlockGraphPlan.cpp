@@ -76,6 +76,9 @@ bool mirage::isComputedInUser(
   std::optional<OpKind> userKind = getKind(user);
   if (userKind == OpKind::ReduceSum || userKind == OpKind::ReduceMax)
     return true;
+  // The output saver stores it to global memory as it computes it.
+  if (isa<tb::OutputSaverOp>(user))
+    return true;
   if (!isElementwise(user))
     return false;
   // A per-row value (a mean, a norm) broadcast along the user's rows is
@@ -340,8 +343,10 @@ void BlockGraphPlan::decideFusion() {
   // such views) of their phase read are read in place; users first, so that
   // a view of a view is one. A matmul's result may never get a tile
   // (register sums, epilogues): not through a view.
+  // Without a loop, the loop body runs once right before the rest: one
+  // phase.
   auto samePhase = [&](Operation *a, Operation *b) {
-    return postLoop.contains(a) == postLoop.contains(b);
+    return iterations == 1 || postLoop.contains(a) == postLoop.contains(b);
   };
   findUntiledOps(ops, samePhase, views, inlined);
 }

@@ -1,0 +1,82 @@
+// An elementwise result that only an output saver reads is computed inside
+// the saver and stored straight to global memory: no shared-memory tile and
+// no level of its own. A value with other readers, or one computed in the
+// loop body of a looped graph (the saver runs after the loop), keeps its
+// tile and is copied out from it.
+// RUN: mirage-opt %s --split-input-file --convert-kn-to-gpu --canonicalize --cse | FileCheck %s
+
+// CHECK-LABEL: gpu.func @bias_silu_k0(
+// CHECK-SAME: %[[OUT:[^:]*]]: memref<8x16384xf16>)
+// CHECK-NOT: memref<1024xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.for
+// CHECK: math.exp {{.*}} : vector<8xf32>
+// CHECK: vector.store %{{.*}}, %[[OUT]]{{.*}} : memref<8x16384xf16>, vector<8xf16>
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: gpu.return
+func.func @bias_silu(%x: tensor<8x16384xf16>, %b: tensor<16384xf16>) -> tensor<8x16384xf16> {
+  %y = kn.kernel(%x, %b) {
+    tb.graph grid [128] threads 128 forloop 1 {
+    ^bb0(%xd: tensor<8x16384xf16>, %bd: tensor<16384xf16>):
+      %xt = tb.input_iterator %xd imap <x -> 1> fmap <i -> replica> : tensor<8x16384xf16> -> !tb.tile<8x128xf16>
+      %bt = tb.input_iterator %bd imap <x -> 0> fmap <i -> replica> : tensor<16384xf16> -> !tb.tile<128xf16>
+      %s = tb.add %xt, %bt : !tb.tile<8x128xf16>, !tb.tile<128xf16>
+      %g = tb.silu %s : !tb.tile<8x128xf16>
+      %o = tb.output_saver %g omap <x -> 1> : !tb.tile<8x128xf16> -> tensor<8x16384xf16>
+      tb.yield %o : tensor<8x16384xf16>
+    }
+  } : (tensor<8x16384xf16>, tensor<16384xf16>) -> tensor<8x16384xf16>
+  return %y : tensor<8x16384xf16>
+}
+
+// -----
+
+// Read by the saver and by a reduction: the value gets a tile, written once
+// and read by both.
+// CHECK-LABEL: gpu.func @two_readers_k0(
+// CHECK: vector.store %{{.*}} : memref<1024xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: gpu.barrier
+// CHECK: vector.load %{{.*}} : memref<1024xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: vector.store %{{.*}} : memref<8x16384xf16>, vector<8xf16>
+func.func @two_readers(%x: tensor<8x16384xf16>) -> (tensor<8x16384xf16>, tensor<8x128xf16>) {
+  %y:2 = kn.kernel(%x) {
+    tb.graph grid [128] threads 128 forloop 1 {
+    ^bb0(%xd: tensor<8x16384xf16>):
+      %xt = tb.input_iterator %xd imap <x -> 1> fmap <i -> replica> : tensor<8x16384xf16> -> !tb.tile<8x128xf16>
+      %e = tb.exp %xt : !tb.tile<8x128xf16>
+      %s = tb.reduce_sum %e dim 1 : !tb.tile<8x128xf16>
+      %o1 = tb.output_saver %e omap <x -> 1> : !tb.tile<8x128xf16> -> tensor<8x16384xf16>
+      %o2 = tb.output_saver %s omap <x -> 1> : !tb.tile<8x1xf16> -> tensor<8x128xf16>
+      tb.yield %o1, %o2 : tensor<8x16384xf16>, tensor<8x128xf16>
+    }
+  } : (tensor<8x16384xf16>) -> (tensor<8x16384xf16>, tensor<8x128xf16>)
+  return %y#0, %y#1 : tensor<8x16384xf16>, tensor<8x128xf16>
+}
+
+// -----
+
+// A looped graph: the sum lives in an f32 tile across the loop; the scale
+// after the loop reads it and is stored straight out.
+// CHECK-LABEL: gpu.func @looped_k0(
+// CHECK-SAME: %[[OUT:[^:]*]]: memref<8x128xf16>)
+// CHECK: scf.for
+// CHECK: vector.store %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK: vector.load %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.truncf
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: vector.store %{{.*}}, %[[OUT]]{{.*}} : memref<8x128xf16>, vector<8xf16>
+func.func @looped(%x: tensor<8x256xf16>) -> tensor<8x128xf16> {
+  %y = kn.kernel(%x) {
+    tb.graph grid [1] threads 128 forloop 2 {
+    ^bb0(%xd: tensor<8x256xf16>):
+      %xt = tb.input_iterator %xd imap <x -> replica> fmap <i -> 1> : tensor<8x256xf16> -> !tb.tile<8x128xf16>
+      %acc = tb.accum_sum %xt : !tb.tile<8x128xf16>
+      %m = tb.mul_scalar %acc, 2.0 : !tb.tile<8x128xf16>
+      %o = tb.output_saver %m omap <x -> 1> : !tb.tile<8x128xf16> -> tensor<8x128xf16>
+      tb.yield %o : tensor<8x128xf16>
+    }
+  } : (tensor<8x256xf16>) -> tensor<8x128xf16>
+  return %y : tensor<8x128xf16>
+}
