@@ -4,15 +4,18 @@
 // a barrier. Elementwise chains feeding a reduction are folded as they are
 // read, and per-row values (last dim 1) are recomputed inside the
 // elementwise ops that broadcast them, so neither gets a level of its own.
+// Input tiles read only by the first level's reductions and elementwise
+// ops are read by them from global memory (no shared-memory tile).
 // RUN: mirage-opt %s --split-input-file --convert-kn-to-gpu --canonicalize --cse | FileCheck %s
 
 // One row of 4096 over 16 warps: each warp folds one vector a lane (a
 // 4096-column step), its first lane leaves the warp's partial in a 16-float
 // scratch, and after a barrier one thread sums the 16 partials.
 // CHECK-LABEL: gpu.func @split_row_k0
+// CHECK-SAME: (%[[X:[^:]*]]: memref<8x4096xf16>
 // CHECK: %[[SCRATCH:.*]] = memref.view {{.*}} to memref<16xf32, #gpu.address_space<workgroup>>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c4096 step %c4096 iter_args
-// CHECK: vector.load {{.*}} vector<8xf16>
+// CHECK: vector.load %[[X]]{{.*}} : memref<8x4096xf16>, vector<8xf16>
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK: memref.store %{{.*}}, %[[SCRATCH]]
 // CHECK: gpu.barrier
@@ -61,12 +64,12 @@ func.func @warp_per_row(%x: tensor<64x1024xf16>) -> tensor<64x1xf16> {
 // The variance of a layer norm: the mean (a per-row value) is recomputed
 // inside the subtraction, and the subtraction and the square are folded by
 // the reduction as it reads x: one level for all four ops, no tile for any
-// intermediate (only the input's 8192 bytes, the scratch and the result).
+// intermediate, nor for x and the mean, read from global memory (only the
+// scratch and the result are in shared memory).
 // CHECK-LABEL: gpu.func @variance_k0
-// CHECK: = memref.view {{.*}} to memref<4096xf16, #gpu.address_space<workgroup>>
-// CHECK-NOT: = memref.view {{.*}} to memref<4096xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref<4096xf16, #gpu.address_space<workgroup>>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c4096 step %c4096 iter_args
-// CHECK: vector.load {{.*}} vector<8xf16>
+// CHECK: vector.load %{{.*}} : memref<8x4096xf16>, vector<8xf16>
 // CHECK: arith.subf {{.*}} : vector<8xf32>
 // CHECK: arith.mulf {{.*}} : vector<8xf32>
 // CHECK: vector.reduction <add>
@@ -108,4 +111,30 @@ func.func @shared_operand(%x: tensor<8x4096xf16>) -> (tensor<8x4096xf16>, tensor
     }
   } : (tensor<8x4096xf16>) -> (tensor<8x4096xf16>, tensor<8x1xf16>)
   return %y#0, %y#1 : tensor<8x4096xf16>, tensor<8x1xf16>
+}
+
+// -----
+
+// x is read by the reduction and again by the subtraction two levels
+// later: it is loaded once into a tile (cp.async), and the later read is
+// from shared memory rather than global memory again.
+// CHECK-LABEL: gpu.func @two_passes_k0
+// CHECK: %[[XT:.*]] = memref.view {{.*}} to memref<4096xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy {{.*}}, %[[XT]]
+// CHECK: vector.load %[[XT]]
+// CHECK: gpu.barrier
+// CHECK: vector.load %[[XT]]
+// CHECK: arith.subf
+func.func @two_passes(%x: tensor<8x4096xf16>) -> tensor<8x4096xf16> {
+  %y = kn.kernel(%x) {
+    tb.graph grid [8] threads 512 forloop 1 {
+    ^bb0(%xd: tensor<8x4096xf16>):
+      %xt = tb.input_iterator %xd imap <x -> 0> fmap <i -> replica> : tensor<8x4096xf16> -> !tb.tile<1x4096xf16>
+      %m = tb.reduce_max %xt dim 1 : !tb.tile<1x4096xf16>
+      %c = tb.sub %xt, %m : !tb.tile<1x4096xf16>, !tb.tile<1x1xf16>
+      %o = tb.output_saver %c omap <x -> 0> : !tb.tile<1x4096xf16> -> tensor<8x4096xf16>
+      tb.yield %o : tensor<8x4096xf16>
+    }
+  } : (tensor<8x4096xf16>) -> tensor<8x4096xf16>
+  return %y : tensor<8x4096xf16>
 }

@@ -504,7 +504,9 @@ ElementExpr BlockGraphEmitter::buildExpr(Value value) {
     BlockGraphPlan::getViewMap(def, cast<OpResult>(value).getResultNumber(),
                                fromDim, offset);
     TileView inner =
-        leaf.view ? *leaf.view : TileView::identity(leaf.tile->layout.shape);
+        leaf.view ? *leaf.view
+                  : TileView::identity(leaf.tile ? leaf.tile->layout.shape
+                                                 : leaf.global->shape);
     leaf.view = inner.compose(cast<tb::TileType>(value.getType()).getShape(),
                               fromDim, offset);
     return leaf;
@@ -512,6 +514,13 @@ ElementExpr BlockGraphEmitter::buildExpr(Value value) {
   if (def && plan.isInlined(def))
     return buildExpr(def);
   ElementExpr leaf;
+  if (auto iterator = dyn_cast_or_null<tb::InputIteratorOp>(def);
+      iterator && plan.isReadFromGlobal(iterator)) {
+    leaf.global = GlobalTile{globals.lookup(iterator.getInput()),
+                             getInputOffsets(iterator, Value()),
+                             Shape(iterator.getType().getShape())};
+    return leaf;
+  }
   // A matmul result stored through an epilogue has no tile; that leaf is
   // only evaluated on the accumulator's value (evaluateOnValue).
   leaf.tile = plan.hasTile(value) ? getTile(value) : SmemTile();
@@ -563,6 +572,12 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
                getTile(op->getResult(0)), scratch);
     return success();
   }
+  auto semantics = dyn_cast<SemanticsOpInterface>(op);
+  if (semantics && getOpInfo(semantics.getOpKind()).elementwise) {
+    // Its operands may be computed inside it or read from global memory.
+    emitElementwise(*kb, buildExpr(op), getTile(op->getResult(0)));
+    return success();
+  }
   SmallVector<SmemTile> operands, results;
   for (Value operand : op->getOperands())
     operands.push_back(getTile(operand));
@@ -602,13 +617,8 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
     results.push_back(getTile(result));
   if (isa<th::GraphOp>(op))
     return emitThreadGraph(*kb, op, operands, results);
-  auto semantics = dyn_cast<SemanticsOpInterface>(op);
   if (!semantics)
     return op->emitOpError() << "has no code generation";
-  if (getOpInfo(semantics.getOpKind()).elementwise) {
-    emitElementwise(*kb, buildExpr(op), results[0]);
-    return success();
-  }
   return emitTileOp(*kb, op, semantics.getOpKind(), semantics.getOpParams(),
                     operands, results, scratch);
 }
@@ -675,10 +685,15 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
   int64_t stages = plan.getStages(), iterations = plan.getIterations();
   for (Operation *op : plan.getAccumulators())
     emitAccumulatorInit(op);
-  for (tb::InputIteratorOp iterator : plan.getInvariant())
+  bool tileLoads = false;
+  for (tb::InputIteratorOp iterator : plan.getInvariant()) {
+    if (plan.isReadFromGlobal(iterator))
+      continue;
     emitTileLoad(globals.lookup(iterator.getInput()),
                  getInputOffsets(iterator, Value()),
                  getTile(iterator.getResult()), async);
+    tileLoads = true;
+  }
   bool tma = plan.usesTma();
   bool asyncPipeline = async && !plan.getPipelined().empty() && !tma;
   if (tma)
@@ -688,11 +703,13 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
       emitPipelinedLoads(kb->index(s));
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
     }
-  } else if (async && !plan.getInvariant().empty()) {
+  } else if (async && tileLoads) {
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
   }
-  kb->barrier();
+  // Before the first level reads what the prologue wrote.
+  if (tileLoads || tma || asyncPipeline || !plan.getAccumulators().empty())
+    kb->barrier();
   if (tma)
     for (int64_t s = 0; s + 1 < stages; ++s)
       emitTmaLoads(kb->index(s));
@@ -746,7 +763,7 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
     // next request.
     if (failed(emitLevels(plan.getLoopLevels(), iteration, registerAcc)))
       return failure();
-    if (plan.getLoopLevels().empty())
+    if (plan.getLoopLevels().empty() && !plan.getPipelined().empty())
       kb->barrier();
     // Without iteration arguments the builder added the terminator.
     if (!registerAcc.empty())

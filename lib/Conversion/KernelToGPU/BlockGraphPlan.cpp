@@ -240,6 +240,7 @@ LogicalResult BlockGraphPlan::build() {
   decideMatmuls();
   decideTma();
   schedule();
+  decideGlobalReads();
   return planSharedMemory();
 }
 
@@ -478,6 +479,38 @@ void BlockGraphPlan::schedule() {
   buildLevels(postLoopOps, loopEnd, postLoopLevels);
 }
 
+/// Whether a step reads its operands only through elementwise
+/// expressions evaluated at each thread's elements (evaluateAt), which can
+/// read a leaf from global memory as well as from a tile.
+static bool readsThroughExpressions(const Step &step) {
+  Operation *op = step.op;
+  return (isElementwise(op) && !step.epilogue) ||
+         isa<tb::ReduceSumOp, tb::ReduceMaxOp, tb::OutputSaverOp>(op);
+}
+
+void BlockGraphPlan::decideGlobalReads() {
+  // With a loop, invariant tiles are read in every iteration: keep them.
+  if (iterations != 1)
+    return;
+  const SmallVector<Step> *first = !loopLevels.empty() ? &loopLevels.front()
+                                   : !postLoopLevels.empty()
+                                       ? &postLoopLevels.front()
+                                       : nullptr;
+  llvm::DenseSet<Value> firstLevelReads, laterReads;
+  for (const auto *phase : {&loopLevels, &postLoopLevels})
+    for (const SmallVector<Step> &level : *phase)
+      for (const Step &step : level)
+        for (Value read : getReads(step))
+          (&level == first && readsThroughExpressions(step) ? firstLevelReads
+                                                            : laterReads)
+              .insert(read);
+  for (tb::InputIteratorOp iterator : invariant) {
+    Value tile = iterator.getResult();
+    if (firstLevelReads.contains(tile) && !laterReads.contains(tile))
+      readFromGlobal.insert(iterator);
+  }
+}
+
 LogicalResult BlockGraphPlan::planSharedMemory() {
   int64_t limit = tb::TargetAttr::lookup(graph).getSmemPerBlock();
   if (options.chipSharedMemory)
@@ -515,7 +548,7 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
     for (Value value : tileValues) {
       Operation *def = value.getDefiningOp();
       if (inlined.contains(def) || isRegisterMatmul(def) ||
-          epilogues.count(def))
+          epilogues.count(def) || readFromGlobal.contains(def))
         continue;
       int64_t bytes = getLayout(value).getBytes(), alignment = 0;
       int64_t start = written.lookup(value);

@@ -20,7 +20,9 @@
 //     does the scratch of a reduction split over warps;
 //   - loads: pipelined input tiles arrive by cp.async, or by the bulk
 //     tensor copy engine (TMA) when asked for and every such tile is a box
-//     it can copy into the tile's layout.
+//     it can copy into the tile's layout; loop-invariant tiles that only
+//     the first level's elementwise expressions read are read by them from
+//     global memory, with no tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,6 +80,13 @@ public:
     return invariant;
   }
   bool isPipelined(mlir::Operation *op) const;
+  /// Loop-invariant input tiles with no shared-memory tile: only read by
+  /// elementwise expressions (elementwise ops, reductions, output savers)
+  /// of the first level, which read them from global memory themselves.
+  /// Nothing runs before that level whose time a prefetch could hide.
+  bool isReadFromGlobal(tb::InputIteratorOp iterator) const {
+    return readFromGlobal.contains(iterator);
+  }
   /// Whether the pipelined tiles arrive by the bulk tensor copy engine (one
   /// mbarrier per stage) rather than by cp.async.
   bool usesTma() const { return !tmaSwizzles.empty(); }
@@ -138,6 +147,7 @@ private:
   void decideMatmuls();
   void decideTma();
   void schedule();
+  void decideGlobalReads();
   llvm::LogicalResult planSharedMemory();
 
   /// Values a step reads from shared memory (inlined chains included).
@@ -176,6 +186,7 @@ private:
   llvm::DenseMap<mlir::Value, size_t> slots;
   llvm::DenseMap<mlir::Operation *, size_t> runningMaxSlots;
   llvm::DenseMap<mlir::Operation *, size_t> scratchSlots;
+  llvm::DenseSet<mlir::Operation *> readFromGlobal;
   llvm::SmallVector<LiveInterval> intervals;
   int64_t sharedBytes = 0;
 };

@@ -221,13 +221,13 @@ mlir::Value emitKeepFactor(mlir::OpBuilder &b, mlir::Location loc,
 
 /// An elementwise computation over the elements of a result tile: an
 /// operator applied to sub-expressions, or (a leaf) a tile read with
-/// broadcasting. A chain of single-use elementwise ops is one expression,
-/// so its intermediates never reach shared memory. Inner nodes have the
-/// result's shape.
-/// How an expression indexes a leaf tile that a split or a reshape made
-/// without copying: tile dim i takes expression-side index `fromDim[i]`
-/// plus `offset[i]` (fromDim -1: no expression dim, index `offset[i]`),
-/// where the expression sees the tile with `shape`.
+/// broadcasting, from shared memory or from global memory. A chain of
+/// single-use elementwise ops is one expression, so its intermediates never
+/// reach shared memory. Inner nodes have the result's shape. How an expression
+/// indexes a leaf tile that a split or a reshape made without copying: tile dim
+/// i takes expression-side index `fromDim[i]` plus `offset[i]` (fromDim -1: no
+/// expression dim, index `offset[i]`), where the expression sees the tile with
+/// `shape`.
 struct TileView {
   Shape shape;
   llvm::SmallVector<int64_t> fromDim, offset;
@@ -241,15 +241,25 @@ struct TileView {
                    llvm::ArrayRef<int64_t> offset) const;
 };
 
+/// A tile read straight from global memory: the part of `memref` of
+/// `shape` starting at `offsets`.
+struct GlobalTile {
+  mlir::Value memref;
+  llvm::SmallVector<mlir::Value> offsets;
+  Shape shape;
+};
+
 struct ElementExpr {
   OpKind kind = OpKind::Exp;
   OpParams params;
   std::vector<ElementExpr> operands;
+  /// A leaf has one of the two.
   std::optional<SmemTile> tile;
+  std::optional<GlobalTile> global;
   /// For a leaf read through split pieces and unit-dim reshapes.
   std::optional<TileView> view;
 
-  bool isLeaf() const { return tile.has_value(); }
+  bool isLeaf() const { return tile.has_value() || global.has_value(); }
 };
 
 /// Whether every leaf of `expr` that varies along the last dim holds runs

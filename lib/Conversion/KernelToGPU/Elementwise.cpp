@@ -2,13 +2,15 @@
 //
 // An elementwise expression is computed in one pass over the result tile:
 // each thread takes runs of 8 contiguous elements (or single elements where
-// a layout splits runs), reads the leaves it needs from shared memory,
+// a layout splits runs), reads the leaves it needs from shared memory (or
+// global memory, for input tiles given no shared-memory tile),
 // evaluates the operators in registers and stores the result.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Codegen.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -33,10 +35,26 @@ TileView TileView::compose(ArrayRef<int64_t> result, ArrayRef<int64_t> from,
   return composed;
 }
 
+/// The shape of a leaf's tile.
+static ArrayRef<int64_t> getTileShape(const ElementExpr &leaf) {
+  return leaf.tile ? ArrayRef<int64_t>(leaf.tile->layout.shape)
+                   : ArrayRef<int64_t>(leaf.global->shape);
+}
+
 /// The shape an expression sees a leaf with.
 static ArrayRef<int64_t> getLeafShape(const ElementExpr &leaf) {
-  return leaf.view ? ArrayRef<int64_t>(leaf.view->shape)
-                   : ArrayRef<int64_t>(leaf.tile->layout.shape);
+  return leaf.view ? ArrayRef<int64_t>(leaf.view->shape) : getTileShape(leaf);
+}
+
+/// Whether runs of `width` elements along a leaf tile's last dim, starting
+/// at multiples of `width`, are contiguous and 16-byte aligned.
+static bool tileHasRuns(const ElementExpr &leaf, int64_t width) {
+  if (leaf.tile)
+    return leaf.tile->layout.hasContiguousRuns(width);
+  auto type = cast<MemRefType>(leaf.global->memref.getType());
+  return leaf.global->shape.back() % width == 0 &&
+         type.getShape().back() % width == 0 &&
+         width * type.getElementTypeBitWidth() == 128;
 }
 
 /// Whether runs of `width` elements along a leaf's last dim (as the
@@ -52,8 +70,7 @@ static bool viewKeepsRuns(const ElementExpr &leaf, int64_t width) {
 bool codegen::leavesHaveRuns(const ElementExpr &expr, int64_t width) {
   if (expr.isLeaf())
     return getLeafShape(expr).back() == 1 ||
-           (expr.tile->layout.hasContiguousRuns(width) &&
-            viewKeepsRuns(expr, width));
+           (tileHasRuns(expr, width) && viewKeepsRuns(expr, width));
   return llvm::all_of(expr.operands, [&](const ElementExpr &operand) {
     return leavesHaveRuns(operand, width);
   });
@@ -63,7 +80,6 @@ Value codegen::evaluateAt(KernelBuilder &kb, const ElementExpr &expr,
                           ValueRange indices, ArrayRef<int64_t> shape,
                           int64_t width) {
   if (expr.isLeaf()) {
-    const SmemTile &tile = *expr.tile;
     ArrayRef<int64_t> leafShape = getLeafShape(expr);
     SmallVector<Value> at = kb.broadcastIndices(indices, leafShape, shape);
     if (expr.view) {
@@ -73,13 +89,31 @@ Value codegen::evaluateAt(KernelBuilder &kb, const ElementExpr &expr,
         inTile.push_back(dim < 0 ? kb.index(offset) : kb.add(at[dim], offset));
       at = std::move(inTile);
     }
-    if (width == 1)
-      return kb.loadF32(tile, at);
-    if (leafShape.back() == 1)
+    int64_t runs = leafShape.back() == 1 ? 1 : width;
+    Value value;
+    if (expr.tile) {
+      value = runs == 1 ? kb.loadF32(*expr.tile, at)
+                        : kb.loadVectorF32(*expr.tile, at, runs);
+    } else {
+      const GlobalTile &global = *expr.global;
+      for (auto [index, offset] : llvm::zip(at, global.offsets))
+        index = kb.add(offset, index);
+      auto type = cast<MemRefType>(global.memref.getType());
+      value =
+          runs == 1
+              ? memref::LoadOp::create(kb.b, kb.loc, global.memref, at)
+                    .getResult()
+              : vector::LoadOp::create(
+                    kb.b, kb.loc,
+                    VectorType::get({runs}, type.getElementType()),
+                    global.memref, at, /*nontemporal=*/false, llvm::Align(16))
+                    .getResult();
+      value = kb.convert(value, kb.b.getF32Type());
+    }
+    if (runs == 1 && width > 1)
       return vector::BroadcastOp::create(
-          kb.b, kb.loc, VectorType::get({width}, kb.b.getF32Type()),
-          kb.loadF32(tile, at));
-    return kb.loadVectorF32(tile, at, width);
+          kb.b, kb.loc, VectorType::get({width}, kb.b.getF32Type()), value);
+    return value;
   }
   SmallVector<Value> operands;
   for (const ElementExpr &operand : expr.operands)
