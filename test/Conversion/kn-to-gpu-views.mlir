@@ -15,8 +15,8 @@
 // CHECK: scf.for
 // CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %{{.*}} : index
 // CHECK: vector.load %[[IN]][%[[ROW:.*]], %c0, %[[COL]]] {{.*}} vector<8xf16>
+// CHECK-NEXT: vector.load %[[IN]][%[[ROW]], %c1, %[[COL]]] {{.*}} vector<8xf16>
 // CHECK: math.exp
-// CHECK: vector.load %[[IN]][%[[ROW]], %c1, %[[COL]]] {{.*}} vector<8xf16>
 // CHECK: vector.store %{{.*}}, %[[OUT]][%[[ROW]], %[[COL]]]
 // CHECK-NOT: memref.load
 // CHECK: gpu.return

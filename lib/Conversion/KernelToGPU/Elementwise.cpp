@@ -76,49 +76,77 @@ bool codegen::leavesHaveRuns(const ElementExpr &expr, int64_t width) {
   });
 }
 
-Value codegen::evaluateAt(KernelBuilder &kb, const ElementExpr &expr,
-                          ValueRange indices, ArrayRef<int64_t> shape,
-                          int64_t width) {
+/// The elements of leaf `expr` the run of `width` elements starting at
+/// `indices` of a result of `shape` reads, as stored: one element where the
+/// leaf is broadcast along the last dim, else `width`.
+static Value loadLeaf(KernelBuilder &kb, const ElementExpr &expr,
+                      ValueRange indices, ArrayRef<int64_t> shape,
+                      int64_t width) {
+  ArrayRef<int64_t> leafShape = getLeafShape(expr);
+  SmallVector<Value> at = kb.broadcastIndices(indices, leafShape, shape);
+  if (expr.view) {
+    SmallVector<Value> inTile;
+    for (auto [dim, offset] : llvm::zip(expr.view->fromDim, expr.view->offset))
+      inTile.push_back(dim < 0 ? kb.index(offset) : kb.add(at[dim], offset));
+    at = std::move(inTile);
+  }
+  int64_t runs = leafShape.back() == 1 ? 1 : width;
+  Value memref;
+  Type element;
+  if (expr.tile) {
+    memref = expr.tile->buffer;
+    element = expr.tile->layout.elementType;
+    at = {kb.getElementOffset(expr.tile->layout, at)};
+  } else {
+    memref = expr.global->memref;
+    element = cast<MemRefType>(memref.getType()).getElementType();
+    for (auto [index, offset] : llvm::zip(at, expr.global->offsets))
+      index = kb.add(offset, index);
+  }
+  if (runs == 1)
+    return memref::LoadOp::create(kb.b, kb.loc, memref, at);
+  return vector::LoadOp::create(kb.b, kb.loc, VectorType::get({runs}, element),
+                                memref, at, /*nontemporal=*/false,
+                                llvm::Align(16));
+}
+
+/// Loads every leaf of `expr` first, so that all of a thread's loads are in
+/// flight together: warps issue in order, and a conversion or an operator
+/// waiting for one load would hold back the loads after it.
+static void loadLeaves(KernelBuilder &kb, const ElementExpr &expr,
+                       ValueRange indices, ArrayRef<int64_t> shape,
+                       int64_t width,
+                       llvm::DenseMap<const ElementExpr *, Value> &loaded) {
   if (expr.isLeaf()) {
-    ArrayRef<int64_t> leafShape = getLeafShape(expr);
-    SmallVector<Value> at = kb.broadcastIndices(indices, leafShape, shape);
-    if (expr.view) {
-      SmallVector<Value> inTile;
-      for (auto [dim, offset] :
-           llvm::zip(expr.view->fromDim, expr.view->offset))
-        inTile.push_back(dim < 0 ? kb.index(offset) : kb.add(at[dim], offset));
-      at = std::move(inTile);
-    }
-    int64_t runs = leafShape.back() == 1 ? 1 : width;
-    Value value;
-    if (expr.tile) {
-      value = runs == 1 ? kb.loadF32(*expr.tile, at)
-                        : kb.loadVectorF32(*expr.tile, at, runs);
-    } else {
-      const GlobalTile &global = *expr.global;
-      for (auto [index, offset] : llvm::zip(at, global.offsets))
-        index = kb.add(offset, index);
-      auto type = cast<MemRefType>(global.memref.getType());
-      value =
-          runs == 1
-              ? memref::LoadOp::create(kb.b, kb.loc, global.memref, at)
-                    .getResult()
-              : vector::LoadOp::create(
-                    kb.b, kb.loc,
-                    VectorType::get({runs}, type.getElementType()),
-                    global.memref, at, /*nontemporal=*/false, llvm::Align(16))
-                    .getResult();
-      value = kb.convert(value, kb.b.getF32Type());
-    }
-    if (runs == 1 && width > 1)
-      return vector::BroadcastOp::create(
+    loaded[&expr] = loadLeaf(kb, expr, indices, shape, width);
+    return;
+  }
+  for (const ElementExpr &operand : expr.operands)
+    loadLeaves(kb, operand, indices, shape, width, loaded);
+}
+
+/// `expr` in f32 on its loaded leaves (scalars, or vectors of `width`).
+static Value compute(KernelBuilder &kb, const ElementExpr &expr, int64_t width,
+                     const llvm::DenseMap<const ElementExpr *, Value> &loaded) {
+  if (expr.isLeaf()) {
+    Value value = kb.convert(loaded.lookup(&expr), kb.b.getF32Type());
+    if (width > 1 && !isa<VectorType>(value.getType()))
+      value = vector::BroadcastOp::create(
           kb.b, kb.loc, VectorType::get({width}, kb.b.getF32Type()), value);
     return value;
   }
   SmallVector<Value> operands;
   for (const ElementExpr &operand : expr.operands)
-    operands.push_back(evaluateAt(kb, operand, indices, shape, width));
+    operands.push_back(compute(kb, operand, width, loaded));
   return emitScalarOp(kb.b, kb.loc, expr.kind, expr.params, operands);
+}
+
+Value codegen::evaluateAt(KernelBuilder &kb, const ElementExpr &expr,
+                          ValueRange indices, ArrayRef<int64_t> shape,
+                          int64_t width) {
+  llvm::DenseMap<const ElementExpr *, Value> loaded;
+  loadLeaves(kb, expr, indices, shape, width, loaded);
+  return compute(kb, expr, width, loaded);
 }
 
 void codegen::emitElementwise(KernelBuilder &kb, const ElementExpr &expr,
