@@ -1,7 +1,8 @@
 // An elementwise result that only an output saver reads is computed inside
 // the saver and stored straight to global memory: no shared-memory tile and
-// no level of its own. A value with other readers keeps its tile and is
-// copied out from it.
+// no level of its own. An elementwise op or rms_norm whose result other ops
+// read too keeps its tile and stores to global memory in the same pass, and
+// the saver is no step of its own.
 // RUN: mirage-opt %s --split-input-file --convert-kn-to-gpu --canonicalize --cse | FileCheck %s
 
 // Its inputs too are read only by that expression: global memory to global
@@ -35,13 +36,19 @@ func.func @bias_silu(%x: tensor<8x16384xf16>, %b: tensor<16384xf16>) -> tensor<8
 
 // -----
 
-// Read by the saver and by a reduction: the value gets a tile, written once
-// and read by both.
+// Read by the saver and by a reduction: exp writes its tile and the output
+// in one pass; the reduction reads the tile.
 // CHECK-LABEL: gpu.func @two_readers_k0(
-// CHECK: vector.store %{{.*}} : memref<1024xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: math.exp
+// CHECK-NEXT: arith.truncf
+// CHECK-NEXT: arith.muli
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: vector.store %{{.*}} : memref<1024xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK-NEXT: vector.store %{{.*}} : memref<8x16384xf16>, vector<8xf16>
 // CHECK: gpu.barrier
 // CHECK: vector.load %{{.*}} : memref<1024xf16, #gpu.address_space<workgroup>>, vector<8xf16>
-// CHECK: vector.store %{{.*}} : memref<8x16384xf16>, vector<8xf16>
+// CHECK-NOT: memref<8x16384xf16>
+// CHECK: gpu.return
 func.func @two_readers(%x: tensor<8x16384xf16>) -> (tensor<8x16384xf16>, tensor<8x128xf16>) {
   %y:2 = kn.kernel(%x) {
     tb.graph grid [128] threads 128 forloop 1 {
@@ -67,9 +74,8 @@ func.func @two_readers(%x: tensor<8x16384xf16>) -> (tensor<8x16384xf16>, tensor<
 // CHECK: vector.store %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>
 // CHECK: vector.load %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>
 // CHECK-NEXT: arith.mulf
-// CHECK-NEXT: arith.truncf
-// CHECK-NEXT: arith.addi
-// CHECK-NEXT: vector.store %{{.*}}, %[[OUT]]{{.*}} : memref<8x128xf16>, vector<8xf16>
+// CHECK-NOT: memref
+// CHECK: vector.store %{{.*}}, %[[OUT]]{{.*}} : memref<8x128xf16>, vector<8xf16>
 func.func @looped(%x: tensor<8x256xf16>) -> tensor<8x128xf16> {
   %y = kn.kernel(%x) {
     tb.graph grid [1] threads 128 forloop 2 {
@@ -82,4 +88,30 @@ func.func @looped(%x: tensor<8x256xf16>) -> tensor<8x128xf16> {
     }
   } : (tensor<8x256xf16>) -> tensor<8x128xf16>
   return %y : tensor<8x128xf16>
+}
+
+// -----
+
+// rms_norm read only by the saver writes its rows straight to the output:
+// its input has a tile, its result none.
+// CHECK-LABEL: gpu.func @norm_k0(
+// CHECK-SAME: %[[OUT:[^:]*]]: memref<8x4096xf16>)
+// CHECK-NOT: memref.view {{.*}} to memref<4096xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<4096xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.view {{.*}} to memref<4096xf16, #gpu.address_space<workgroup>>
+// CHECK: math.sqrt
+// CHECK: vector.store %{{.*}}, %[[OUT]]{{.*}} : memref<8x4096xf16>, vector<8xf16>
+// CHECK-NOT: vector.store
+// CHECK: gpu.return
+func.func @norm(%x: tensor<8x4096xf16>) -> tensor<8x4096xf16> {
+  %y = kn.kernel(%x) {
+    tb.graph grid [8] threads 512 forloop 1 {
+    ^bb0(%xd: tensor<8x4096xf16>):
+      %xt = tb.input_iterator %xd imap <x -> 0> fmap <i -> replica> : tensor<8x4096xf16> -> !tb.tile<1x4096xf16>
+      %n = tb.rms_norm %xt {eps = 1.0e-6 : f64} : !tb.tile<1x4096xf16>
+      %o = tb.output_saver %n omap <x -> 0> : !tb.tile<1x4096xf16> -> tensor<8x4096xf16>
+      tb.yield %o : tensor<8x4096xf16>
+    }
+  } : (tensor<8x4096xf16>) -> tensor<8x4096xf16>
+  return %y : tensor<8x4096xf16>
 }

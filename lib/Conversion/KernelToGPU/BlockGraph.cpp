@@ -65,8 +65,8 @@ private:
   void emitTileLoad(Value global, ValueRange offsets, const SmemTile &tile,
                     bool async);
   void emitTileStore(const SmemTile &tile, Value global, ValueRange offsets);
-  void emitExprStore(const ElementExpr &expr, ArrayRef<int64_t> shape,
-                     Value global, ValueRange offsets);
+  SmallVector<GlobalTile> getSaverOutputs(tb::OutputSaverOp saver);
+  TileSinks getSinks(Operation *op);
   void emitPipelinedLoads(Value iteration);
   Value getStageOffset(tb::InputIteratorOp iterator, Value iteration);
   void emitTmaInit();
@@ -234,37 +234,29 @@ void BlockGraphEmitter::emitTileStore(const SmemTile &tile, Value global,
   });
 }
 
-/// Stores an elementwise expression computed inside its output saver
-/// straight to global memory, 16 bytes per thread step where its leaves
-/// allow.
-void BlockGraphEmitter::emitExprStore(const ElementExpr &expr,
-                                      ArrayRef<int64_t> shape, Value global,
-                                      ValueRange offsets) {
-  OpBuilder &b = kb->b;
-  auto globalType = cast<MemRefType>(global.getType());
-  Type globalElement = globalType.getElementType();
-  int64_t vector = 16 / (globalElement.getIntOrFloatBitWidth() / 8);
-  int64_t width = shape.back() % vector == 0 &&
-                          globalType.getShape().back() % vector == 0 &&
-                          leavesHaveRuns(expr, vector)
-                      ? vector
-                      : 1;
-  Shape runs(shape);
-  runs.back() /= width;
-  kb->forEachStrided(getNumElements(runs), [&](Value run) {
-    SmallVector<Value> indices = kb->delinearize(run, runs);
-    indices.back() = kb->mul(indices.back(), width);
-    Value value = kb->convert(evaluateAt(*kb, expr, indices, shape, width),
-                              globalElement);
-    SmallVector<Value> at;
-    for (auto [offset, index] : llvm::zip(offsets, indices))
-      at.push_back(kb->add(offset, index));
-    if (width > 1)
-      vector::StoreOp::create(b, kb->loc, value, global, at, false,
-                              llvm::Align(16));
-    else
-      memref::StoreOp::create(b, kb->loc, value, global, at);
-  });
+/// The parts of global outputs that `saver` writes.
+SmallVector<GlobalTile>
+BlockGraphEmitter::getSaverOutputs(tb::OutputSaverOp saver) {
+  ArrayRef<int64_t> tile = saver.getInput().getType().getShape();
+  SmallVector<Value> offsets(tile.size(), kb->index(0));
+  for (auto [g, dim] : llvm::enumerate(saver.getOmap().getDims()))
+    offsets[dim] = kb->mul(blockIds[g], tile[dim]);
+  SmallVector<GlobalTile> parts;
+  for (Value global : outputs.lookup(saver.getResult()))
+    parts.push_back(GlobalTile{global, offsets, Shape(tile)});
+  return parts;
+}
+
+/// Where `op` puts its result: its tile, if it has one, and what the
+/// output savers it stores for write.
+TileSinks BlockGraphEmitter::getSinks(Operation *op) {
+  TileSinks sinks;
+  Value result = op->getResult(0);
+  if (plan.hasTile(result))
+    sinks.tile = getTile(result);
+  for (tb::OutputSaverOp saver : plan.getSaversStoredBy(op))
+    llvm::append_range(sinks.outputs, getSaverOutputs(saver));
+  return sinks;
 }
 
 void BlockGraphEmitter::emitPipelinedLoads(Value iteration) {
@@ -545,17 +537,17 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
     return success();
   }
   if (auto saver = dyn_cast<tb::OutputSaverOp>(op)) {
-    ArrayRef<int64_t> tile = saver.getInput().getType().getShape();
-    SmallVector<Value> offsets(tile.size(), kb->index(0));
-    for (auto [g, dim] : llvm::enumerate(saver.getOmap().getDims()))
-      offsets[dim] = kb->mul(blockIds[g], tile[dim]);
     Value input = saver.getInput();
-    for (Value global : outputs.lookup(saver.getResult())) {
-      if (plan.hasTile(input))
-        emitTileStore(getTile(input), global, offsets);
-      else
-        emitExprStore(buildExpr(input), tile, global, offsets);
+    SmallVector<GlobalTile> parts = getSaverOutputs(saver);
+    if (!plan.hasTile(input)) {
+      // The elementwise expression it saves is computed here.
+      emitElementwise(*kb, buildExpr(input),
+                      saver.getInput().getType().getShape(),
+                      TileSinks{std::nullopt, parts});
+      return success();
     }
+    for (const GlobalTile &part : parts)
+      emitTileStore(getTile(input), part.memref, part.offsets);
     return success();
   }
   std::optional<SmemTile> scratch;
@@ -575,7 +567,16 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
   auto semantics = dyn_cast<SemanticsOpInterface>(op);
   if (semantics && getOpInfo(semantics.getOpKind()).elementwise) {
     // Its operands may be computed inside it or read from global memory.
-    emitElementwise(*kb, buildExpr(op), getTile(op->getResult(0)));
+    emitElementwise(*kb, buildExpr(op),
+                    cast<tb::TileType>(op->getResult(0).getType()).getShape(),
+                    getSinks(op));
+    return success();
+  }
+  if (isa<tb::RmsNormOp>(op)) {
+    SmallVector<SmemTile> operands;
+    for (Value operand : op->getOperands())
+      operands.push_back(getTile(operand));
+    emitRmsNorm(*kb, semantics.getOpParams(), operands, getSinks(op), scratch);
     return success();
   }
   SmallVector<SmemTile> operands, results;
@@ -620,7 +621,7 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
   if (!semantics)
     return op->emitOpError() << "has no code generation";
   return emitTileOp(*kb, op, semantics.getOpKind(), semantics.getOpParams(),
-                    operands, results, scratch);
+                    operands, results);
 }
 
 LogicalResult BlockGraphEmitter::emitLevels(ArrayRef<SmallVector<Step>> levels,

@@ -239,6 +239,7 @@ LogicalResult BlockGraphPlan::build() {
   decideFusion();
   decideMatmuls();
   decideTma();
+  decideProducerStores();
   schedule();
   decideGlobalReads();
   return planSharedMemory();
@@ -442,6 +443,35 @@ SmallVector<Value> BlockGraphPlan::getWrites(const Step &step) const {
   return writes;
 }
 
+ArrayRef<tb::OutputSaverOp>
+BlockGraphPlan::getSaversStoredBy(Operation *producer) const {
+  auto it = storedBy.find(producer);
+  if (it == storedBy.end())
+    return {};
+  return it->second;
+}
+
+void BlockGraphPlan::decideProducerStores() {
+  llvm::DenseSet<Operation *> postLoop(postLoopOps.begin(), postLoopOps.end());
+  for (Operation *op : postLoopOps) {
+    auto saver = dyn_cast<tb::OutputSaverOp>(op);
+    Operation *producer = saver ? saver.getInput().getDefiningOp() : nullptr;
+    // Inlined producers are computed inside the saver; epilogue roots are
+    // stored by their matmul.
+    if (!producer || inlined.contains(producer) || absorbedBy.count(producer) ||
+        !(isElementwise(producer) || isa<tb::RmsNormOp>(producer)) ||
+        (iterations != 1 && !postLoop.contains(producer)))
+      continue;
+    storedBy[producer].push_back(saver);
+    storedSavers.insert(saver);
+  }
+  for (auto &[producer, savers] : storedBy)
+    if (llvm::all_of(producer->getResult(0).getUsers(), [&](Operation *user) {
+          return storedSavers.contains(user);
+        }))
+      storedOnly.insert(producer);
+}
+
 void BlockGraphPlan::schedule() {
   auto buildLevels = [&](ArrayRef<Operation *> ops, int64_t base,
                          SmallVector<SmallVector<Step>> &levels) {
@@ -456,7 +486,8 @@ void BlockGraphPlan::schedule() {
       bool deadSaver =
           isa<tb::OutputSaverOp>(op) && op->getResult(0).use_empty();
       if (isa<tb::InputIteratorOp>(op) || inlined.contains(op) ||
-          absorbedBy.count(op) || registerSum || deadSaver)
+          absorbedBy.count(op) || registerSum || deadSaver ||
+          storedSavers.contains(op))
         continue;
       Step step{op, epilogues.lookup(op)};
       int64_t level = 1;
@@ -548,7 +579,8 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
     for (Value value : tileValues) {
       Operation *def = value.getDefiningOp();
       if (inlined.contains(def) || isRegisterMatmul(def) ||
-          epilogues.count(def) || readFromGlobal.contains(def))
+          epilogues.count(def) || readFromGlobal.contains(def) ||
+          storedOnly.contains(def))
         continue;
       int64_t bytes = getLayout(value).getBytes(), alignment = 0;
       int64_t start = written.lookup(value);

@@ -22,7 +22,10 @@
 //     tensor copy engine (TMA) when asked for and every such tile is a box
 //     it can copy into the tile's layout; loop-invariant tiles that only
 //     the first level's elementwise expressions read are read by them from
-//     global memory, with no tile.
+//     global memory, with no tile;
+//   - stores: an elementwise op or rms_norm stores what output savers of
+//     its result write to global memory as it computes it, and keeps a
+//     tile only for its other readers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,6 +109,12 @@ public:
     return accumulators;
   }
 
+  /// The output savers whose tile `producer` (an elementwise op or an
+  /// rms_norm of their phase) stores to global memory as it computes it;
+  /// such savers are no step of their own.
+  llvm::ArrayRef<tb::OutputSaverOp>
+  getSaversStoredBy(mlir::Operation *producer) const;
+
   /// Whether `op` is computed inside the elementwise op using it.
   bool isInlined(mlir::Operation *op) const { return inlined.contains(op); }
   /// For a split or reshape that its elementwise users read in place (it is
@@ -148,6 +157,7 @@ private:
   void decideTma();
   void schedule();
   void decideGlobalReads();
+  void decideProducerStores();
   llvm::LogicalResult planSharedMemory();
 
   /// Values a step reads from shared memory (inlined chains included).
@@ -187,6 +197,11 @@ private:
   llvm::DenseMap<mlir::Operation *, size_t> runningMaxSlots;
   llvm::DenseMap<mlir::Operation *, size_t> scratchSlots;
   llvm::DenseSet<mlir::Operation *> readFromGlobal;
+  llvm::DenseMap<mlir::Operation *, llvm::SmallVector<tb::OutputSaverOp>>
+      storedBy;
+  llvm::DenseSet<mlir::Operation *> storedSavers;
+  /// Producers whose result only their stored savers read: no tile.
+  llvm::DenseSet<mlir::Operation *> storedOnly;
   llvm::SmallVector<LiveInterval> intervals;
   int64_t sharedBytes = 0;
 };

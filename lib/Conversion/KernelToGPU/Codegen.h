@@ -249,6 +249,21 @@ struct GlobalTile {
   Shape shape;
 };
 
+/// Where a computed tile goes: its shared-memory tile, the parts of global
+/// outputs that output savers of it write (stored as it is computed
+/// instead of copied out later), or both.
+struct TileSinks {
+  std::optional<SmemTile> tile;
+  llvm::SmallVector<GlobalTile> outputs;
+
+  /// Whether runs of `width` elements along the last dim go to every sink
+  /// as 16-byte vectors.
+  bool allowRuns(int64_t width) const;
+  /// Stores `value` (f32: a scalar, or a vector of such a run) at `indices`.
+  void store(KernelBuilder &kb, mlir::ValueRange indices,
+             mlir::Value value) const;
+};
+
 struct ElementExpr {
   OpKind kind = OpKind::Exp;
   OpParams params;
@@ -272,10 +287,10 @@ mlir::Value evaluateAt(KernelBuilder &kb, const ElementExpr &expr,
                        mlir::ValueRange indices, llvm::ArrayRef<int64_t> shape,
                        int64_t width);
 
-/// Computes `expr` for every element of `result`, 8 elements per thread
-/// step where every tile's layout allows.
+/// Computes `expr`, of shape `shape`, for every element into `sinks`, 8
+/// elements per thread step where every tile's layout allows.
 void emitElementwise(KernelBuilder &kb, const ElementExpr &expr,
-                     const SmemTile &result);
+                     llvm::ArrayRef<int64_t> shape, const TileSinks &sinks);
 
 /// Evaluates an expression with a single leaf on `leafValue` (an f32
 /// scalar): the epilogue a matmul applies before storing.
@@ -304,15 +319,23 @@ void emitReduce(KernelBuilder &kb, OpKind kind, const OpParams &params,
                 const ElementExpr &input, llvm::ArrayRef<int64_t> inputShape,
                 const SmemTile &result, const std::optional<SmemTile> &scratch);
 
+/// y = x / sqrt(mean(x * x) + eps) * w over the last dim of `operands`
+/// (x, and w if given), into `result`. A warp sums a row's squares and
+/// writes the row. With fewer rows than warps and `scratch` (as for
+/// emitReduce), several warps share a row (getWarpsPerReduction): each sums
+/// the squares of a slice of the columns, and after a barrier combines the
+/// row's partials and writes its slice.
+void emitRmsNorm(KernelBuilder &kb, const OpParams &params,
+                 llvm::ArrayRef<SmemTile> operands, const TileSinks &result,
+                 const std::optional<SmemTile> &scratch);
+
 /// Computes one other non-elementwise block-level operator whose operands
-/// and results are shared-memory tiles: rms_norm (`scratch` as for
-/// emitReduce), data movement and (SIMT) matmul. Fails for kinds it does
-/// not compute.
+/// and results are shared-memory tiles: data movement and (SIMT) matmul.
+/// Fails for kinds it does not compute.
 llvm::LogicalResult emitTileOp(KernelBuilder &kb, mlir::Operation *op,
                                OpKind kind, const OpParams &params,
                                llvm::ArrayRef<SmemTile> operands,
-                               llvm::ArrayRef<SmemTile> results,
-                               std::optional<SmemTile> scratch);
+                               llvm::ArrayRef<SmemTile> results);
 
 /// Whether a matmul of these operand layouts can run on tensor cores:
 /// f16/bf16 operands of one type, k a multiple of 16, n of 8, equal batch

@@ -149,10 +149,44 @@ Value codegen::evaluateAt(KernelBuilder &kb, const ElementExpr &expr,
   return compute(kb, expr, width, loaded);
 }
 
+bool TileSinks::allowRuns(int64_t width) const {
+  if (tile && !tile->layout.hasContiguousRuns(width))
+    return false;
+  return llvm::all_of(outputs, [&](const GlobalTile &output) {
+    auto type = cast<MemRefType>(output.memref.getType());
+    return output.shape.back() % width == 0 &&
+           type.getShape().back() % width == 0 &&
+           width * type.getElementTypeBitWidth() == 128;
+  });
+}
+
+void TileSinks::store(KernelBuilder &kb, ValueRange indices,
+                      Value value) const {
+  bool run = isa<VectorType>(value.getType());
+  if (tile) {
+    if (run)
+      kb.storeVectorF32(*tile, indices, value);
+    else
+      kb.storeF32(*tile, indices, value);
+  }
+  for (const GlobalTile &output : outputs) {
+    SmallVector<Value> at;
+    for (auto [offset, index] : llvm::zip(output.offsets, indices))
+      at.push_back(kb.add(offset, index));
+    Value data = kb.convert(
+        value, cast<MemRefType>(output.memref.getType()).getElementType());
+    if (run)
+      vector::StoreOp::create(kb.b, kb.loc, data, output.memref, at,
+                              /*nontemporal=*/false, llvm::Align(16));
+    else
+      memref::StoreOp::create(kb.b, kb.loc, data, output.memref, at);
+  }
+}
+
 void codegen::emitElementwise(KernelBuilder &kb, const ElementExpr &expr,
-                              const SmemTile &result) {
-  ArrayRef<int64_t> shape = result.layout.shape;
-  int64_t width = result.layout.hasContiguousRuns(kVectorWidth) &&
+                              ArrayRef<int64_t> shape, const TileSinks &sinks) {
+  int64_t width = shape.back() % kVectorWidth == 0 &&
+                          sinks.allowRuns(kVectorWidth) &&
                           leavesHaveRuns(expr, kVectorWidth)
                       ? kVectorWidth
                       : 1;
@@ -161,11 +195,7 @@ void codegen::emitElementwise(KernelBuilder &kb, const ElementExpr &expr,
   kb.forEachStrided(getNumElements(runs), [&](Value run) {
     SmallVector<Value> indices = kb.delinearize(run, runs);
     indices.back() = kb.mul(indices.back(), width);
-    Value value = evaluateAt(kb, expr, indices, shape, width);
-    if (width > 1)
-      kb.storeVectorF32(result, indices, value);
-    else
-      kb.storeF32(result, indices, value);
+    sinks.store(kb, indices, evaluateAt(kb, expr, indices, shape, width));
   });
 }
 

@@ -191,14 +191,9 @@ void codegen::emitReduce(KernelBuilder &kb, OpKind kind, const OpParams &params,
   kb.storeF32(result, indices, total);
 }
 
-/// y = x / sqrt(mean(x * x) + eps) * w over the last dim. A warp sums a
-/// row's squares and writes the row. With fewer rows than warps and
-/// `scratch`, several warps share a row (getWarpsPerReduction): each sums
-/// the squares of a slice of the columns, and after a barrier combines the
-/// row's partials and writes its slice.
-static void emitRmsNorm(KernelBuilder &kb, const OpParams &params,
-                        ArrayRef<SmemTile> operands, const SmemTile &result,
-                        const std::optional<SmemTile> &scratch) {
+void codegen::emitRmsNorm(KernelBuilder &kb, const OpParams &params,
+                          ArrayRef<SmemTile> operands, const TileSinks &result,
+                          const std::optional<SmemTile> &scratch) {
   OpBuilder &b = kb.b;
   const SmemTile &input = operands[0];
   ArrayRef<int64_t> shape = input.layout.shape;
@@ -209,7 +204,7 @@ static void emitRmsNorm(KernelBuilder &kb, const OpParams &params,
                    [](const SmemTile &tile) {
                      return tile.layout.hasContiguousRuns(kVectorWidth);
                    }) &&
-      result.layout.hasContiguousRuns(kVectorWidth);
+      result.allowRuns(kVectorWidth);
   int64_t run = vectorize ? kVectorWidth : 1;
   auto at = [&](ArrayRef<Value> rowIndices, Value column) {
     SmallVector<Value> indices(rowIndices);
@@ -252,10 +247,7 @@ static void emitRmsNorm(KernelBuilder &kb, const OpParams &params,
     if (operands.size() > 1)
       y = arith::MulFOp::create(b, kb.loc, y,
                                 load(operands[1], ValueRange{column}));
-    if (run > 1)
-      kb.storeVectorF32(result, at(rowIndices, column), y);
-    else
-      kb.storeF32(result, at(rowIndices, column), y);
+    result.store(kb, at(rowIndices, column), y);
   };
   int64_t warpsPerRow =
       scratch ? getWarpsPerReduction(rows, width, kb.getNumWarps()) : 1;
@@ -344,12 +336,8 @@ static void emitSimtMatmul(KernelBuilder &kb, const SmemTile &lhs,
 LogicalResult codegen::emitTileOp(KernelBuilder &kb, Operation *op, OpKind kind,
                                   const OpParams &params,
                                   ArrayRef<SmemTile> operands,
-                                  ArrayRef<SmemTile> results,
-                                  std::optional<SmemTile> scratch) {
+                                  ArrayRef<SmemTile> results) {
   switch (kind) {
-  case OpKind::RmsNorm:
-    emitRmsNorm(kb, params, operands, results[0], scratch);
-    return success();
   case OpKind::Matmul:
     emitSimtMatmul(kb, operands[0], operands[1], results[0]);
     return success();
