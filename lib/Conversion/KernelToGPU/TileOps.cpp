@@ -218,15 +218,17 @@ void codegen::emitRmsNorm(KernelBuilder &kb, const OpParams &params,
   auto rowIndicesOf = [&](Value row) {
     return kb.delinearize(row, ArrayRef<int64_t>(shape).drop_back());
   };
-  // This lane's sum of squares over columns first, first + step, ...
-  auto sumSquares = [&](Value row, Value first, int64_t step) {
+  // The sum of squares over columns first, first + step, ... of the lanes
+  // of an aligned group of `lanes` (all of them get it).
+  auto sumSquares = [&](Value row, Value first, int64_t step,
+                        int64_t lanes = 32) {
     SmallVector<Value> rowIndices = rowIndicesOf(row);
     Value partial = emitFoldLoop(
         kb, OpKind::ReduceSum, first, width, step, [&](Value column) {
           Value x = load(input, at(rowIndices, column));
           return arith::MulFOp::create(b, kb.loc, x, x).getResult();
         });
-    return kb.warpReduce(partial, OpKind::ReduceSum);
+    return kb.warpReduce(partial, OpKind::ReduceSum, lanes);
   };
   auto writeRow = [&](Value row, Value sum, Value first, int64_t step) {
     SmallVector<Value> rowIndices = rowIndicesOf(row);
@@ -252,10 +254,33 @@ void codegen::emitRmsNorm(KernelBuilder &kb, const OpParams &params,
   int64_t warpsPerRow =
       scratch ? getWarpsPerReduction(rows, width, kb.getNumWarps()) : 1;
   if (warpsPerRow == 1) {
-    kb.forEachWarpStrided(rows, [&](Value row) {
-      Value first = kb.mul(kb.laneId, run);
-      writeRow(row, sumSquares(row, first, 32 * run), first, 32 * run);
-    });
+    // A group of lanes per row (a power of two up to 32, no more than the
+    // row's runs), so that rows shorter than a warp's step keep every lane
+    // busy. All lanes run every trip, for the shuffles; groups past the
+    // last row sum a valid one and write nothing.
+    int64_t lanes = 1;
+    while (lanes * 2 <= std::min<int64_t>(width / run, 32))
+      lanes *= 2;
+    int64_t groupsPerWarp = 32 / lanes;
+    int64_t rowStep = kb.getNumWarps() * groupsPerWarp;
+    Value firstRow =
+        kb.add(kb.mul(kb.warpId, groupsPerWarp), kb.div(kb.laneId, lanes));
+    Value first = kb.mul(kb.rem(kb.laneId, lanes), run);
+    auto loop = scf::ForOp::create(b, kb.loc, kb.index(0),
+                                   kb.index(llvm::divideCeil(rows, rowStep)),
+                                   kb.index(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value row = kb.add(firstRow, kb.mul(loop.getInductionVar(), rowStep));
+    if (rows % rowStep == 0) {
+      writeRow(row, sumSquares(row, first, lanes * run, lanes), first,
+               lanes * run);
+      return;
+    }
+    Value sum = sumSquares(kb.min(row, rows - 1), first, lanes * run, lanes);
+    auto ifOp = scf::IfOp::create(b, kb.loc, kb.lessThan(row, rows));
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    writeRow(row, sum, first, lanes * run);
     return;
   }
   // One row per group of warps, each warp on a slice of the columns.
