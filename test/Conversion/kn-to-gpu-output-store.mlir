@@ -115,3 +115,32 @@ func.func @norm(%x: tensor<8x4096xf16>) -> tensor<8x4096xf16> {
   } : (tensor<8x4096xf16>) -> tensor<8x4096xf16>
   return %y : tensor<8x4096xf16>
 }
+
+// -----
+
+// A chain whose only input is a tensor-core product stays the matmul's
+// epilogue, applied to the f32 sums before they are rounded: the saver
+// copies the epilogue's tile rather than computing exp from a stored f16
+// product.
+// CHECK-LABEL: gpu.func @scores_k0(
+// CHECK: nvgpu.mma.sync
+// CHECK: math.exp {{.*}} : f32
+// CHECK: gpu.barrier
+// CHECK: vector.load %{{.*}} : memref<1024xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK-NOT: math.exp
+// CHECK: vector.store %{{.*}} : memref<16x64xf16>, vector<8xf16>
+func.func @scores(%q: tensor<16x64xf16>, %k: tensor<64x64xf16>) -> tensor<16x64xf16> {
+  %s = kn.kernel(%q, %k) {
+    tb.graph grid [1] threads 128 forloop 1 {
+    ^bb0(%qd: tensor<16x64xf16>, %kd: tensor<64x64xf16>):
+      %qt = tb.input_iterator %qd imap <x -> replica> fmap <i -> replica> : tensor<16x64xf16> -> !tb.tile<16x64xf16>
+      %kt = tb.input_iterator %kd imap <x -> replica> fmap <i -> replica> : tensor<64x64xf16> -> !tb.tile<64x64xf16>
+      %p = tb.matmul %qt, %kt : !tb.tile<16x64xf16>, !tb.tile<64x64xf16>
+      %m = tb.mul_scalar %p, 0.125 : !tb.tile<16x64xf16>
+      %e = tb.exp %m : !tb.tile<16x64xf16>
+      %o = tb.output_saver %e omap <x -> 1> : !tb.tile<16x64xf16> -> tensor<16x64xf16>
+      tb.yield %o : tensor<16x64xf16>
+    }
+  } : (tensor<16x64xf16>, tensor<64x64xf16>) -> tensor<16x64xf16>
+  return %s : tensor<16x64xf16>
+}

@@ -10,6 +10,8 @@
 #include "mirage/Dialect/Thread/IR/Thread.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mirage;
 using namespace mirage::codegen;
@@ -65,6 +67,26 @@ static std::optional<OpKind> getKind(Operation *op) {
   return std::nullopt;
 }
 
+/// Whether `op` ends a chain of single-use elementwise ops whose only input
+/// is a matmul's result: the matmul applies such a chain to its f32 sums
+/// before storing (an epilogue), which a saver computing the chain from the
+/// stored (rounded) product could not.
+static bool endsMatmulEpilogue(Operation *op) {
+  SmallVector<Value> leaves;
+  std::function<void(Operation *)> collect = [&](Operation *chain) {
+    for (Value operand : chain->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (def && operand.hasOneUse() && isElementwise(def))
+        collect(def);
+      else
+        leaves.push_back(operand);
+    }
+  };
+  collect(op);
+  return leaves.size() == 1 && leaves.front().hasOneUse() &&
+         getKind(leaves.front().getDefiningOp()) == OpKind::Matmul;
+}
+
 bool mirage::isComputedInUser(
     Operation *op, function_ref<bool(Operation *, Operation *)> samePhase) {
   if (!isElementwise(op))
@@ -78,7 +100,7 @@ bool mirage::isComputedInUser(
     return true;
   // The output saver stores it to global memory as it computes it.
   if (isa<tb::OutputSaverOp>(user))
-    return true;
+    return !endsMatmulEpilogue(op);
   if (!isElementwise(user))
     return false;
   // A per-row value (a mean, a norm) broadcast along the user's rows is
