@@ -572,16 +572,13 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
                     getSinks(op));
     return success();
   }
-  if (isa<tb::RmsNormOp>(op)) {
-    SmallVector<SmemTile> operands;
-    for (Value operand : op->getOperands())
-      operands.push_back(getTile(operand));
-    emitRmsNorm(*kb, semantics.getOpParams(), operands, getSinks(op), scratch);
-    return success();
-  }
   SmallVector<SmemTile> operands, results;
   for (Value operand : op->getOperands())
     operands.push_back(getTile(operand));
+  if (isa<tb::RmsNormOp>(op)) {
+    emitRmsNorm(*kb, semantics.getOpParams(), operands, getSinks(op), scratch);
+    return success();
+  }
   if (const MmaMatmul *mma = plan.getMma(op)) {
     if (const RegisterSum *sum = plan.getRegisterSum(op)) {
       // This sum's state follows that of the register sums before it.
