@@ -77,10 +77,10 @@ func.func @many_rows(%x: tensor<16x512xf16>) -> tensor<16x512xf16> {
 // CHECK-LABEL: gpu.func @short_rows_k0
 // CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1 {
 // CHECK: arith.minui %{{.*}}, %c33 : index
+// CHECK: %[[LAST:.*]] = arith.cmpi ult, %{{.*}}, %c34 : index
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c64 step %c64 iter_args
 // CHECK-COUNT-3: gpu.shuffle  xor
 // CHECK-NOT: gpu.shuffle
-// CHECK: %[[LAST:.*]] = arith.cmpi ult, %{{.*}}, %c34 : index
 // CHECK: scf.if %[[LAST]] {
 // CHECK: math.sqrt
 func.func @short_rows(%x: tensor<68x64xf16>) -> tensor<68x64xf16> {

@@ -247,6 +247,13 @@ struct GlobalTile {
   mlir::Value memref;
   llvm::SmallVector<mlir::Value> offsets;
   Shape shape;
+
+  /// Whether runs of `width` elements along the last dim, starting at
+  /// multiples of `width`, are 16-byte aligned vectors in memory.
+  bool hasRuns(int64_t width) const;
+  /// The memref indices of the element at tile `indices`.
+  llvm::SmallVector<mlir::Value> at(KernelBuilder &kb,
+                                    mlir::ValueRange indices) const;
 };
 
 /// Where a computed tile goes: its shared-memory tile, the parts of global

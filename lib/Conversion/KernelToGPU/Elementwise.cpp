@@ -46,15 +46,24 @@ static ArrayRef<int64_t> getLeafShape(const ElementExpr &leaf) {
   return leaf.view ? ArrayRef<int64_t>(leaf.view->shape) : getTileShape(leaf);
 }
 
+bool GlobalTile::hasRuns(int64_t width) const {
+  auto type = cast<MemRefType>(memref.getType());
+  return shape.back() % width == 0 && type.getShape().back() % width == 0 &&
+         width * type.getElementTypeBitWidth() == 128;
+}
+
+SmallVector<Value> GlobalTile::at(KernelBuilder &kb, ValueRange indices) const {
+  SmallVector<Value> result;
+  for (auto [offset, index] : llvm::zip(offsets, indices))
+    result.push_back(kb.add(offset, index));
+  return result;
+}
+
 /// Whether runs of `width` elements along a leaf tile's last dim, starting
 /// at multiples of `width`, are contiguous and 16-byte aligned.
 static bool tileHasRuns(const ElementExpr &leaf, int64_t width) {
-  if (leaf.tile)
-    return leaf.tile->layout.hasContiguousRuns(width);
-  auto type = cast<MemRefType>(leaf.global->memref.getType());
-  return leaf.global->shape.back() % width == 0 &&
-         type.getShape().back() % width == 0 &&
-         width * type.getElementTypeBitWidth() == 128;
+  return leaf.tile ? leaf.tile->layout.hasContiguousRuns(width)
+                   : leaf.global->hasRuns(width);
 }
 
 /// Whether runs of `width` elements along a leaf's last dim (as the
@@ -100,8 +109,7 @@ static Value loadLeaf(KernelBuilder &kb, const ElementExpr &expr,
   } else {
     memref = expr.global->memref;
     element = cast<MemRefType>(memref.getType()).getElementType();
-    for (auto [index, offset] : llvm::zip(at, expr.global->offsets))
-      index = kb.add(offset, index);
+    at = expr.global->at(kb, at);
   }
   if (runs == 1)
     return memref::LoadOp::create(kb.b, kb.loc, memref, at);
@@ -152,12 +160,8 @@ Value codegen::evaluateAt(KernelBuilder &kb, const ElementExpr &expr,
 bool TileSinks::allowRuns(int64_t width) const {
   if (tile && !tile->layout.hasContiguousRuns(width))
     return false;
-  return llvm::all_of(outputs, [&](const GlobalTile &output) {
-    auto type = cast<MemRefType>(output.memref.getType());
-    return output.shape.back() % width == 0 &&
-           type.getShape().back() % width == 0 &&
-           width * type.getElementTypeBitWidth() == 128;
-  });
+  return llvm::all_of(
+      outputs, [&](const GlobalTile &output) { return output.hasRuns(width); });
 }
 
 void TileSinks::store(KernelBuilder &kb, ValueRange indices,
@@ -170,9 +174,7 @@ void TileSinks::store(KernelBuilder &kb, ValueRange indices,
       kb.storeF32(*tile, indices, value);
   }
   for (const GlobalTile &output : outputs) {
-    SmallVector<Value> at;
-    for (auto [offset, index] : llvm::zip(output.offsets, indices))
-      at.push_back(kb.add(offset, index));
+    SmallVector<Value> at = output.at(kb, indices);
     Value data = kb.convert(
         value, cast<MemRefType>(output.memref.getType()).getElementType());
     if (run)

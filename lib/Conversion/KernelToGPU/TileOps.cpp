@@ -115,6 +115,38 @@ static void inFirstWarps(KernelBuilder &kb, int64_t warps,
   body();
 }
 
+/// Runs `body` for each of `count` results, one per aligned group of
+/// `lanes` lanes (a power of two up to 32, no more than `runs`, the pieces
+/// a result's fold is shared in). Groups walk the results in block-wide
+/// steps with a warp-uniform trip count, so that every lane takes part in
+/// every shuffle. `body` gets the result (the last one for a group past the
+/// end, which must write nothing), the lane's place in its group, `lanes`,
+/// and whether the result is real (null where every group always has one).
+static void
+forEachLaneGroup(KernelBuilder &kb, int64_t count, int64_t runs,
+                 function_ref<void(Value, Value, int64_t, Value)> body) {
+  OpBuilder &b = kb.b;
+  int64_t lanes = 1;
+  while (lanes * 2 <= std::min<int64_t>(runs, 32))
+    lanes *= 2;
+  int64_t groupsPerWarp = 32 / lanes;
+  int64_t step = kb.getNumWarps() * groupsPerWarp;
+  Value first =
+      kb.add(kb.mul(kb.warpId, groupsPerWarp), kb.div(kb.laneId, lanes));
+  auto loop =
+      scf::ForOp::create(b, kb.loc, kb.index(0),
+                         kb.index(llvm::divideCeil(count, step)), kb.index(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value result = kb.add(first, kb.mul(loop.getInductionVar(), step));
+  Value lane = kb.rem(kb.laneId, lanes);
+  if (count % step == 0) {
+    body(result, lane, lanes, Value());
+    return;
+  }
+  body(kb.min(result, count - 1), lane, lanes, kb.lessThan(result, count));
+}
+
 /// Each result element is folded by a group of lanes (a power of two up to
 /// 32, no more than the runs to fold): lanes stride over the reduced dim,
 /// then combine by shuffles. Groups walk the result elements in warp-wide
@@ -162,33 +194,21 @@ void codegen::emitReduce(KernelBuilder &kb, OpKind kind, const OpParams &params,
     return;
   }
 
-  int64_t lanes = 1;
-  while (lanes * 2 <= std::min<int64_t>(extent / width, 32))
-    lanes *= 2;
-  int64_t groupsPerWarp = 32 / lanes;
-  int64_t step = kb.getNumWarps() * groupsPerWarp;
-  Value lane = kb.rem(kb.laneId, lanes);
-  Value first = kb.add(kb.mul(kb.warpId, groupsPerWarp),
-                       kb.div(kb.laneId, lanes));
-  // Warp-uniform trip count: every lane runs ceil(outputs / step) times.
-  int64_t trips = llvm::divideCeil(outputs, step);
-  auto loop = scf::ForOp::create(b, kb.loc, kb.index(0), kb.index(trips),
-                                 kb.index(1));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value output = kb.add(first, kb.mul(loop.getInductionVar(), step));
-  // Groups past the end fold a valid element and drop the result.
-  SmallVector<Value> indices =
-      kb.delinearize(kb.min(output, outputs - 1), shape);
-  Value partial = fold(indices, kb.mul(lane, width), lanes * width);
-  Value total = kb.warpReduce(partial, kind, lanes);
-  Value isFirstLane = b.createOrFold<arith::CmpIOp>(
-      kb.loc, arith::CmpIPredicate::eq, lane, kb.index(0));
-  Value store = b.createOrFold<arith::AndIOp>(kb.loc, isFirstLane,
-                                              kb.lessThan(output, outputs));
-  auto ifOp = scf::IfOp::create(b, kb.loc, store);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  kb.storeF32(result, indices, total);
+  forEachLaneGroup(
+      kb, outputs, extent / width,
+      [&](Value output, Value lane, int64_t lanes, Value real) {
+        SmallVector<Value> indices = kb.delinearize(output, shape);
+        Value total = kb.warpReduce(
+            fold(indices, kb.mul(lane, width), lanes * width), kind, lanes);
+        Value store = b.createOrFold<arith::CmpIOp>(
+            kb.loc, arith::CmpIPredicate::eq, lane, kb.index(0));
+        if (real)
+          store = b.createOrFold<arith::AndIOp>(kb.loc, store, real);
+        auto ifOp = scf::IfOp::create(b, kb.loc, store);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        kb.storeF32(result, indices, total);
+      });
 }
 
 void codegen::emitRmsNorm(KernelBuilder &kb, const OpParams &params,
@@ -254,33 +274,18 @@ void codegen::emitRmsNorm(KernelBuilder &kb, const OpParams &params,
   int64_t warpsPerRow =
       scratch ? getWarpsPerReduction(rows, width, kb.getNumWarps()) : 1;
   if (warpsPerRow == 1) {
-    // A group of lanes per row (a power of two up to 32, no more than the
-    // row's runs), so that rows shorter than a warp's step keep every lane
-    // busy. All lanes run every trip, for the shuffles; groups past the
-    // last row sum a valid one and write nothing.
-    int64_t lanes = 1;
-    while (lanes * 2 <= std::min<int64_t>(width / run, 32))
-      lanes *= 2;
-    int64_t groupsPerWarp = 32 / lanes;
-    int64_t rowStep = kb.getNumWarps() * groupsPerWarp;
-    Value firstRow =
-        kb.add(kb.mul(kb.warpId, groupsPerWarp), kb.div(kb.laneId, lanes));
-    Value first = kb.mul(kb.rem(kb.laneId, lanes), run);
-    auto loop = scf::ForOp::create(b, kb.loc, kb.index(0),
-                                   kb.index(llvm::divideCeil(rows, rowStep)),
-                                   kb.index(1));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value row = kb.add(firstRow, kb.mul(loop.getInductionVar(), rowStep));
-    if (rows % rowStep == 0) {
-      writeRow(row, sumSquares(row, first, lanes * run, lanes), first,
-               lanes * run);
-      return;
-    }
-    Value sum = sumSquares(kb.min(row, rows - 1), first, lanes * run, lanes);
-    auto ifOp = scf::IfOp::create(b, kb.loc, kb.lessThan(row, rows));
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    writeRow(row, sum, first, lanes * run);
+    // A group of lanes per row, so that rows shorter than a warp's step
+    // keep every lane busy.
+    forEachLaneGroup(kb, rows, width / run,
+                     [&](Value row, Value lane, int64_t lanes, Value real) {
+                       Value first = kb.mul(lane, run);
+                       Value sum = sumSquares(row, first, lanes * run, lanes);
+                       OpBuilder::InsertionGuard guard(b);
+                       if (real)
+                         b.setInsertionPointToStart(
+                             scf::IfOp::create(b, kb.loc, real).thenBlock());
+                       writeRow(row, sum, first, lanes * run);
+                     });
     return;
   }
   // One row per group of warps, each warp on a slice of the columns.
