@@ -7,6 +7,7 @@
 #include "mirage/Dialect/Block/IR/Block.h"
 
 #include "mirage/IR/GraphUtils.h"
+#include "mirage/IR/IsolatedRegion.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"

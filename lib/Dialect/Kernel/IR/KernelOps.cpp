@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/IR/IsolatedRegion.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"

@@ -7,6 +7,7 @@
 #include "mirage/Dialect/Task/IR/Task.h"
 
 #include "mirage/Dialect/Block/IR/Block.h"
+#include "mirage/IR/IsolatedRegion.h"
 #include "mirage/Semantics/OpSemantics.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"

@@ -55,7 +55,7 @@ def Block_GraphOp : Block_Op<"graph", [IsolatedFromAbove]> {
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     `grid` $grid `threads` $threads `forloop` $forloop_range
-    attr-dict-with-keyword $body
+    attr-dict-with-keyword custom<IsolatedRegion>($body)
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

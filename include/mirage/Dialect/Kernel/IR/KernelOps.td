@@ -116,7 +116,7 @@ def Kernel_KernelOp : Kernel_Op<"kernel", [IsolatedFromAbove, SingleBlock,
   let results = (outs Variadic<Kernel_Tensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    `(` $inputs `)` attr-dict-with-keyword $body `:`
+    `(` $inputs `)` attr-dict-with-keyword custom<IsolatedBlock>($body) `:`
     functional-type($inputs, $results)
   }];
   let hasRegionVerifier = 1;

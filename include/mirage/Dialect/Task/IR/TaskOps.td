@@ -136,7 +136,8 @@ def Task_GraphOp : Task_Op<"graph", [Symbol, SymbolTable, IsolatedFromAbove,
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name (`from` $source^)? (`workers` $workers^)?
-    (`linearized` $linearized^)? attr-dict-with-keyword $body
+    (`linearized` $linearized^)? attr-dict-with-keyword
+    custom<IsolatedBlock>($body)
   }];
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
@@ -207,7 +208,7 @@ def Task_KernelOp : Task_Op<"kernel", [Symbol, HasParent<"GraphOp">,
     $sym_name (`data_dependent` $data_dependent^)?
     (`ins` `(` $inputs^ `:` type($inputs) `)`)?
     (`outs` `(` $outputs^ `:` type($outputs) `)`)? attr-dict-with-keyword
-    $body
+    custom<IsolatedBlock>($body)
   }];
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{

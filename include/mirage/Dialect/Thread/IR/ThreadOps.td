@@ -113,7 +113,7 @@ def Thread_GraphOp : Thread_Op<"graph", [IsolatedFromAbove,
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     `(` $inputs `)` `threads` $threads `forloop` $forloop_range
-    attr-dict-with-keyword $body `:` functional-type($inputs, $results)
+    attr-dict-with-keyword custom<IsolatedRegion>($body) `:` functional-type($inputs, $results)
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
