@@ -125,10 +125,67 @@ func.func @matmul_epilogue(%x: tensor<64x1024xf16>, %w: tensor<1024x1024xf16>) -
 // CHECK: tb.add %[[H]], %[[SUM]]
 // CHECK-NOT: kn.kernel
 // CHECK: return
-func.func @matmul_residual(%x: tensor<1x16384xf16>, %w: tensor<16384x512xf16>, %h: tensor<1x512xf16>) -> tensor<1x512xf16> {
+func.func @matmul_residual(%x: tensor<1x16384xf16>, %w: tensor<16384x4096xf16>, %h: tensor<1x4096xf16>) -> tensor<1x4096xf16> {
+  %y = kn.matmul %x, %w : tensor<1x16384xf16>, tensor<16384x4096xf16>
+  %r = kn.add %h, %y : tensor<1x4096xf16>, tensor<1x4096xf16>
+  return %r : tensor<1x4096xf16>
+}
+
+// Split-K: a decode matmul with too few output columns to fill the GPU
+// (64 router logits) becomes partial products over 32 slices of k, cut over
+// the grid, and their sum, which fuses into the softmax's kernel instead of
+// into the products' (that would walk the slices in a loop again).
+// CHECK-LABEL: func.func @split_k_router
+// CHECK-SAME: (%[[X:.*]]: tensor<8x4096xf16>, %[[W:.*]]: tensor<4096x64xf16>)
+// CHECK-DAG: %[[XV:.*]] = kn.reshape %[[X]] : tensor<8x4096xf16> -> tensor<8x32x128xf16>
+// CHECK-DAG: %[[WV:.*]] = kn.reshape %[[W]] : tensor<4096x64xf16> -> tensor<32x128x64xf16>
+// CHECK: %[[P:.*]] = kn.kernel(%[[XV]], %[[WV]])
+// CHECK: tb.graph grid [{{[0-9]+, }}32] threads 128
+// CHECK: tb.transpose %{{.*}} permutation [1, 0, 2]
+// CHECK: tb.matmul
+// CHECK-NOT: tb.reduce_sum
+// CHECK: tb.output_saver {{.*}} -> tensor<32x8x64xf16>
+// CHECK: kn.kernel(%[[P]])
+// CHECK: tb.reduce_sum %{{.*}} dim 0 keepdim = false
+// CHECK: tb.reduce_max
+// CHECK: tb.exp
+// CHECK-NOT: kn.kernel
+// CHECK: return
+func.func @split_k_router(%x: tensor<8x4096xf16>, %w: tensor<4096x64xf16>) -> tensor<8x64xf16> {
+  %l = kn.matmul %x, %w : tensor<8x4096xf16>, tensor<4096x64xf16>
+  %m = kn.reduce_max %l dim 1 : tensor<8x64xf16>
+  %d = kn.sub %l, %m : tensor<8x64xf16>, tensor<8x1xf16>
+  %e = kn.exp %d : tensor<8x64xf16>
+  %s = kn.reduce_sum %e dim 1 : tensor<8x64xf16>
+  %p = kn.div %e, %s : tensor<8x64xf16>, tensor<8x1xf16>
+  return %p : tensor<8x64xf16>
+}
+
+// Split-K with a residual: the sum of the partial products and the add run
+// in the second kernel.
+// CHECK-LABEL: func.func @split_k_residual
+// CHECK: kn.kernel
+// CHECK: tb.matmul
+// CHECK: tb.output_saver {{.*}} -> tensor<{{[0-9]+}}x1x512xf16>
+// CHECK: kn.kernel
+// CHECK-NOT: tb.matmul
+// CHECK: tb.reduce_sum %{{.*}} dim 0 keepdim = false
+// CHECK: tb.add
+// CHECK-NOT: kn.kernel
+// CHECK: return
+func.func @split_k_residual(%x: tensor<1x16384xf16>, %w: tensor<16384x512xf16>, %h: tensor<1x512xf16>) -> tensor<1x512xf16> {
   %y = kn.matmul %x, %w : tensor<1x16384xf16>, tensor<16384x512xf16>
   %r = kn.add %h, %y : tensor<1x512xf16>, tensor<1x512xf16>
   return %r : tensor<1x512xf16>
+}
+
+// Not split: slices of k shorter than 128 rows (k = 192).
+// CHECK-LABEL: func.func @split_k_too_short
+// CHECK-NOT: kn.reshape
+// CHECK: return
+func.func @split_k_too_short(%x: tensor<8x192xf16>, %w: tensor<192x64xf16>) -> tensor<8x64xf16> {
+  %l = kn.matmul %x, %w : tensor<8x192xf16>, tensor<192x64xf16>
+  return %l : tensor<8x64xf16>
 }
 
 // An elementwise prologue on the matmul's left operand runs in the loop
@@ -277,11 +334,16 @@ func.func @row_too_long(%x: tensor<2x1048576xf32>) -> tensor<2x1048576xf32> {
 }
 
 // Not fused: the norm needs its whole row, so the matmul could not loop over
-// k, and a 32768-row weight tile (512 KiB at 8 columns) does not fit.
+// k, and a 32768-row weight tile (512 KiB at 8 columns) does not fit. The
+// matmul, with 256 columns, is split over k instead.
 // CHECK-LABEL: func.func @norm_k_too_long
 // CHECK: tb.rms_norm
 // CHECK-NOT: tb.matmul
-// CHECK: kn.matmul
+// CHECK: kn.reshape %{{.*}} : tensor<1x32768xf16> -> tensor<1x{{[0-9]+}}x{{[0-9]+}}xf16>
+// CHECK: kn.kernel
+// CHECK-NOT: tb.rms_norm
+// CHECK: tb.matmul
+// CHECK: kn.reduce_sum %{{.*}} dim 0 keepdim = false
 // CHECK: return
 func.func @norm_k_too_long(%x: tensor<1x32768xf16>, %g: tensor<32768xf16>, %w: tensor<32768x256xf16>) -> tensor<1x256xf16> {
   %n = kn.rms_norm %x weight %g {eps = 1.0e-6 : f64} : tensor<1x32768xf16>, tensor<32768xf16>

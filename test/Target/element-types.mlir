@@ -19,7 +19,7 @@
 // reductions, its data movement each share one block graph).
 // RUN: sed 's/ELT/f16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx | FileCheck %s --check-prefixes=FUSED,FUSED-MMA-F16 --implicit-check-not=.bf16
 // RUN: sed 's/ELT/bf16/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx | FileCheck %s --check-prefixes=FUSED,FUSED-MMA-BF16 --implicit-check-not=.f16
-// RUN: sed 's/ELT/f32/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx | FileCheck %s --check-prefixes=FUSED --implicit-check-not=.f16 --implicit-check-not=.bf16 --implicit-check-not=mma.sync
+// RUN: sed 's/ELT/f32/g' %S/Inputs/element-types.mlir | mirage-opt --mirage-to-ptx | FileCheck %s --check-prefixes=FUSED,FUSED-F32 --implicit-check-not=.f16 --implicit-check-not=.bf16 --implicit-check-not=mma.sync
 
 // CHECK-LABEL: gpu.binary @matmul_kernels
 // SM90-SAME: .target sm_90a
@@ -122,7 +122,12 @@
 // FUSED-SAME: .visible .entry matmul_loop_k0(
 // FUSED-MMA-F16-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // FUSED-MMA-BF16-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// FUSED-NOT: .entry matmul_loop_k1(
+// FUSED-MMA-F16-NOT: .entry matmul_loop_k1(
+// FUSED-MMA-BF16-NOT: .entry matmul_loop_k1(
+// Without tensor cores (f32), the 64 x 128 product is split over k: partial
+// products, then their sum.
+// FUSED-F32-SAME: .visible .entry matmul_loop_k1(
+// FUSED-F32-NOT: .entry matmul_loop_k2(
 // FUSED-LABEL: gpu.binary @matmul_batched_kernels
 // FUSED-SAME: .visible .entry matmul_batched_k0(
 // FUSED-MMA-F16-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32

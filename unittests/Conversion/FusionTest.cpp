@@ -210,6 +210,26 @@ INSTANTIATE_TEST_SUITE_P(
           %a = kn.add %o, %x : tensor<4x256xf16>, tensor<4x256xf16>
           return %a : tensor<4x256xf16>
         })mlir"},
+        // Split-K: a router matmul with 64 output columns becomes partial
+        // products over slices of k and their sum, which fuses into the
+        // softmax's kernel; a decode projection's sum fuses with its
+        // residual add.
+        Case{"SplitKRouter", 2,
+             R"mlir(func.func @f(%x: tensor<8x4096xf16>, %w: tensor<4096x64xf16>) -> tensor<8x64xf16> {
+          %l = kn.matmul %x, %w : tensor<8x4096xf16>, tensor<4096x64xf16>
+          %m = kn.reduce_max %l dim 1 : tensor<8x64xf16>
+          %d = kn.sub %l, %m : tensor<8x64xf16>, tensor<8x1xf16>
+          %e = kn.exp %d : tensor<8x64xf16>
+          %s = kn.reduce_sum %e dim 1 : tensor<8x64xf16>
+          %p = kn.div %e, %s : tensor<8x64xf16>, tensor<8x1xf16>
+          return %p : tensor<8x64xf16>
+        })mlir"},
+        Case{"SplitKResidual", 2,
+             R"mlir(func.func @f(%x: tensor<1x8192xf16>, %w: tensor<8192x256xf16>, %h: tensor<1x256xf16>) -> tensor<1x256xf16> {
+          %y = kn.matmul %x, %w : tensor<1x8192xf16>, tensor<8192x256xf16>
+          %r = kn.add %h, %y : tensor<1x256xf16>, tensor<1x256xf16>
+          return %r : tensor<1x256xf16>
+        })mlir"},
         // What must not fuse: a reduction over rows too long for shared
         // memory keeps its consumer, which needs the rows again after the
         // sums, in a kernel of its own.

@@ -58,6 +58,10 @@ constexpr int64_t kMaxAccumulatorRegisters = 128;
 /// A lone op gets a planned launch shape when its estimate beats its
 /// default kernel's by this fraction.
 constexpr double kRelaunchGain = 0.05;
+/// A split matmul's slices of k are at least this long: shorter ones make
+/// the partial products' tensor larger than the operands they save reading
+/// on fewer blocks.
+constexpr int64_t kMinSplitSlice = 128;
 
 ArrayRef<int64_t> shapeOf(Value value) {
   return cast<ShapedType>(value.getType()).getShape();
@@ -985,6 +989,13 @@ private:
     std::shared_ptr<Group> group;
   };
 
+  /// Split-K for matmuls whose output is too small to fill the GPU (see
+  /// the definition).
+  void splitNarrowMatmuls();
+  /// The estimated time of the cheapest plan of `ops` whose block graph
+  /// verifies and lowers, with the plan's blocks; none if there is none.
+  std::optional<std::pair<double, int64_t>>
+  getBuildableCost(ArrayRef<Operation *> ops);
   /// The producers of `op` among the candidates, seen through reshapes.
   SmallVector<Operation *> getProducers(Operation *op);
   /// The best plan of a set of candidates (cached), or none.
@@ -1006,7 +1017,127 @@ private:
   std::map<int, SmallVector<int>> groups;
   std::map<SmallVector<int>, Best> cache;
   llvm::DenseMap<Operation *, double> singleCost;
+  /// The reduction of each split matmul and its partial products, which
+  /// never share a kernel: that kernel would walk the slices in its loop,
+  /// the plain matmul again with every slice's sum rounded.
+  llvm::DenseMap<Operation *, Operation *> partialsOfSplitSum;
 };
+
+std::optional<std::pair<double, int64_t>>
+Fuser::getBuildableCost(ArrayRef<Operation *> ops) {
+  Group group(ops, function.getBody().front());
+  for (const Plan &plan : group.getPlans(device, smemLimit, maxBlocks,
+                                         maxThreads, kMaxPlansTried)) {
+    KernelOp kernel = group.build(plan, group.getOps().back(), smemLimit);
+    if (!kernel)
+      continue;
+    kernel->erase();
+    int64_t blocks = 1;
+    for (int64_t size : plan.gridSizes)
+      blocks *= size;
+    return std::make_pair(plan.cost, blocks);
+  }
+  return std::nullopt;
+}
+
+/// A matmul [m, k] x [k, n] whose best kernel has fewer blocks than half the
+/// SMs (a decode-shaped product with a narrow n, such as an MoE router)
+/// streams its whole right operand through those few SMs. It becomes
+/// partial products over S slices of k, one kernel cutting S over the grid,
+/// summed by a reduction:
+///
+///   lhs [m, k] -> view [m, S, k/S] -> transpose [S, m, k/S]
+///   rhs [k, n] -> view [S, k/S, n]
+///   partial = matmul (batched over S) : [S, m, n]
+///   result  = reduce_sum partial dim 0 (keepdim = false) : [m, n]
+///
+/// exact in real arithmetic (the partial sums round to the element type once
+/// each). S is the divisor of k (slices of at least kMinSplitSlice) that
+/// the speed model prices cheapest, counting the reduction without its
+/// launch when an elementwise or reduction op reads the result (it fuses
+/// into that op's kernel); the split is taken when it beats the plain
+/// matmul by kRelaunchGain.
+void Fuser::splitNarrowMatmuls() {
+  SmallVector<MatmulOp> matmuls;
+  for (Operation &op : function.getBody().front())
+    if (auto matmul = dyn_cast<MatmulOp>(op))
+      if (!matmul->hasAttr(KernelDialect::getPartitionAttrName()) &&
+          shapeOf(matmul.getLhs()).size() == 2 &&
+          shapeOf(matmul.getRhs()).size() == 2)
+        matmuls.push_back(matmul);
+  for (MatmulOp matmul : matmuls) {
+    std::optional<std::pair<double, int64_t>> plain =
+        getBuildableCost({matmul.getOperation()});
+    if (!plain || 2 * plain->second > device.sms)
+      continue;
+    int64_t m = shapeOf(matmul.getLhs())[0], k = shapeOf(matmul.getLhs())[1],
+            n = shapeOf(matmul.getRhs())[1];
+    Type element = cast<ShapedType>(matmul.getType()).getElementType();
+    bool reductionFuses = llvm::any_of(matmul->getUsers(), [](Operation *user) {
+      auto semantics = dyn_cast<SemanticsOpInterface>(user);
+      return semantics && !isa<MatmulOp>(user) &&
+             !getOpInfo(semantics.getOpKind()).movesData;
+    });
+    struct Split {
+      int64_t slices;
+      double cost;
+      SmallVector<Operation *> ops;
+      Value result;
+    };
+    std::optional<Split> best;
+    SmallVector<SmallVector<Operation *>> tried;
+    for (int64_t slices : divisorsOf(k)) {
+      if (slices < 2 || k / slices < kMinSplitSlice ||
+          slices * plain->second > maxBlocks)
+        continue;
+      OpBuilder b(matmul);
+      Location loc = matmul.getLoc();
+      auto tensor = [&](ArrayRef<int64_t> shape) {
+        return RankedTensorType::get(shape, element);
+      };
+      auto lhsView = ReshapeOp::create(b, loc, tensor({m, slices, k / slices}),
+                                       matmul.getLhs());
+      auto lhs = TransposeOp::create(b, loc, lhsView,
+                                     b.getDenseI64ArrayAttr({1, 0, 2}));
+      auto rhs = ReshapeOp::create(b, loc, tensor({slices, k / slices, n}),
+                                   matmul.getRhs());
+      auto partial = MatmulOp::create(b, loc, lhs, rhs);
+      auto sum = ReduceSumOp::create(b, loc, partial, /*dim=*/0,
+                                     /*keepdim=*/false);
+      SmallVector<Operation *> ops{lhsView, lhs, rhs, partial, sum};
+      tried.push_back(ops);
+      std::optional<std::pair<double, int64_t>> products =
+          getBuildableCost({lhs.getOperation(), partial.getOperation()});
+      // The reduction's group has an output only while it has readers.
+      matmul.getResult().replaceAllUsesWith(sum.getResult());
+      std::optional<std::pair<double, int64_t>> reduction =
+          getBuildableCost({sum.getOperation()});
+      sum.getResult().replaceAllUsesWith(matmul.getResult());
+      if (!products || !reduction)
+        continue;
+      double cost = products->first + reduction->first -
+                    (reductionFuses ? device.launchUs : 0.0);
+      if (!best || cost < best->cost)
+        best = Split{slices, cost, ops, sum.getResult()};
+    }
+    // Only the chosen split's ops stay.
+    for (SmallVector<Operation *> &ops : tried)
+      if (!best || ops != best->ops)
+        for (Operation *op : llvm::reverse(ops))
+          op->erase();
+    if (!best)
+      continue;
+    if (best->cost >= plain->first * (1 - kRelaunchGain)) {
+      for (Operation *op : llvm::reverse(best->ops))
+        op->erase();
+      continue;
+    }
+    matmul.getResult().replaceAllUsesWith(best->result);
+    matmul->erase();
+    partialsOfSplitSum[best->result.getDefiningOp()] =
+        best->result.getDefiningOp()->getOperand(0).getDefiningOp();
+  }
+}
 
 SmallVector<Operation *> Fuser::getProducers(Operation *op) {
   SmallVector<Operation *> producers;
@@ -1121,6 +1252,14 @@ bool Fuser::tryMerge(int a, int b) {
     return false;
   SmallVector<int> merged(groups[a]);
   merged.append(groups[b]);
+  llvm::DenseSet<Operation *> mergedOps;
+  for (int member : merged)
+    mergedOps.insert(candidates[member]);
+  for (Operation *op : mergedOps) {
+    auto split = partialsOfSplitSum.find(op);
+    if (split != partialsOfSplitSum.end() && mergedOps.contains(split->second))
+      return false;
+  }
   const Best *best = getBest(merged);
   if (!best)
     return false;
@@ -1141,6 +1280,7 @@ bool Fuser::tryMerge(int a, int b) {
 LogicalResult Fuser::run() {
   exposeEqualSplits(function);
   moveScalesPastMatmuls(function);
+  splitNarrowMatmuls();
   Block &body = function.getBody().front();
   for (Operation &op : body) {
     if (!isMember(&op) || op.hasAttr(KernelDialect::getPartitionAttrName()))

@@ -95,6 +95,13 @@ def KnFuse : Pass<"kn-fuse", "::mlir::func::FuncOp"> {
     mul, div) whose factor is constant along the last dim and that only
     feeds matmuls as their left operand moves after them (softmax(s) @ v
     divides after the product, so the loop can walk the positions).
+    **Split-K:** a matmul [m, k] x [k, n] whose best kernel has fewer blocks
+    than half the SMs (an MoE router's 64 logits, a narrow decode
+    projection) becomes partial products over S slices of k (a batched
+    matmul of views, S cut over the grid) and a `reduce_sum` over S, which
+    never joins the products' kernel but fuses with what reads the result;
+    S is the divisor of k (slices of at least 128) the speed model prices
+    cheapest, and the split is kept when it beats the plain matmul by 5%.
 
     **Launch shapes** come from the speed model (`mirage::estimateKernelUs`
     for `device`, the SM count of the target chip from `tb.target` or
