@@ -176,8 +176,36 @@ private:
       blocked[slot(index, node.params.dim)] = true;
       return;
     }
-    default:
-      // Reshape, split and the rest: no partition crosses them.
+    // Reshape and split regroup or cut dims, all_reduce and the structure
+    // ops are not block-graph compute ops: no partition crosses them.
+    // Elementwise ops were tied above and do not reach the switch.
+    case OpKind::Reshape:
+    case OpKind::Split:
+    case OpKind::AllReduce:
+    case OpKind::InputIterator:
+    case OpKind::OutputSaver:
+    case OpKind::AccumSum:
+    case OpKind::AccumMax:
+    case OpKind::AccumConcat:
+    case OpKind::AccumRescaledSum:
+    case OpKind::Exp:
+    case OpKind::Sqrt:
+    case OpKind::Square:
+    case OpKind::Silu:
+    case OpKind::Sigmoid:
+    case OpKind::Gelu:
+    case OpKind::Relu:
+    case OpKind::Neg:
+    case OpKind::Tanh:
+    case OpKind::Rsqrt:
+    case OpKind::MulScalar:
+    case OpKind::AddScalar:
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Div:
+    case OpKind::Pow:
+    case OpKind::Maximum:
       blockAll(index);
       for (unsigned operand : node.operands)
         blockAll(operand);
@@ -219,7 +247,8 @@ SmallVector<ExprId> getTileExprs(const BlockSkeleton &skeleton,
     case Phase::Accum:
       exprs.push_back(context.sum(forloop, exprs[node.operands[0]]));
       break;
-    default: {
+    case Phase::Body:
+    case Phase::Post: {
       SmallVector<ExprId, 3> in;
       SmallVector<ArrayRef<int64_t>, 3> shapes;
       for (unsigned operand : node.operands) {

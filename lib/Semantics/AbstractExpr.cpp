@@ -175,7 +175,12 @@ std::string ExprContext::print(ExprId id) const {
       operands();
     }
     break;
-  default: {
+  case ExprKind::Add:
+  case ExprKind::Mul:
+  case ExprKind::Div:
+  case ExprKind::Exp:
+  case ExprKind::Sqrt:
+  case ExprKind::Silu: {
     static const char *names[] = {"", "add", "mul", "div", "exp", "sqrt",
                                   "silu"};
     os << names[static_cast<int>(node.kind)] << "(";

@@ -156,9 +156,38 @@ llvm::SmallVector<TensorT, 1> moveData(OpKind kind,
     }
     return pieces;
   }
-  default:
-    llvm_unreachable("not a data movement operator");
+  // Only data movement operators have these facets (the operator table).
+  case OpKind::Exp:
+  case OpKind::Sqrt:
+  case OpKind::Square:
+  case OpKind::Silu:
+  case OpKind::Sigmoid:
+  case OpKind::Gelu:
+  case OpKind::Relu:
+  case OpKind::Neg:
+  case OpKind::Tanh:
+  case OpKind::Rsqrt:
+  case OpKind::MulScalar:
+  case OpKind::AddScalar:
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div:
+  case OpKind::Pow:
+  case OpKind::Maximum:
+  case OpKind::Matmul:
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::RmsNorm:
+  case OpKind::InputIterator:
+  case OpKind::OutputSaver:
+  case OpKind::AccumSum:
+  case OpKind::AccumMax:
+  case OpKind::AccumConcat:
+  case OpKind::AccumRescaledSum:
+    break;
   }
+  llvm_unreachable("not a data movement operator");
 }
 } // namespace
 
@@ -314,8 +343,38 @@ std::optional<TileDims> detail::dataMovementTiles(OpKind kind,
     tiles.results.push_back(toDims);
     break;
   }
-  default:
-    // all_reduce is a collective, not computed tile by tile.
+  // all_reduce is a collective, not computed tile by tile.
+  case OpKind::AllReduce:
+    return std::nullopt;
+  // Not data movement: the operator table gives these their own facets.
+  case OpKind::Exp:
+  case OpKind::Sqrt:
+  case OpKind::Square:
+  case OpKind::Silu:
+  case OpKind::Sigmoid:
+  case OpKind::Gelu:
+  case OpKind::Relu:
+  case OpKind::Neg:
+  case OpKind::Tanh:
+  case OpKind::Rsqrt:
+  case OpKind::MulScalar:
+  case OpKind::AddScalar:
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div:
+  case OpKind::Pow:
+  case OpKind::Maximum:
+  case OpKind::Matmul:
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::RmsNorm:
+  case OpKind::InputIterator:
+  case OpKind::OutputSaver:
+  case OpKind::AccumSum:
+  case OpKind::AccumMax:
+  case OpKind::AccumConcat:
+  case OpKind::AccumRescaledSum:
     return std::nullopt;
   }
   tiles.reduced.assign(tiles.space.size(), false);

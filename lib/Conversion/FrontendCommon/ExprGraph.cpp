@@ -260,9 +260,19 @@ ExprId ExprGraph::build(ExprKind kind, ArrayRef<ExprId> operands,
     return max(operands[0], operands[1], origin);
   case ExprKind::Pow:
     return pow(operands[0], operands[1], origin);
-  default:
-    llvm_unreachable("not a scalar operator");
+  // Leaves, and the kinds of scalar forms only.
+  case ExprKind::Leaf:
+  case ExprKind::Const:
+  case ExprKind::Empty:
+  case ExprKind::Acc:
+  case ExprKind::Opaque:
+  case ExprKind::Var:
+  case ExprKind::Scalar:
+  case ExprKind::ReduceAdd:
+  case ExprKind::ReduceMax:
+    break;
   }
+  llvm_unreachable("not a scalar operator");
 }
 
 ExprId ExprGraph::remap(ExprId expr, ArrayRef<int64_t> dimMap) {
@@ -402,9 +412,14 @@ std::string ExprGraph::print(ExprId expr) const {
     return "max" + join(", ");
   case ExprKind::Pow:
     return "pow" + join(", ");
-  default:
+  // Only in scalar forms, never in a graph.
+  case ExprKind::Var:
+  case ExprKind::Scalar:
+  case ExprKind::ReduceAdd:
+  case ExprKind::ReduceMax:
     return "?";
   }
+  llvm_unreachable("covered switch");
 }
 
 //===----------------------------------------------------------------------===//
@@ -527,9 +542,17 @@ double frontend::evaluateScalarForm(const ScalarForm &pattern, ArrayRef<double> 
     return std::max(at(0), at(1));
   case ExprKind::Pow:
     return std::pow(at(0), at(1));
-  default:
+  // Graph leaves are not in scalar forms; a reduction has no value at one
+  // element.
+  case ExprKind::Leaf:
+  case ExprKind::Empty:
+  case ExprKind::Acc:
+  case ExprKind::Opaque:
+  case ExprKind::ReduceAdd:
+  case ExprKind::ReduceMax:
     return std::nan("");
   }
+  llvm_unreachable("covered switch");
 }
 
 namespace {
@@ -664,7 +687,21 @@ struct Matcher {
         });
       }
       return;
-    default:
+    // The other operators match a node of their kind, operands in order
+    // (graph leaves do not occur in scalar forms).
+    case ExprKind::Leaf:
+    case ExprKind::Empty:
+    case ExprKind::Acc:
+    case ExprKind::Opaque:
+    case ExprKind::Neg:
+    case ExprKind::Recip:
+    case ExprKind::Exp:
+    case ExprKind::Sqrt:
+    case ExprKind::Erf:
+    case ExprKind::Tanh:
+    case ExprKind::Pow:
+    case ExprKind::ReduceAdd:
+    case ExprKind::ReduceMax:
       if (node.kind != pattern.kind ||
           node.operands.size() != pattern.operands.size())
         return;

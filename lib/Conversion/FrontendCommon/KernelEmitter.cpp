@@ -245,7 +245,19 @@ struct KernelEmitter::Cover {
         why.message = "pow with a constant base" + origin +
                       " is no kn operator: kn.pow takes a tensor base";
       break;
-    default:
+    // Operators some kn operator computes, but none did here (and the kinds
+    // of scalar forms only, which graphs do not hold): named as they are.
+    case ExprKind::Leaf:
+    case ExprKind::Add:
+    case ExprKind::Mul:
+    case ExprKind::Neg:
+    case ExprKind::Exp:
+    case ExprKind::Sqrt:
+    case ExprKind::Tanh:
+    case ExprKind::Var:
+    case ExprKind::Scalar:
+    case ExprKind::ReduceAdd:
+    case ExprKind::ReduceMax:
       why.message = "no kn operator computes " + graph.print(id) + origin;
       break;
     }
@@ -282,7 +294,23 @@ struct KernelEmitter::Cover {
     case ExprKind::Opaque:
       best.why = describe(id);
       break;
-    default: {
+    // Scalar operators: covered by the kn operators whose scalar forms
+    // match here (Var, Scalar and the reductions occur only in scalar forms,
+    // never in graphs).
+    case ExprKind::Add:
+    case ExprKind::Mul:
+    case ExprKind::Neg:
+    case ExprKind::Recip:
+    case ExprKind::Exp:
+    case ExprKind::Sqrt:
+    case ExprKind::Erf:
+    case ExprKind::Tanh:
+    case ExprKind::Max:
+    case ExprKind::Pow:
+    case ExprKind::Var:
+    case ExprKind::Scalar:
+    case ExprKind::ReduceAdd:
+    case ExprKind::ReduceMax: {
       std::optional<Refusal> childFailure;
       for (const auto &form : getElementwiseForms()) {
         OpKind kind = form.first;
