@@ -149,11 +149,13 @@ INSTANTIATE_TEST_SUITE_P(
           %a = kn.silu %s : tensor<32x256xf16>
           return %a : tensor<32x256xf16>
         })mlir"},
+        // Wide enough (4096 columns) to fill the GPU unsplit, so the
+        // residual arrives in slices over the k loop (accum_concat).
         Case{"MatmulResidual", 1,
-             R"mlir(func.func @f(%x: tensor<1x2048xf16>, %w: tensor<2048x1024xf16>, %h: tensor<1x1024xf16>) -> tensor<1x1024xf16> {
-          %y = kn.matmul %x, %w : tensor<1x2048xf16>, tensor<2048x1024xf16>
-          %r = kn.add %h, %y : tensor<1x1024xf16>, tensor<1x1024xf16>
-          return %r : tensor<1x1024xf16>
+             R"mlir(func.func @f(%x: tensor<1x2048xf16>, %w: tensor<2048x4096xf16>, %h: tensor<1x4096xf16>) -> tensor<1x4096xf16> {
+          %y = kn.matmul %x, %w : tensor<1x2048xf16>, tensor<2048x4096xf16>
+          %r = kn.add %h, %y : tensor<1x4096xf16>, tensor<1x4096xf16>
+          return %r : tensor<1x4096xf16>
         })mlir"},
         Case{"MatmulPrologue", 1,
              R"mlir(func.func @f(%x: tensor<16x1024xf16>, %g: tensor<1024xf16>, %w: tensor<1024x512xf16>) -> tensor<16x512xf16> {
