@@ -17,7 +17,9 @@ pytest_results="$build/pytest-results.xml"
 status=0
 /usr/lib/llvm-22/bin/lit -sv --output "$lit_results" \
   "$build/test" "$build/test/Unit" || status=$?
-MIRAGE_BUILD_DIR="$build" /usr/bin/python3 -m pytest -q \
+# pytest in the environment of scripts/python-env.sh (PyTorch from PyPI).
+python="$("$root/scripts/python-env.sh")"
+MIRAGE_BUILD_DIR="$build" "$python" -m pytest -q \
   --junitxml="$pytest_results" "$root/python/tests" \
   "$root/runtime/python/tests" || status=$?
 # Every seed, then 8 s of mutations, through every pipeline in the fuzz

@@ -10,6 +10,7 @@
 #include "mirage/IR/GraphUtils.h"
 #include "mirage/InitAllDialects.h"
 #include "mirage/InitAllPasses.h"
+#include "mirage/Interpreter/Interpreter.h"
 #include "mirage/Semantics/Formula.h"
 #include "mirage/Semantics/OpSemantics.h"
 #include "mlir/IR/Builders.h"
@@ -22,6 +23,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -156,6 +158,59 @@ public:
     if (failed(passes.run(*module)))
       throw MirageError(diagnostics.joined());
     return diagnostics.messages;
+  }
+
+  /// Runs function `name` in the float64 reference interpreter (the
+  /// equivalence verifier's), on arrays of any real dtype; the outputs are
+  /// float64 arrays. A reference for checking, not a fast path.
+  std::vector<py::array_t<double>> runReference(
+      const std::string &name,
+      const std::vector<py::array_t<double, py::array::c_style |
+                                                py::array::forcecast>> &inputs,
+      int64_t maxElements) {
+    auto function = module->lookupSymbol<func::FuncOp>(name);
+    if (!function)
+      throw std::invalid_argument("no function @" + name + " in the module");
+    llvm::Expected<mirage::Program> program =
+        mirage::Program::compile(function, maxElements);
+    if (!program)
+      throw MirageError(llvm::toString(program.takeError()));
+    llvm::ArrayRef<mirage::Shape> shapes = program->getInputShapes();
+    if (inputs.size() != shapes.size())
+      throw std::invalid_argument(
+          "@" + name + " takes " + std::to_string(shapes.size()) +
+          " inputs, got " + std::to_string(inputs.size()));
+    std::vector<mirage::F64Tensor> tensors;
+    for (auto [index, array] : llvm::enumerate(inputs)) {
+      mirage::Shape shape(array.shape(), array.shape() + array.ndim());
+      if (shape != shapes[index]) {
+        std::string expected, got;
+        for (int64_t size : shapes[index])
+          expected += std::to_string(size) + " ";
+        for (int64_t size : shape)
+          got += std::to_string(size) + " ";
+        throw std::invalid_argument("input " + std::to_string(index) + " of @" +
+                                    name + " has shape [ " + got +
+                                    "], expected [ " + expected + "]");
+      }
+      mirage::F64Tensor tensor(shape);
+      std::copy(array.data(), array.data() + array.size(), tensor.data.begin());
+      tensors.push_back(std::move(tensor));
+    }
+    llvm::Expected<std::vector<mirage::F64Tensor>> outputs = [&] {
+      py::gil_scoped_release release;
+      return program->run(tensors);
+    }();
+    if (!outputs)
+      throw MirageError(llvm::toString(outputs.takeError()));
+    std::vector<py::array_t<double>> results;
+    for (mirage::F64Tensor &output : *outputs) {
+      py::array_t<double> array(
+          std::vector<py::ssize_t>(output.shape.begin(), output.shape.end()));
+      std::copy(output.data.begin(), output.data.end(), array.mutable_data());
+      results.push_back(std::move(array));
+    }
+    return results;
   }
 
 private:
@@ -341,7 +396,13 @@ PYBIND11_MODULE(_mirage, m) {
       .def_property_readonly("functions", &PyModule::functions)
       .def("run", &PyModule::run, py::arg("pipeline"),
            "Runs a pass pipeline such as 'tb-report-resources' in place and "
-           "returns the remarks it emitted.");
+           "returns the remarks it emitted.")
+      .def("run_reference", &PyModule::runReference, py::arg("function"),
+           py::arg("inputs"),
+           py::arg("max_elements") = mirage::kDefaultMaxElements,
+           "Runs a function of kn ops in the float64 reference interpreter on "
+           "NumPy arrays and returns its outputs as float64 arrays. A "
+           "reference for checking results, not a fast path.");
 
   py::class_<PyTensor>(m, "Tensor")
       .def_property_readonly("shape", &PyTensor::shape)

@@ -1,0 +1,212 @@
+"""``torch.compile(model, backend="mirage")``.
+
+Importing this module registers the backend with TorchDynamo. The backend
+lowers the captured graph to aten ops (``aot_autograd``, inference only),
+splits it into the parts Mirage takes (``mirage_mlir.fx.is_supported``) and
+the rest, converts every supported part to a verified ``kn`` program and
+caches the program's text on disk by graph hash and options. Unsupported
+ops, dtypes and dynamic shapes stay in eager PyTorch, with one warning.
+
+How the Mirage parts run (option ``execute``):
+
+- ``"eager"`` (default): the converted parts run as the PyTorch ops they
+  came from. Mirage's GPU kernels cannot be launched from Python yet (the
+  bundle runtime has no Python binding), so this is what runs today; the
+  programs are built, verified and cached all the same.
+- ``"reference"``: the parts run in Mirage's float64 reference interpreter
+  (slow, any device; the outputs come from the kn programs, rounded to the
+  graph's dtypes). For checking the conversion end to end.
+
+Other options: ``cache_dir`` (default ``$MIRAGE_CACHE_DIR`` or
+``~/.cache/mirage_mlir``; ``None`` disables the cache), ``search`` and
+``megakernel`` (accepted for the GPU path, which does not exist yet: a
+warning says they have no effect). ``last_compilation()`` returns what the
+last call built, for inspection and tests.
+"""
+
+import hashlib
+import os
+import warnings
+
+import torch
+import torch.fx
+from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+from torch.fx.passes.operator_support import OperatorSupportBase
+
+from . import fx as _fx
+from ._mirage import Module
+
+_OPTIONS = {"execute": "eager", "cache_dir": "default", "search": False,
+            "megakernel": False}
+_warned = set()
+_last = None
+
+
+def _warn_once(key, message):
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(f"mirage: {message}", stacklevel=3)
+
+
+class Compilation:
+    """What one backend call built: the graph with its Mirage parts
+    (``graph_module``), their programs (``programs``, one per part, in
+    order), the ops left to PyTorch with why (``fallbacks``: op name ->
+    reason) and how many programs came from the cache (``cache_hits``)."""
+
+    def __init__(self):
+        self.graph_module = None
+        self.programs = []
+        self.fallbacks = {}
+        self.cache_hits = 0
+
+
+def last_compilation():
+    return _last
+
+
+class _Support(OperatorSupportBase):
+    def is_node_supported(self, submodules, node):
+        return node.op == "call_function" and _fx.is_supported(node)
+
+
+class _MirageKernel(torch.nn.Module):
+    """One supported part: its kn program and the PyTorch ops it came from."""
+
+    def __init__(self, program, eager, execute):
+        super().__init__()
+        self.program = program
+        self.eager = eager
+        self.execute = execute
+
+    def forward(self, *args):
+        if self.execute == "reference":
+            return self.program.run_reference(*args)
+        return self.eager(*args)
+
+
+def _cache_path(cache_dir, gm, options):
+    key = hashlib.sha256()
+    key.update(gm.print_readable(print_output=False).encode())
+    for node in gm.graph.nodes:
+        value = node.meta.get("val")
+        if isinstance(value, torch.Tensor):
+            key.update(f"{node.name}:{list(value.shape)}:{value.dtype};".encode())
+    key.update(repr(sorted(options.items())).encode())
+    return os.path.join(cache_dir, key.hexdigest()[:32] + ".mlir")
+
+
+def _program(gm, name, options, compilation):
+    cache_dir = options["cache_dir"]
+    if cache_dir == "default":
+        cache_dir = os.environ.get("MIRAGE_CACHE_DIR") or os.path.join(
+            os.path.expanduser("~"), ".cache", "mirage_mlir")
+    path = _cache_path(cache_dir, gm, {k: options[k] for k in ("search", "megakernel")}) \
+        if cache_dir else None
+    outputs = [n for n in gm.graph.nodes if n.op == "output"][0].args[0]
+    output_is_tuple = isinstance(outputs, (tuple, list))
+    dtypes = [o.meta["val"].dtype for o in (outputs if output_is_tuple else [outputs])]
+    if path and os.path.exists(path):
+        with open(path) as f:
+            module = Module.parse(f.read())
+        compilation.cache_hits += 1
+        return _fx.KernelProgram(module, name, output_is_tuple, dtypes)
+    program = _fx.to_kernel_program(gm, name)
+    if path:
+        os.makedirs(cache_dir, exist_ok=True)
+        with open(path + ".tmp", "w") as f:
+            f.write(str(program.module))
+        os.replace(path + ".tmp", path)
+    return program
+
+
+def _compile_aten(gm, example_inputs, options):
+    global _last
+    compilation = Compilation()
+    _last = compilation
+    for node in gm.graph.nodes:
+        reason = _fx.why_unsupported(node) if node.op == "call_function" else None
+        if reason:
+            compilation.fallbacks.setdefault(str(node.target), reason)
+    if compilation.fallbacks:
+        listed = "; ".join(f"{op} ({why})" for op, why in sorted(compilation.fallbacks.items()))
+        _warn_once(("fallback", listed), f"left to eager PyTorch: {listed}")
+    partitioner = CapabilityBasedPartitioner(gm, _Support(), allows_single_node_partition=True)
+    partitioned = partitioner.partition_and_fuse()
+    for node in list(partitioned.graph.nodes):
+        if node.op != "call_module" or not node.target.startswith("fused_"):
+            continue
+        submodule = getattr(partitioned, node.target)
+        _propagate_meta(submodule, node)
+        try:
+            program = _program(submodule, node.target, options, compilation)
+        except _fx.Unsupported as error:
+            compilation.fallbacks.setdefault(node.target, str(error))
+            _warn_once(("part", str(error)), f"left to eager PyTorch: {error}")
+            continue
+        compilation.programs.append(program)
+        setattr(partitioned, node.target,
+                _MirageKernel(program, submodule, options["execute"]))
+    partitioned.recompile()
+    compilation.graph_module = partitioned
+    return partitioned
+
+
+def _propagate_meta(submodule, call):
+    """The fused submodule's placeholders take the fake values of the call's
+    arguments (the partitioner does not copy them)."""
+    placeholders = [n for n in submodule.graph.nodes if n.op == "placeholder"]
+    for placeholder, arg in zip(placeholders, call.args):
+        if "val" not in placeholder.meta and isinstance(arg, torch.fx.Node):
+            placeholder.meta["val"] = arg.meta.get("val")
+
+
+def _has_dynamic_shapes(gm):
+    """Dynamo passes symbolic sizes as inputs of their own or in the shapes
+    of its example values."""
+    for node in gm.graph.nodes:
+        if node.op != "placeholder":
+            continue
+        value = node.meta.get("example_value", node.meta.get("val"))
+        if isinstance(value, torch.SymInt):
+            return True
+        if isinstance(value, torch.Tensor) and any(
+                not isinstance(size, int) for size in value.shape):
+            return True
+    return False
+
+
+def mirage_backend(gm, example_inputs, options=None):
+    """The TorchDynamo backend (see the module's docstring)."""
+    options = {**_OPTIONS, **(options or {})}
+    unknown = set(options) - set(_OPTIONS)
+    if unknown:
+        raise ValueError(f"mirage: unknown options {sorted(unknown)}; valid: {sorted(_OPTIONS)}")
+    if options["execute"] not in ("eager", "reference"):
+        raise ValueError(f"mirage: execute must be 'eager' or 'reference', got {options['execute']!r}")
+    if options["search"] or options["megakernel"]:
+        _warn_once("gpu-options", "search and megakernel apply to GPU kernels, which do not "
+                   "run from Python yet; they have no effect")
+    if options["execute"] == "eager":
+        _warn_once("eager", "Mirage's GPU kernels cannot be launched from Python yet; the "
+                   "converted parts run as the PyTorch ops they came from (execute='eager')")
+    if _has_dynamic_shapes(gm):
+        _warn_once("dynamic", "dynamic shapes are not supported; running eagerly "
+                   "(torch.compile(..., dynamic=False) avoids this)")
+        return gm.forward
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._decomp import core_aten_decompositions
+
+    def forward(aten_gm, aten_inputs):
+        return _compile_aten(aten_gm, aten_inputs, options)
+
+    # Operators kn has as such stay whole instead of their decompositions.
+    kept = {torch.ops.aten.silu, torch.ops.aten.gelu, torch.ops.aten.rms_norm,
+            torch.ops.aten._softmax}
+    decompositions = {op: fn for op, fn in core_aten_decompositions().items()
+                      if op.overloadpacket not in kept}
+    compiler = aot_autograd(fw_compiler=forward, decompositions=decompositions)
+    return compiler(gm, example_inputs)
+
+
+torch._dynamo.register_backend(name="mirage", compiler_fn=mirage_backend)

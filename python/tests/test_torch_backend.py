@@ -1,0 +1,263 @@
+"""torch.compile(backend="mirage"): aten graphs become kn programs whose
+float64 reference interpreter agrees with eager PyTorch on the CPU.
+
+Every model runs with execute="reference", so its outputs come from the kn
+programs (rounded to the graph's dtypes), not from PyTorch.
+"""
+
+import math
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+F = torch.nn.functional
+
+import mirage_mlir.backend as backend  # noqa: E402  (registers "mirage")
+from mirage_mlir import fx  # noqa: E402
+
+
+def compile_and_run(fn, *inputs, **options):
+    """Runs fn eagerly and through the backend; returns both results and what
+    the backend built."""
+    torch._dynamo.reset()
+    options = {"execute": "reference", "cache_dir": None, **options}
+    with torch.no_grad():
+        expected = fn(*inputs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = torch.compile(fn, backend="mirage", options=options, dynamic=False)(*inputs)
+    return expected, got, backend.last_compilation()
+
+
+def assert_close(got, expected, rtol=1e-5, atol=1e-5):
+    if isinstance(expected, torch.Tensor):
+        got, expected = [got], [expected]
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        torch.testing.assert_close(g, e, rtol=rtol, atol=atol)
+
+
+def randn(*shape, dtype=torch.float32):
+    return torch.randn(*shape, generator=GEN).to(dtype)
+
+
+GEN = torch.Generator().manual_seed(0)
+
+# One case per supported aten op (some reach it through a decomposition):
+# name, function, input shapes.
+OP_CASES = [
+    ("exp", lambda x: torch.exp(x), [(4, 8)]),
+    ("sqrt", lambda x: torch.sqrt(x.pow(2) + 1), [(4, 8)]),
+    ("rsqrt", lambda x: torch.rsqrt(x.pow(2) + 1), [(4, 8)]),
+    ("tanh", torch.tanh, [(4, 8)]),
+    ("sigmoid", torch.sigmoid, [(4, 8)]),
+    ("silu", F.silu, [(4, 8)]),
+    ("relu", F.relu, [(4, 8)]),
+    ("neg", lambda x: -x, [(4, 8)]),
+    ("gelu", F.gelu, [(4, 8)]),
+    ("gelu_tanh", lambda x: F.gelu(x, approximate="tanh"), [(4, 8)]),
+    ("add", lambda x, y: x + 2 * y + 1.5, [(4, 8), (8,)]),
+    ("sub", lambda x, y: 3 - x - y, [(4, 8), (4, 1)]),
+    ("rsub", lambda x: torch.rsub(x, 2.0), [(4, 8)]),
+    ("mul", lambda x, y: x * y * 0.5, [(4, 8), (4, 8)]),
+    ("div", lambda x, y: x / (y.pow(2) + 1) / 4, [(4, 8), (4, 8)]),
+    ("pow", lambda x: x.pow(2) + x.pow(3) + (x.pow(2) + 1).pow(0.5) + (x.pow(2) + 1).pow(-0.5), [(4, 8)]),
+    ("maximum", torch.maximum, [(4, 8), (4, 8)]),
+    ("mm", torch.mm, [(4, 8), (8, 16)]),
+    ("bmm", torch.bmm, [(2, 4, 8), (2, 8, 16)]),
+    ("linear", lambda x, w, b: F.linear(x, w, b), [(4, 8), (16, 8), (16,)]),
+    ("sum", lambda x: x.sum(dim=(0, 2)), [(2, 4, 8)]),
+    ("mean", lambda x: x.mean(-1, keepdim=True), [(4, 8)]),
+    ("amax", lambda x: x.amax(1), [(4, 8)]),
+    ("softmax", lambda x: torch.softmax(x, dim=-1), [(4, 8)]),
+    ("rms_norm", lambda x, w: F.rms_norm(x, (8,), w, 1e-6), [(4, 8), (8,)]),
+    ("view", lambda x: x.view(2, 16).exp(), [(4, 8)]),
+    ("reshape_unsqueeze_squeeze", lambda x: x.reshape(32).unsqueeze(0).squeeze(0).exp(), [(4, 8)]),
+    ("permute", lambda x: x.permute(2, 0, 1).exp(), [(2, 4, 8)]),
+    ("transpose", lambda x: x.transpose(0, 1).exp(), [(4, 8)]),
+    ("t", lambda x: x.t().exp(), [(4, 8)]),
+    ("cat", lambda x, y: torch.cat((x, y), dim=1), [(4, 8), (4, 2)]),
+    ("split", lambda x: torch.split(x, [3, 5], dim=1)[1].exp(), [(4, 8)]),
+    ("chunk", lambda x: x.chunk(2, dim=-1)[0] * 2, [(4, 8)]),
+    ("slice", lambda x: x[:, 2:6].exp(), [(4, 8)]),
+    ("clone", lambda x: x.clone().exp(), [(4, 8)]),
+]
+
+
+@pytest.mark.parametrize("name,fn,shapes", OP_CASES, ids=[c[0] for c in OP_CASES])
+def test_each_supported_op(name, fn, shapes):
+    inputs = [randn(*shape) for shape in shapes]
+    expected, got, compilation = compile_and_run(fn, *inputs)
+    assert compilation.fallbacks == {}
+    assert len(compilation.programs) == 1
+    assert_close(got, expected)
+
+
+def test_half_precision():
+    x, w = randn(4, 64, dtype=torch.float16), randn(64, 32, dtype=torch.float16)
+    expected, got, compilation = compile_and_run(lambda x, w: F.silu(x @ w), x, w)
+    assert compilation.fallbacks == {}
+    assert "xf16>" in str(compilation.programs[0].module)
+    assert_close(got, expected, rtol=2e-2, atol=2e-2)
+
+
+class MLP(nn.Module):
+    def __init__(self, hidden=64, inter=256):
+        super().__init__()
+        self.gate = nn.Linear(hidden, inter, bias=False)
+        self.up = nn.Linear(hidden, inter, bias=False)
+        self.down = nn.Linear(inter, hidden, bias=False)
+
+    def forward(self, x):
+        return self.down(F.silu(self.gate(x)) * self.up(x))
+
+
+class Attention(nn.Module):
+    """Multi-head attention of a decode step over a KV cache."""
+
+    def __init__(self, hidden=64, heads=4):
+        super().__init__()
+        self.heads, self.head_dim = heads, hidden // heads
+        self.qkv = nn.Linear(hidden, 3 * hidden)
+        self.out = nn.Linear(hidden, hidden)
+
+    def forward(self, x, k_cache, v_cache):
+        q, k, v = self.qkv(x).split(self.heads * self.head_dim, dim=-1)
+        shape = (self.heads, 1, self.head_dim)
+        keys = torch.cat((k_cache, k.view(shape)), dim=1)
+        values = torch.cat((v_cache, v.view(shape)), dim=1)
+        scores = q.view(shape) @ keys.transpose(1, 2) / math.sqrt(self.head_dim)
+        o = torch.softmax(scores, dim=-1) @ values
+        return self.out(o.reshape(1, -1)), keys, values
+
+
+class DecoderLayer(nn.Module):
+    """A Qwen3-style decoder layer (decode step): RMSNorm, q/k norms, RoPE,
+    attention over a KV cache, SwiGLU MLP, written with plain torch.nn."""
+
+    def __init__(self, hidden=64, heads=4, head_dim=16, inter=128):
+        super().__init__()
+        self.heads, self.head_dim = heads, head_dim
+        self.q = nn.Linear(hidden, heads * head_dim, bias=False)
+        self.k = nn.Linear(hidden, heads * head_dim, bias=False)
+        self.v = nn.Linear(hidden, heads * head_dim, bias=False)
+        self.o = nn.Linear(heads * head_dim, hidden, bias=False)
+        self.norm1 = nn.Parameter(torch.rand(hidden, generator=GEN) + 0.5)
+        self.norm2 = nn.Parameter(torch.rand(hidden, generator=GEN) + 0.5)
+        self.q_norm = nn.Parameter(torch.rand(head_dim, generator=GEN) + 0.5)
+        self.k_norm = nn.Parameter(torch.rand(head_dim, generator=GEN) + 0.5)
+        self.mlp = MLP(hidden, inter)
+
+    @staticmethod
+    def rms_norm(x, weight, eps=1e-6):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
+
+    @staticmethod
+    def rope(x, cos, sin):
+        half = x.shape[-1] // 2
+        rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+        return x * cos + rotated * sin
+
+    def forward(self, x, cos, sin, k_cache, v_cache):
+        shape = (self.heads, 1, self.head_dim)
+        h = self.rms_norm(x, self.norm1)
+        q = self.rope(self.rms_norm(self.q(h).view(shape), self.q_norm), cos, sin)
+        k = self.rope(self.rms_norm(self.k(h).view(shape), self.k_norm), cos, sin)
+        keys = torch.cat((k_cache, k), dim=1)
+        values = torch.cat((v_cache, self.v(h).view(shape)), dim=1)
+        scores = q @ keys.transpose(1, 2) / math.sqrt(self.head_dim)
+        o = (torch.softmax(scores, dim=-1) @ values).reshape(1, -1)
+        x = x + self.o(o)
+        return x + self.mlp(self.rms_norm(x, self.norm2)), keys, values
+
+
+def models():
+    torch.manual_seed(0)
+    return [
+        ("mlp", MLP().eval(), [randn(4, 64)]),
+        ("attention", Attention().eval(), [randn(1, 64), randn(4, 7, 16), randn(4, 7, 16)]),
+        ("decoder_layer", DecoderLayer().eval(),
+         [randn(1, 64), torch.rand(1, 16, generator=GEN), torch.rand(1, 16, generator=GEN),
+          randn(4, 7, 16), randn(4, 7, 16)]),
+    ]
+
+
+@pytest.mark.parametrize("index", range(3), ids=["mlp", "attention", "decoder_layer"])
+def test_models_compile_without_fallback(index):
+    name, model, inputs = models()[index]
+    expected, got, compilation = compile_and_run(model, *inputs)
+    assert compilation.fallbacks == {}, compilation.fallbacks
+    assert len(compilation.programs) == 1
+    assert_close(got, expected)
+
+
+def test_decoder_layer_program_is_one_function_of_kn_ops():
+    _, model, inputs = models()[2]
+    _, _, compilation = compile_and_run(model, *inputs)
+    text = str(compilation.programs[0].module)
+    assert text.count("func.func") == 1
+    for op in ("kn.matmul", "kn.rsqrt", "kn.concat", "kn.split", "kn.reduce_max", "kn.silu"):
+        assert op in text, op
+
+
+def test_unsupported_ops_run_eagerly_with_one_warning():
+    def fn(x, w):
+        return torch.sin(x @ w).exp() * 2
+
+    torch._dynamo.reset()
+    x, w = randn(4, 8), randn(8, 8)
+    with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compiled = torch.compile(fn, backend="mirage",
+                                 options={"execute": "reference", "cache_dir": None},
+                                 dynamic=False)
+        got = compiled(x, w)
+        compiled(x, w)
+    compilation = backend.last_compilation()
+    assert any("sin" in op for op in compilation.fallbacks)
+    assert len(compilation.programs) == 2  # the matmul, then exp * 2
+    fallback_warnings = [w for w in caught if "left to eager PyTorch" in str(w.message)]
+    assert len(fallback_warnings) == 1
+    assert_close(got, fn(x, w))
+
+
+def test_dynamic_shapes_fall_back_to_eager():
+    torch._dynamo.reset()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compiled = torch.compile(lambda x: x.exp(), backend="mirage", dynamic=True)
+        x = randn(4, 8)
+        assert_close(compiled(x), x.exp())
+    assert any("dynamic shapes" in str(w.message) for w in caught)
+
+
+def test_programs_are_cached_on_disk(tmp_path):
+    fn = lambda x, w: F.silu(x @ w)  # noqa: E731
+    x, w = randn(4, 8), randn(8, 8)
+    _, _, first = compile_and_run(fn, x, w, cache_dir=str(tmp_path))
+    assert first.cache_hits == 0
+    assert len(list(tmp_path.glob("*.mlir"))) == 1
+    _, got, second = compile_and_run(fn, x, w, cache_dir=str(tmp_path))
+    assert second.cache_hits == 1
+    assert str(second.programs[0].module) == str(first.programs[0].module)
+    assert_close(got, fn(x, w))
+
+
+def test_unknown_option_is_an_error():
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda x: x.exp(), backend="mirage", options={"serach": True})
+    with pytest.raises(Exception, match="unknown options"):
+        compiled(randn(2, 2))
+
+
+def test_converter_names_the_unsupported_node():
+    gm = torch.fx.symbolic_trace(lambda x: torch.sin(x))
+    for node in gm.graph.nodes:
+        if node.op == "placeholder":
+            node.meta["val"] = torch.empty(2, 2)
+        elif node.op == "call_function":
+            node.meta["val"] = torch.empty(2, 2)
+    with pytest.raises(fx.Unsupported, match="no kn form"):
+        fx.to_kernel_program(gm)
