@@ -7,6 +7,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MIRAGE_BUILD_DIR:-$root/build}"
+# Paths relative to the repository in ccache's keys: the wheel build
+# (build-wheel/, pyproject.toml) then reuses this build's objects.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 
 if [ ! -f "$build/build.ninja" ]; then
   sanitize=()

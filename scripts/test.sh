@@ -19,7 +19,9 @@ status=0
   "$build/test" "$build/test/Unit" || status=$?
 # pytest in the environment of scripts/python-env.sh (PyTorch from PyPI).
 python="$("$root/scripts/python-env.sh")"
-MIRAGE_BUILD_DIR="$build" "$python" -m pytest -q \
+# MIRAGE_TEST_WHEEL: also build the wheel (from $build) and install it into a
+# fresh virtual environment (python/tests/test_wheel.py).
+MIRAGE_BUILD_DIR="$build" MIRAGE_TEST_WHEEL=1 "$python" -m pytest -q \
   --junitxml="$pytest_results" "$root/python/tests" \
   "$root/runtime/python/tests" || status=$?
 # Every seed, then 8 s of mutations, through every pipeline in the fuzz

@@ -349,6 +349,11 @@ void Generator::schedule(const KernelState &state, ArrayRef<unsigned> outputs,
   ++context.completeGraphs;
   MuGraph graph = state.graph;
   graph.outputs.assign(outputs.begin(), outputs.end());
+  // The same graph without its dead work is enumerated too: this one must
+  // not rank next to it as a distinct candidate. Its cost still tightens
+  // the bound, as it did when such graphs ranked: without them small
+  // problems have fewer than `keep` candidates and nothing is bounded.
+  bool deadWork = hasDeadOps(graph);
   unsigned bytes = context.problem.elementBytes;
   const DeviceModel &device = options.device;
 
@@ -402,7 +407,7 @@ void Generator::schedule(const KernelState &state, ArrayRef<unsigned> outputs,
         accepted = context.accept(candidate);
       if (!*accepted)
         return;
-      if (pool.add(std::move(candidate)))
+      if (deadWork || pool.add(std::move(candidate)))
         context.costBound.add(cost);
       return;
     }

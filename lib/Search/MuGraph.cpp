@@ -136,6 +136,66 @@ std::string search::printSkeleton(const BlockSkeleton &skeleton) {
   return text;
 }
 
+std::string search::summarizeMuGraph(const MuGraph &graph) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(
+      graph.ops, os,
+      [&](const KernelOp &op) {
+        if (!op.isCustom()) {
+          os << getOpInfo(op.kind).name;
+          return;
+        }
+        os << "kernel[grid " << formatShape(op.schedule.grid) << ", loop "
+           << op.schedule.forloopRange << "](";
+        bool first = true;
+        for (const BlockNode &node : op.skeleton->nodes) {
+          if (node.kind == OpKind::InputIterator)
+            continue;
+          os << (first ? "" : ", ") << getOpInfo(node.kind).name;
+          first = false;
+        }
+        os << ")";
+      },
+      "; ");
+  return text;
+}
+
+/// Whether some node of the skeleton (an iterator included) reaches none of
+/// its outputs.
+static bool hasDeadNodes(const BlockSkeleton &skeleton) {
+  llvm::SmallVector<bool> live(skeleton.nodes.size(), false);
+  for (unsigned output : skeleton.outputs)
+    live[output] = true;
+  for (size_t i = skeleton.nodes.size(); i-- > 0;) {
+    if (!live[i])
+      return true;
+    for (unsigned operand : skeleton.nodes[i].operands)
+      live[operand] = true;
+  }
+  return false;
+}
+
+bool search::hasDeadOps(const MuGraph &graph) {
+  llvm::SmallVector<bool> live(graph.tensors.size(), false);
+  for (unsigned output : graph.outputs)
+    live[output] = true;
+  for (const KernelOp &op : llvm::reverse(graph.ops)) {
+    if (llvm::none_of(op.results, [&](unsigned t) { return live[t]; }))
+      return true;
+    // A graph-defined kernel saves only what is read: one with an unread
+    // output (or a node that reaches no output) is the smaller kernel plus
+    // dead work.
+    if (op.isCustom() &&
+        (hasDeadNodes(*op.skeleton) ||
+         llvm::any_of(op.results, [&](unsigned t) { return !live[t]; })))
+      return true;
+    for (unsigned operand : op.operands)
+      live[operand] = true;
+  }
+  return false;
+}
+
 std::string search::printMuGraph(const MuGraph &graph) {
   std::string text;
   llvm::raw_string_ostream os(text);

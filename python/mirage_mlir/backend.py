@@ -209,4 +209,13 @@ def mirage_backend(gm, example_inputs, options=None):
     return compiler(gm, example_inputs)
 
 
-torch._dynamo.register_backend(name="mirage", compiler_fn=mirage_backend)
+def _installed_as_entry_point():
+    """pip installs declare the backend as an entry point, which TorchDynamo
+    registers itself when it loads this module."""
+    from importlib.metadata import entry_points
+
+    return "mirage" in entry_points(group="torch_dynamo_backends").names
+
+
+if not _installed_as_entry_point():
+    torch._dynamo.register_backend(name="mirage", compiler_fn=mirage_backend)

@@ -122,6 +122,14 @@ struct MuGraph {
 std::string printMuGraph(const MuGraph &graph);
 /// The text of one block-graph skeleton.
 std::string printSkeleton(const BlockSkeleton &skeleton);
+/// A short description for people: the kernels in order, a graph-defined
+/// one with its launch shape and operators, e.g.
+/// "matmul; kernel[grid 96, loop 64](rms_norm, matmul, accum_sum)".
+std::string summarizeMuGraph(const MuGraph &graph);
+/// Whether some op's results, an output of a graph-defined kernel or a node
+/// of its block graph reach no output: the graph without them is
+/// enumerated as well, so such a graph is a duplicate with dead work.
+bool hasDeadOps(const MuGraph &graph);
 
 /// The operator kind named `name` ("matmul", "input_iterator", ...).
 std::optional<OpKind> lookupOpKind(llvm::StringRef name);

@@ -35,7 +35,13 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     Z3 queries) and the choice. `top-k-file` writes each subprogram and its
     verified candidates as functions with `kn.reference`, ready for
     `mirage-bundle` and a GPU run; `timings` reads that run's results.json
-    back and chooses by measured time.
+    back and chooses by measured time. `report` writes an HTML page with,
+    per subprogram, the program and every ranked candidate (its kernels,
+    estimated and measured time, verdict: proven, tested, rejected and why,
+    or not checked once `top-k` passed), how many candidates the float64
+    screen turned away and why, and a bar chart of the times; the same
+    tables go to stderr. A kernel graph with an op whose results reach no
+    output is never a candidate: the graph without it is one already.
 
     ```
     mirage-opt --mirage-superoptimize="time-budget=600 top-k-file=top.mlir" in.mlir
@@ -89,6 +95,10 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            "than this: the verifier could not evaluate them">,
     Option<"progressInterval", "progress", "double", /*default=*/"10",
            "Seconds between progress lines on stderr (0: none)">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write an HTML page of every candidate weighed (structure, "
+           "estimated and measured time, verdict) here, and print its "
+           "tables on stderr">,
   ];
 }
 

@@ -14,6 +14,7 @@
 #include "mirage/Dialect/Thread/IR/Thread.h"
 #include "mirage/IR/OptionChecks.h"
 #include "mirage/Search/MuGraphIO.h"
+#include "mirage/Search/SearchReport.h"
 #include "mirage/Semantics/Parallel.h"
 #include "mirage/Verify/Equivalence.h"
 
@@ -73,6 +74,9 @@ FailureOr<llvm::StringMap<double>> readTimings(StringRef path,
   return timings;
 }
 
+/// Reasons for candidates turned away during a search kept for the report.
+constexpr unsigned kReportedReasons = 10;
+
 struct Verified {
   const Candidate *candidate;
   unsigned rank;
@@ -129,6 +133,8 @@ struct Superoptimize
     }
 
     if (topModule && failed(writeTopK(module.getLoc())))
+      return signalPassFailure();
+    if (!report.empty() && failed(writeReport(module.getLoc())))
       return signalPassFailure();
   }
 
@@ -198,9 +204,13 @@ private:
 
     unsigned rejected = 0;
     std::string firstRejection;
+    SubprogramReport subprogramReport;
+    bool searching = true;
     auto reject = [&](const Twine &why) {
       if (rejected++ == 0)
         firstRejection = why.str();
+      if (searching && ++subprogramReport.turnedAway <= kReportedReasons)
+        subprogramReport.turnedAwayReasons.push_back(why.str());
     };
     // A candidate as a function, or null (and a rejection) for invalid IR.
     auto build = [&](const Candidate &candidate,
@@ -258,12 +268,15 @@ private:
       return true;
     };
     auto result = superoptimize(*problem, exprs, options);
+    searching = false;
     if (!result)
       return emitError(loc) << "superoptimize: "
                             << llvm::toString(result.takeError());
 
     // The full check, in rank order until top-k candidates pass.
     SmallVector<Verified> verified;
+    // Per ranked candidate, what the check said (empty: not checked).
+    std::vector<std::string> verdicts(result->candidates.size());
     for (auto [rank, candidate] : llvm::enumerate(result->candidates)) {
       if (verified.size() == topK)
         break;
@@ -271,15 +284,18 @@ private:
                                        verified.size() + 1)
                              .str();
       func::FuncOp function = build(candidate, name);
-      if (!function)
+      if (!function) {
+        verdicts[rank] = "rejected: invalid IR";
         continue;
+      }
       auto checked = checkEquivalence(function, reference, equivalence);
       if (!checked || (checked->verdict != Verdict::Proven &&
                        checked->verdict != Verdict::Tested)) {
-        reject("#" + Twine(rank + 1) + " " +
-               (checked ? describe(*checked, label)
-                        : "could not be checked: " +
-                              llvm::toString(checked.takeError())));
+        std::string why = checked ? describe(*checked, label)
+                                  : "could not be checked: " +
+                                        llvm::toString(checked.takeError());
+        verdicts[rank] = "rejected: " + why;
+        reject("#" + Twine(rank + 1) + " " + why);
         function.erase();
         continue;
       }
@@ -287,6 +303,7 @@ private:
                         FlatSymbolRefAttr::get(&getContext(), label));
       function->setAttr("mirage.estimated_us",
                         builder.getF64FloatAttr(candidate.cost));
+      verdicts[rank] = stringifyVerdict(checked->verdict).str();
       verified.push_back(
           {&candidate, static_cast<unsigned>(rank),
            describe(*checked, label), function});
@@ -328,6 +345,42 @@ private:
                                                : ", no faster candidate");
     }
     remark.report();
+    if (!report.empty()) {
+      subprogramReport.title =
+          llvm::formatv("@{0} subprogram #{1} ({2} ops)", function.getSymName(),
+                        index, subprogram.ops.size());
+      subprogramReport.summary = llvm::formatv(
+          "searched in {0:f1} s: {1} kernel graphs, {2} block graphs, {3} "
+          "complete; {4} candidates ranked, {5} verified",
+          stats.seconds, stats.kernelGraphs, stats.blockGraphs,
+          stats.completeGraphs, result->candidates.size(), verified.size());
+      auto measuredUs = [&](StringRef name) -> std::optional<double> {
+        auto it = measured.find(name);
+        return it == measured.end() ? std::nullopt
+                                    : std::optional<double>(it->second);
+      };
+      subprogramReport.rows.push_back(
+          {"program", summarizeMuGraph(problem->reference), referenceCost,
+           measuredUs(label), "as written", chosen == nullptr});
+      for (auto [rank, candidate] : llvm::enumerate(result->candidates)) {
+        ReportRow row{"#" + std::to_string(rank + 1),
+                      summarizeMuGraph(candidate.graph),
+                      candidate.cost,
+                      std::nullopt,
+                      verdicts[rank].empty() ? "not checked (top-k reached)"
+                                             : verdicts[rank],
+                      false};
+        for (const Verified &v : verified)
+          if (v.rank == rank) {
+            func::FuncOp verifiedFunction = v.function;
+            row.measuredUs = measuredUs(verifiedFunction.getSymName());
+            row.chosen = chosen == &v;
+          }
+        subprogramReport.rows.push_back(std::move(row));
+      }
+      printReportTable(llvm::errs(), subprogramReport);
+      reports.push_back(std::move(subprogramReport));
+    }
 
     if (topModule) {
       OpBuilder top = OpBuilder::atBlockEnd(topModule.getBody());
@@ -387,8 +440,20 @@ private:
     return success();
   }
 
+  LogicalResult writeReport(Location loc) {
+    std::string error;
+    auto file = mlir::openOutputFile(report, &error);
+    if (!file)
+      return emitError(loc) << "cannot write '" << report << "': " << error;
+    writeReportHtml(file->os(), reports);
+    file->keep();
+    return success();
+  }
+
   DeviceModel deviceModel;
   llvm::StringMap<double> measured;
+  /// The report's subprograms, in search order.
+  std::vector<SubprogramReport> reports;
   /// Collects the top-k file's functions when one is asked for.
   ModuleOp topModule;
 };
