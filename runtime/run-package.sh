@@ -18,16 +18,20 @@
 # --no-compile) can be given in $MIRAGE_BASELINES_ARGS, for mirage-run in
 # $MIRAGE_RUN_ARGS. $MIRAGE_PARTS (default run,baselines) picks the parts,
 # so that a machine with short sessions can take them one call at a time
-# into the same OUTDIR; the report always runs on what OUTDIR holds.
+# into the same OUTDIR; the report always runs on what OUTDIR holds. A
+# package with torch-parts/ (gpu-package.sh --torch) also runs them through
+# the runtime's C interface from PyTorch (part "torch", on by default;
+# OUTDIR/torch-parts.json).
 set -euo pipefail
 
 outdir=${1:-${OUT:-./results}}
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
-parts=",${MIRAGE_PARTS:-run,baselines},"
+parts=",${MIRAGE_PARTS:-run,baselines,torch},"
 # No stale results of the parts that run now.
 [[ $parts == *,run,* ]] && rm -rf "$outdir/mirage-run.json" "$outdir/outputs"
 [[ $parts == *,baselines,* ]] && rm -f "$outdir/baselines.json"
+[[ $parts == *,torch,* ]] && rm -f "$outdir/torch-parts.json"
 rm -f "$outdir/results.json"
 cd "$(dirname "${BASH_SOURCE[0]}")"
 build=/tmp/mirage-runtime-build
@@ -82,6 +86,20 @@ if [[ $parts == *,baselines,* ]]; then
     | tee "$outdir/baselines.log" || base_status=$?
   if [ "$base_status" -ne 0 ]; then
     echo "mirage_baselines.py exited with status $base_status"
+    failed=1
+  fi
+fi
+
+# --- torch.compile parts through the runtime's C interface -------------------
+if [ -d torch-parts ] && [[ $parts == *,torch,* ]]; then
+  echo "== torch.compile parts (log: torch-parts.log)"
+  torch_status=0
+  MIRAGE_RUNTIME_LIB="$build/lib/libmirage_runtime_c.so" PYTHONUNBUFFERED=1 \
+    python3 runtime/python/run_torch_parts.py torch-parts \
+    --json "$outdir/torch-parts.json" 2>&1 | tee "$outdir/torch-parts.log" ||
+    torch_status=$?
+  if [ "$torch_status" -ne 0 ]; then
+    echo "run_torch_parts.py exited with status $torch_status"
     failed=1
   fi
 fi

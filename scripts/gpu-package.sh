@@ -3,12 +3,14 @@
 # (PTX, cubin, manifest, float64 reference outputs), the runtime sources and
 # the runner, in one self-contained directory.
 #
-#   scripts/gpu-package.sh [-o DIR] [LIST]
+#   scripts/gpu-package.sh [-o DIR] [--torch] [LIST]
 #
 # DIR defaults to gpu-package/ (ignored by git), LIST to
 # benchmarks/gpu-programs.txt: per line an input file, the functions to
 # compile (default all) and mirage-bundle flags (words starting with --,
-# e.g. --megakernel). Programs too large to commit are generated first into
+# e.g. --megakernel). --torch adds the torch.compile backend's parts of the
+# test models (scripts/torch-parts.py, run by build/venv's python) and their
+# runner. Programs too large to commit are generated first into
 # build/generated/ (the 36-layer Qwen3-8B-shaped decode step). On a machine
 # with a GPU and CUDA:
 #
@@ -22,6 +24,11 @@ out="$root/gpu-package"
 if [ "${1:-}" = "-o" ]; then
   out="$2"
   shift 2
+fi
+torch_parts=0
+if [ "${1:-}" = "--torch" ]; then
+  torch_parts=1
+  shift
 fi
 list="${1:-$root/benchmarks/gpu-programs.txt}"
 
@@ -52,6 +59,13 @@ cp -r "$root/runtime/CMakeLists.txt" "$root/runtime/include" \
   "$root/runtime/lib" "$root/runtime/tools" "$out/runtime/"
 mkdir -p "$out/runtime/python"
 cp "$root"/runtime/python/*.py "$out/runtime/python/"
+if [ "$torch_parts" = 1 ]; then
+  "$root/scripts/build.sh" mirage-python >/dev/null
+  "$("$root/scripts/python-env.sh")" "$root/scripts/torch-parts.py" \
+    "$out/torch-parts" || failed=1
+  cp "$root/python/mirage_mlir/runtime.py" \
+    "$out/runtime/python/mirage_mlir_runtime.py"
+fi
 mkdir -p "$out/runtime/tests"
 cp -r "$root/runtime/tests/gpu" "$out/runtime/tests/"
 cp "$root/runtime/run-package.sh" "$out/run.sh"

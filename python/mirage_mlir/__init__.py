@@ -13,6 +13,11 @@ C++ verifiers use), parse and verify MLIR text, and run mirage-opt passes:
 
 Invalid programs raise ``ValueError`` (a bad op) or ``MirageError`` (IR that
 does not parse or verify, a failed pass) with the compiler's diagnostics.
+``Module.run_reference`` evaluates a function in the float64 interpreter,
+``Module.write_bundle`` compiles it for the GPU. Submodules:
+``mirage_mlir.backend`` (``torch.compile(model, backend="mirage")``),
+``mirage_mlir.fx`` (aten graphs as kn programs) and ``mirage_mlir.runtime``
+(bundles on PyTorch CUDA tensors). docs/Python.md has the details.
 """
 
 from ._mirage import KernelGraph, MirageError, Module, Tensor

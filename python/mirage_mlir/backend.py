@@ -9,18 +9,26 @@ ops, dtypes and dynamic shapes stay in eager PyTorch, with one warning.
 
 How the Mirage parts run (option ``execute``):
 
-- ``"eager"`` (default): the converted parts run as the PyTorch ops they
-  came from. Mirage's GPU kernels cannot be launched from Python yet (the
-  bundle runtime has no Python binding), so this is what runs today; the
-  programs are built, verified and cached all the same.
+- ``"gpu"``: each part is compiled into a bundle (``Module.write_bundle``,
+  cached beside its program) and runs through the bundle runtime
+  (``mirage_mlir.runtime``) on the caller's CUDA tensors and current stream.
+- ``"eager"``: the converted parts run as the PyTorch ops they came from;
+  the programs are built, verified and cached all the same.
 - ``"reference"``: the parts run in Mirage's float64 reference interpreter
   (slow, any device; the outputs come from the kn programs, rounded to the
   graph's dtypes). For checking the conversion end to end.
+- ``"auto"`` (default): ``"gpu"`` when the inputs are CUDA tensors and the
+  runtime library loads, otherwise ``"eager"`` with one warning saying why.
 
 Other options: ``cache_dir`` (default ``$MIRAGE_CACHE_DIR`` or
-``~/.cache/mirage_mlir``; ``None`` disables the cache), ``search`` and
-``megakernel`` (accepted for the GPU path, which does not exist yet: a
-warning says they have no effect). ``last_compilation()`` returns what the
+``~/.cache/mirage_mlir``; ``None``: a temporary directory for bundles and no
+program cache), ``chip`` (the bundles' target, default ``sm_90a``),
+``search`` and ``megakernel`` (accepted; not applied yet, with a warning),
+``export_dir``: each part writes, at its first call, ``<dir>/<part>/``
+with its bundle (``bundle/``), its PyTorch graph (``part.pt``), the
+arguments it was called with (``inputs.pt``) and what PyTorch computes for
+them (``expected.pt``): everything to run and check the part on another
+machine (runtime/tests/gpu/run_torch_parts.py). ``last_compilation()`` returns what the
 last call built, for inspection and tests.
 """
 
@@ -36,8 +44,8 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 from . import fx as _fx
 from ._mirage import Module
 
-_OPTIONS = {"execute": "eager", "cache_dir": "default", "search": False,
-            "megakernel": False}
+_OPTIONS = {"execute": "auto", "cache_dir": "default", "search": False,
+            "megakernel": False, "chip": "sm_90a", "export_dir": None}
 _warned = set()
 _last = None
 
@@ -51,7 +59,8 @@ def _warn_once(key, message):
 class Compilation:
     """What one backend call built: the graph with its Mirage parts
     (``graph_module``), their programs (``programs``, one per part, in
-    order), the ops left to PyTorch with why (``fallbacks``: op name ->
+    order), their bundles with execute="gpu" (``bundles``: paths, else
+    None), the ops left to PyTorch with why (``fallbacks``: op name ->
     reason) and how many programs came from the cache (``cache_hits``)."""
 
     def __init__(self):
@@ -59,6 +68,7 @@ class Compilation:
         self.programs = []
         self.fallbacks = {}
         self.cache_hits = 0
+        self.bundles = []
 
 
 def last_compilation():
@@ -71,17 +81,43 @@ class _Support(OperatorSupportBase):
 
 
 class _MirageKernel(torch.nn.Module):
-    """One supported part: its kn program and the PyTorch ops it came from."""
+    """One supported part: its kn program, its bundle when it runs on the
+    GPU, and the PyTorch ops it came from."""
 
-    def __init__(self, program, eager, execute):
+    def __init__(self, program, eager, execute, bundle_path=None, export_dir=None):
         super().__init__()
         self.program = program
         self.eager = eager
         self.execute = execute
+        self.bundle_path = bundle_path
+        self.bundle = None
+        self.export_dir = export_dir
+
+    def _export(self, args):
+        directory = os.path.join(self.export_dir, self.program.name)
+        os.makedirs(directory, exist_ok=True)
+        bundle = self.program.module.write_bundle(self.program.name, directory)
+        os.replace(bundle, os.path.join(directory, "bundle"))
+        torch.save([a.detach().cpu() for a in args], os.path.join(directory, "inputs.pt"))
+        with torch.no_grad():
+            expected = self.eager(*args)
+        torch.save(expected, os.path.join(directory, "expected.pt"))
+        torch.save(self.eager, os.path.join(directory, "part.pt"))
+        self.export_dir = None
 
     def forward(self, *args):
+        if self.export_dir:
+            self._export(args)
         if self.execute == "reference":
             return self.program.run_reference(*args)
+        if self.execute == "gpu":
+            from . import runtime
+
+            if self.bundle is None:
+                self.bundle = runtime.Bundle(self.bundle_path)
+            results = self.bundle(*[a.contiguous() for a in args])
+            results = results if isinstance(results, tuple) else (results,)
+            return results if self.program.output_is_tuple else results[0]
         return self.eager(*args)
 
 
@@ -96,11 +132,31 @@ def _cache_path(cache_dir, gm, options):
     return os.path.join(cache_dir, key.hexdigest()[:32] + ".mlir")
 
 
-def _program(gm, name, options, compilation):
+def _cache_dir(options):
     cache_dir = options["cache_dir"]
     if cache_dir == "default":
         cache_dir = os.environ.get("MIRAGE_CACHE_DIR") or os.path.join(
             os.path.expanduser("~"), ".cache", "mirage_mlir")
+    return cache_dir
+
+
+def _bundle(program, options, path):
+    """The part's bundle: next to its cached program, or in a temporary
+    directory without a cache."""
+    if path:
+        directory = path[:-len(".mlir")] + "-" + options["chip"]
+    else:
+        import tempfile
+
+        directory = tempfile.mkdtemp(prefix="mirage-bundles-")
+    bundle = os.path.join(directory, program.name)
+    if not os.path.exists(os.path.join(bundle, "manifest.json")):
+        bundle = program.module.write_bundle(program.name, directory, chip=options["chip"])
+    return bundle
+
+
+def _program(gm, name, options, compilation):
+    cache_dir = _cache_dir(options)
     path = _cache_path(cache_dir, gm, {k: options[k] for k in ("search", "megakernel")}) \
         if cache_dir else None
     outputs = [n for n in gm.graph.nodes if n.op == "output"][0].args[0]
@@ -110,14 +166,14 @@ def _program(gm, name, options, compilation):
         with open(path) as f:
             module = Module.parse(f.read())
         compilation.cache_hits += 1
-        return _fx.KernelProgram(module, name, output_is_tuple, dtypes)
+        return _fx.KernelProgram(module, name, output_is_tuple, dtypes), path
     program = _fx.to_kernel_program(gm, name)
     if path:
         os.makedirs(cache_dir, exist_ok=True)
         with open(path + ".tmp", "w") as f:
             f.write(str(program.module))
         os.replace(path + ".tmp", path)
-    return program
+    return program, path
 
 
 def _compile_aten(gm, example_inputs, options):
@@ -139,14 +195,17 @@ def _compile_aten(gm, example_inputs, options):
         submodule = getattr(partitioned, node.target)
         _propagate_meta(submodule, node)
         try:
-            program = _program(submodule, node.target, options, compilation)
+            program, path = _program(submodule, node.target, options, compilation)
         except _fx.Unsupported as error:
             compilation.fallbacks.setdefault(node.target, str(error))
             _warn_once(("part", str(error)), f"left to eager PyTorch: {error}")
             continue
         compilation.programs.append(program)
+        bundle = _bundle(program, options, path) if options["execute"] == "gpu" else None
+        compilation.bundles.append(bundle)
         setattr(partitioned, node.target,
-                _MirageKernel(program, submodule, options["execute"]))
+                _MirageKernel(program, submodule, options["execute"], bundle,
+                              options["export_dir"]))
     partitioned.recompile()
     compilation.graph_module = partitioned
     return partitioned
@@ -176,20 +235,38 @@ def _has_dynamic_shapes(gm):
     return False
 
 
+def _choose_execution(example_inputs):
+    """'gpu' when the inputs are CUDA tensors and the runtime loads."""
+    tensors = [t for t in example_inputs if isinstance(t, torch.Tensor)]
+    if not tensors or not all(t.is_cuda for t in tensors):
+        _warn_once("eager", "no CUDA inputs: the converted parts run as the PyTorch ops "
+                   "they came from (execute='eager')")
+        return "eager"
+    try:
+        from . import runtime
+
+        runtime._lib()
+    except OSError as error:
+        _warn_once("eager", f"{error}; the converted parts run as the PyTorch ops they "
+                   "came from (execute='eager')")
+        return "eager"
+    return "gpu"
+
+
 def mirage_backend(gm, example_inputs, options=None):
     """The TorchDynamo backend (see the module's docstring)."""
     options = {**_OPTIONS, **(options or {})}
     unknown = set(options) - set(_OPTIONS)
     if unknown:
         raise ValueError(f"mirage: unknown options {sorted(unknown)}; valid: {sorted(_OPTIONS)}")
-    if options["execute"] not in ("eager", "reference"):
-        raise ValueError(f"mirage: execute must be 'eager' or 'reference', got {options['execute']!r}")
+    if options["execute"] not in ("auto", "gpu", "eager", "reference"):
+        raise ValueError("mirage: execute must be 'auto', 'gpu', 'eager' or 'reference', "
+                         f"got {options['execute']!r}")
     if options["search"] or options["megakernel"]:
-        _warn_once("gpu-options", "search and megakernel apply to GPU kernels, which do not "
-                   "run from Python yet; they have no effect")
-    if options["execute"] == "eager":
-        _warn_once("eager", "Mirage's GPU kernels cannot be launched from Python yet; the "
-                   "converted parts run as the PyTorch ops they came from (execute='eager')")
+        _warn_once("gpu-options", "the search and mega-kernel options are not applied by "
+                   "the backend yet; they have no effect")
+    if options["execute"] == "auto":
+        options["execute"] = _choose_execution(example_inputs)
     if _has_dynamic_shapes(gm):
         _warn_once("dynamic", "dynamic shapes are not supported; running eagerly "
                    "(torch.compile(..., dynamic=False) avoids this)")

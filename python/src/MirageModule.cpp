@@ -13,6 +13,7 @@
 #include "mirage/Interpreter/Interpreter.h"
 #include "mirage/Semantics/Formula.h"
 #include "mirage/Semantics/OpSemantics.h"
+#include "mirage/Target/Bundle.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -213,6 +214,31 @@ public:
     return results;
   }
 
+  /// Compiles function `name` into a bundle (docs/Bundle.md) in
+  /// `directory`/<bundle name> and returns that path: what mirage-bundle
+  /// writes, to run with mirage_mlir.runtime.Bundle or mirage-run.
+  std::string writeBundle(const std::string &name, const std::string &directory,
+                          const std::string &chip, bool fuse, bool reference,
+                          const std::string &ptxas) {
+    if (!module->lookupSymbol<func::FuncOp>(name))
+      throw std::invalid_argument("no function @" + name + " in the module");
+    mirage::BundleOptions options;
+    options.chip = chip;
+    options.fuse = fuse;
+    options.computeReference = reference;
+    options.ptxas = ptxas;
+    options.source = "<python>";
+    std::string log;
+    llvm::raw_string_ostream logStream(log);
+    DiagnosticCollector diagnostics(context.get());
+    std::string bundle = directory + "/" + mirage::getBundleName(name, options);
+    if (llvm::Error error =
+            mirage::writeBundle(*module, name, bundle, options, logStream))
+      throw MirageError(llvm::toString(std::move(error)) + "\n" +
+                        diagnostics.joined());
+    return bundle;
+  }
+
 private:
   std::shared_ptr<MLIRContext> context;
   OwningOpRef<ModuleOp> module;
@@ -397,6 +423,14 @@ PYBIND11_MODULE(_mirage, m) {
       .def("run", &PyModule::run, py::arg("pipeline"),
            "Runs a pass pipeline such as 'tb-report-resources' in place and "
            "returns the remarks it emitted.")
+      .def("write_bundle", &PyModule::writeBundle, py::arg("function"),
+           py::arg("directory"), py::arg("chip") = "sm_90a",
+           py::arg("fuse") = true, py::arg("reference") = false,
+           py::arg("ptxas") = "",
+           "Compiles a function into a bundle under `directory` (as "
+           "mirage-bundle does) and returns the bundle's path. `ptxas`: "
+           "empty searches PATH and /usr/local/cuda/bin, 'none' writes PTX "
+           "only.")
       .def("run_reference", &PyModule::runReference, py::arg("function"),
            py::arg("inputs"),
            py::arg("max_elements") = mirage::kDefaultMaxElements,

@@ -103,3 +103,16 @@ def test_kernel_graph_compiles_to_ptx():
     assert "@scaled_exp_kernels::@scaled_exp_k0" in text
     assert ".target sm_90a" in text
     assert "ex2.approx" in text
+
+
+def test_write_bundle_compiles_a_function(tmp_path):
+    g = mm.KernelGraph("f")
+    x = g.input([8, 64], "f16")
+    g.output(g.exp(x))
+    path = g.to_module().write_bundle("f", str(tmp_path), ptxas="none")
+    assert path == str(tmp_path / "f")
+    manifest = (tmp_path / "f" / "manifest.json").read_text()
+    assert '"name": "f"' in manifest and '"chip": "sm_90a"' in manifest
+    assert (tmp_path / "f" / "kernels.ptx").exists()
+    with pytest.raises(ValueError, match="no function @g"):
+        g.to_module().write_bundle("g", str(tmp_path))

@@ -5,16 +5,15 @@ Every model runs with execute="reference", so its outputs come from the kn
 programs (rounded to the graph's dtypes), not from PyTorch.
 """
 
-import math
 import warnings
 
 import pytest
 
 torch = pytest.importorskip("torch")
-nn = torch.nn
 F = torch.nn.functional
 
 import mirage_mlir.backend as backend  # noqa: E402  (registers "mirage")
+import torch_models  # noqa: E402
 from mirage_mlir import fx  # noqa: E402
 
 
@@ -103,85 +102,8 @@ def test_half_precision():
     assert_close(got, expected, rtol=2e-2, atol=2e-2)
 
 
-class MLP(nn.Module):
-    def __init__(self, hidden=64, inter=256):
-        super().__init__()
-        self.gate = nn.Linear(hidden, inter, bias=False)
-        self.up = nn.Linear(hidden, inter, bias=False)
-        self.down = nn.Linear(inter, hidden, bias=False)
-
-    def forward(self, x):
-        return self.down(F.silu(self.gate(x)) * self.up(x))
-
-
-class Attention(nn.Module):
-    """Multi-head attention of a decode step over a KV cache."""
-
-    def __init__(self, hidden=64, heads=4):
-        super().__init__()
-        self.heads, self.head_dim = heads, hidden // heads
-        self.qkv = nn.Linear(hidden, 3 * hidden)
-        self.out = nn.Linear(hidden, hidden)
-
-    def forward(self, x, k_cache, v_cache):
-        q, k, v = self.qkv(x).split(self.heads * self.head_dim, dim=-1)
-        shape = (self.heads, 1, self.head_dim)
-        keys = torch.cat((k_cache, k.view(shape)), dim=1)
-        values = torch.cat((v_cache, v.view(shape)), dim=1)
-        scores = q.view(shape) @ keys.transpose(1, 2) / math.sqrt(self.head_dim)
-        o = torch.softmax(scores, dim=-1) @ values
-        return self.out(o.reshape(1, -1)), keys, values
-
-
-class DecoderLayer(nn.Module):
-    """A Qwen3-style decoder layer (decode step): RMSNorm, q/k norms, RoPE,
-    attention over a KV cache, SwiGLU MLP, written with plain torch.nn."""
-
-    def __init__(self, hidden=64, heads=4, head_dim=16, inter=128):
-        super().__init__()
-        self.heads, self.head_dim = heads, head_dim
-        self.q = nn.Linear(hidden, heads * head_dim, bias=False)
-        self.k = nn.Linear(hidden, heads * head_dim, bias=False)
-        self.v = nn.Linear(hidden, heads * head_dim, bias=False)
-        self.o = nn.Linear(heads * head_dim, hidden, bias=False)
-        self.norm1 = nn.Parameter(torch.rand(hidden, generator=GEN) + 0.5)
-        self.norm2 = nn.Parameter(torch.rand(hidden, generator=GEN) + 0.5)
-        self.q_norm = nn.Parameter(torch.rand(head_dim, generator=GEN) + 0.5)
-        self.k_norm = nn.Parameter(torch.rand(head_dim, generator=GEN) + 0.5)
-        self.mlp = MLP(hidden, inter)
-
-    @staticmethod
-    def rms_norm(x, weight, eps=1e-6):
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
-
-    @staticmethod
-    def rope(x, cos, sin):
-        half = x.shape[-1] // 2
-        rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
-        return x * cos + rotated * sin
-
-    def forward(self, x, cos, sin, k_cache, v_cache):
-        shape = (self.heads, 1, self.head_dim)
-        h = self.rms_norm(x, self.norm1)
-        q = self.rope(self.rms_norm(self.q(h).view(shape), self.q_norm), cos, sin)
-        k = self.rope(self.rms_norm(self.k(h).view(shape), self.k_norm), cos, sin)
-        keys = torch.cat((k_cache, k), dim=1)
-        values = torch.cat((v_cache, self.v(h).view(shape)), dim=1)
-        scores = q @ keys.transpose(1, 2) / math.sqrt(self.head_dim)
-        o = (torch.softmax(scores, dim=-1) @ values).reshape(1, -1)
-        x = x + self.o(o)
-        return x + self.mlp(self.rms_norm(x, self.norm2)), keys, values
-
-
 def models():
-    torch.manual_seed(0)
-    return [
-        ("mlp", MLP().eval(), [randn(4, 64)]),
-        ("attention", Attention().eval(), [randn(1, 64), randn(4, 7, 16), randn(4, 7, 16)]),
-        ("decoder_layer", DecoderLayer().eval(),
-         [randn(1, 64), torch.rand(1, 16, generator=GEN), torch.rand(1, 16, generator=GEN),
-          randn(4, 7, 16), randn(4, 7, 16)]),
-    ]
+    return [(name, model, inputs) for name, model, inputs in torch_models.models(GEN)]
 
 
 @pytest.mark.parametrize("index", range(3), ids=["mlp", "attention", "decoder_layer"])
@@ -261,3 +183,31 @@ def test_converter_names_the_unsupported_node():
             node.meta["val"] = torch.empty(2, 2)
     with pytest.raises(fx.Unsupported, match="no kn form"):
         fx.to_kernel_program(gm)
+
+
+def test_auto_execution_without_cuda_runs_eagerly_with_a_warning():
+    torch._dynamo.reset()
+    backend._warned.clear()  # each warning is given once per process
+    x = randn(4, 8)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = torch.compile(lambda x: x.exp(), backend="mirage",
+                            options={"cache_dir": None}, dynamic=False)(x)
+    assert_close(got, x.exp())
+    assert any("execute='eager'" in str(w.message) for w in caught)
+    assert backend.last_compilation().bundles == [None]
+
+
+def test_export_writes_what_a_gpu_check_needs(tmp_path):
+    _, model, inputs = torch_models.models(torch.Generator().manual_seed(1))[0]
+    expected, _, compilation = compile_and_run(model, *inputs, export_dir=str(tmp_path))
+    (part,) = [p for p in tmp_path.iterdir()]
+    manifest = part / "bundle" / "manifest.json"
+    assert manifest.exists() and '"name": "fused_0"' in manifest.read_text()
+    exported_inputs = torch.load(part / "inputs.pt")
+    graph = torch.load(part / "part.pt", weights_only=False)
+    with torch.no_grad():
+        assert_close(graph(*exported_inputs), torch.load(part / "expected.pt"))
+    assert len(exported_inputs) == len(
+        [n for n in graph.graph.nodes if n.op == "placeholder"])
+    assert compilation.programs[0].name == "fused_0"

@@ -21,6 +21,7 @@
 
 #include "mirage_runtime/Runner.h"
 
+#include "Driver.h"
 #include "mirage_runtime/Manifest.h"
 #include "mirage_runtime/MegaKernel.h"
 
@@ -34,84 +35,10 @@
 #include <vector>
 
 using namespace mirage::runtime;
+using namespace mirage::runtime::driver;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Success, or "<what> failed: CUDA_ERROR_X (description)".
-Status cuCheck(CUresult result, const std::string &what) {
-  if (result == CUDA_SUCCESS)
-    return Status::success();
-  const char *name = nullptr, *description = nullptr;
-  cuGetErrorName(result, &name);
-  cuGetErrorString(result, &description);
-  return Status::error(
-      what + " failed: " +
-      (name ? std::string(name) : "CUDA error " + std::to_string(result)) +
-      " (" + (description ? description : "no description") + ")");
-}
-
-/// Owns a driver handle; destruction errors are ignored, as there is no one
-/// left to report them to (and the first error was reported already).
-template <typename Handle, CUresult (*Destroy)(Handle)>
-class Owned {
-public:
-  Owned() = default;
-  Owned(const Owned &) = delete;
-  Owned &operator=(const Owned &) = delete;
-  Owned(Owned &&other) : handle(other.handle) { other.handle = Handle(); }
-  Owned &operator=(Owned &&other) {
-    if (this != &other) {
-      reset();
-      handle = other.handle;
-      other.handle = Handle();
-    }
-    return *this;
-  }
-  ~Owned() { reset(); }
-
-  Handle get() const { return handle; }
-  /// Where the driver stores a new handle.
-  Handle *receive() {
-    reset();
-    return &handle;
-  }
-
-private:
-  void reset() {
-    if (handle)
-      Destroy(handle);
-    handle = Handle();
-  }
-
-  Handle handle = Handle();
-};
-
-using ModulePtr = Owned<CUmodule, cuModuleUnload>;
-using StreamPtr = Owned<CUstream, cuStreamDestroy>;
-using EventPtr = Owned<CUevent, cuEventDestroy>;
-using GraphPtr = Owned<CUgraph, cuGraphDestroy>;
-using GraphExecPtr = Owned<CUgraphExec, cuGraphExecDestroy>;
-using DeviceMemory = Owned<CUdeviceptr, cuMemFree>;
-
-/// Device memory for every buffer of a bundle: one allocation per buffer
-/// with storage; views point at their base.
-struct BufferSet {
-  std::vector<DeviceMemory> storage; // by buffer id; empty for views
-  std::vector<CUdeviceptr> pointers; // by buffer id
-  /// Per mega-kernel step (in step order), its address table: the device
-  /// copy and the host values it was uploaded from.
-  std::vector<DeviceMemory> addressTables;
-  std::vector<std::vector<uint64_t>> hostAddressTables;
-  /// Every tensor map argument of every launch step, in step and argument
-  /// order: the device copy (CUtensorMaps, 128 bytes each) and the host
-  /// values it was uploaded from.
-  DeviceMemory tensorMaps;
-  std::vector<CUtensorMap> hostTensorMaps;
-  /// Per step (empty for other kinds), a launch's kernel parameters: one
-  /// device pointer per argument.
-  std::vector<std::vector<CUdeviceptr>> launchArgs;
-};
 
 /// The device side of a mega-kernel step, shared by all buffer sets.
 struct MegaKernelDevice {
@@ -124,67 +51,6 @@ struct MegaKernelDevice {
   uint64_t deadlineNs = 0;
   MegaKernelState readBack{};
 };
-
-/// Bytes to allocate for `bytes` of table: at least one word, as
-/// cuMemAlloc refuses zero bytes.
-uint64_t allocationBytes(uint64_t bytes) {
-  return std::max<uint64_t>(bytes, sizeof(uint64_t));
-}
-
-std::string describeBuffer(const BufferSpec &buffer) {
-  return "buffer " + std::to_string(buffer.id) + " (\"" + buffer.name + "\")";
-}
-
-CUtensorMapDataType tensorMapDataType(DType dtype) {
-  switch (dtype) {
-  case DType::F16:
-    return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  case DType::BF16:
-    return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  case DType::F32:
-    return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-  }
-  return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-}
-
-/// `bytes` is 0, 32, 64 or 128 (the manifest is validated).
-CUtensorMapSwizzle tensorMapSwizzle(unsigned bytes) {
-  switch (bytes) {
-  case 32:
-    return CU_TENSOR_MAP_SWIZZLE_32B;
-  case 64:
-    return CU_TENSOR_MAP_SWIZZLE_64B;
-  case 128:
-    return CU_TENSOR_MAP_SWIZZLE_128B;
-  default:
-    return CU_TENSOR_MAP_SWIZZLE_NONE;
-  }
-}
-
-/// Encodes the tensor map `map` over `buffer`, whose storage is at `address`.
-Status encodeTensorMap(const BufferSpec &buffer, const TensorMapSpec &map,
-                       CUdeviceptr address, CUtensorMap &out) {
-  TensorMapParams params = getTensorMapParams(buffer, map);
-  std::vector<cuuint64_t> globalDim(params.globalDim.begin(),
-                                    params.globalDim.end());
-  std::vector<cuuint64_t> globalStrides(params.globalStrides.begin(),
-                                        params.globalStrides.end());
-  // A rank-1 map has no strides; the array must still be a valid pointer.
-  if (globalStrides.empty())
-    globalStrides.push_back(0);
-  std::vector<cuuint32_t> boxDim(params.boxDim.begin(), params.boxDim.end());
-  std::vector<cuuint32_t> elementStrides(params.elementStrides.begin(),
-                                         params.elementStrides.end());
-  return cuCheck(cuTensorMapEncodeTiled(
-                     &out, tensorMapDataType(params.dtype), params.rank,
-                     reinterpret_cast<void *>(uintptr_t(address)),
-                     globalDim.data(), globalStrides.data(), boxDim.data(),
-                     elementStrides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
-                     tensorMapSwizzle(params.swizzle),
-                     CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-                 "cuTensorMapEncodeTiled");
-}
 
 /// The state of running one bundle; destroying it frees all it allocated.
 class BundleRun {
@@ -205,9 +71,10 @@ private:
   Status loadModule();
   Status checkResidency(const Step &step);
   Status allocate(BufferSet &set);
-  Status prepareLaunchArgs(BufferSet &set);
   Status upload(DeviceMemory &memory, const void *data, uint64_t bytes,
-                const std::string &what);
+                const std::string &what) {
+    return driver::upload(memory, data, bytes, what, stream.get());
+  }
   Status setUpMegaKernels();
   Status resetMegaKernel(MegaKernelDevice &mega);
   Status readMegaKernelStates(const std::string &during, bool &hung);
@@ -228,8 +95,7 @@ private:
   bool compare = false;
   std::vector<std::string> hostInputs; // by input position
   std::vector<double> reference;
-  ModulePtr module;
-  std::map<std::string, CUfunction> functions;
+  LoadedKernels kernels;
   StreamPtr stream;
   BufferSet set0;
   uint64_t setBytes = 0;
@@ -356,73 +222,10 @@ Status BundleRun::loadReference() {
 }
 
 Status BundleRun::loadModule() {
-  std::string target =
-      " (bundle for " + manifest.chip + ", device of compute capability " +
-      std::to_string(info.ccMajor) + "." + std::to_string(info.ccMinor) + ")";
-  std::error_code ignored;
-  if (manifest.cubinFile &&
-      fs::exists(bundlePath(*manifest.cubinFile), ignored)) {
-    std::string path = bundlePath(*manifest.cubinFile);
-    Expected<std::string> image = readFile(path);
-    if (!image)
-      return image.status();
-    Status status = cuCheck(cuModuleLoadData(module.receive(), image->data()),
-                            path + ": cuModuleLoadData");
-    if (!status.ok())
-      return Status::error(status.message() + target);
-    result.binary = "cubin";
-  } else {
-    std::string path = bundlePath(manifest.ptxFile);
-    Expected<std::string> ptx = readFile(path);
-    if (!ptx)
-      return ptx.status();
-    // The JIT's own log says which line of the PTX it rejected.
-    char errorLog[16384] = {};
-    CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER,
-                           CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *values[] = {errorLog,
-                      reinterpret_cast<void *>(uintptr_t(sizeof(errorLog)))};
-    Status status = cuCheck(
-        cuModuleLoadDataEx(module.receive(), ptx->c_str(), 2, keys, values),
-        path + ": cuModuleLoadDataEx (PTX JIT)");
-    if (!status.ok())
-      return Status::error(status.message() + target +
-                           (errorLog[0] ? std::string(": ") + errorLog : ""));
-    result.binary = "ptx";
-  }
-
-  for (const KernelSpec &kernel : manifest.kernels) {
-    CUfunction function;
-    if (Status status = cuCheck(
-            cuModuleGetFunction(&function, module.get(), kernel.name.c_str()),
-            "kernel \"" + kernel.name + "\": cuModuleGetFunction");
-        !status.ok())
-      return status;
-    functions[kernel.name] = function;
-  }
-
-  // Kernels may use up to 48 KiB of dynamic shared memory without asking.
-  constexpr uint32_t defaultSharedLimit = 48 * 1024;
-  std::map<std::string, uint32_t> sharedBytes;
-  for (const Step &step : manifest.steps)
-    if (step.kind != Step::Kind::Copy)
-      sharedBytes[step.kernel] =
-          std::max(sharedBytes[step.kernel], step.dynamicSharedBytes);
-  for (const auto &[name, bytes] : sharedBytes) {
-    if (bytes <= defaultSharedLimit)
-      continue;
-    Status status = cuCheck(
-        cuFuncSetAttribute(functions[name],
-                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                           int(bytes)),
-        "kernel \"" + name +
-            "\": cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, " +
-            std::to_string(bytes) + ")");
-    if (!status.ok())
-      return Status::error(status.message() + "; the device allows " +
-                           std::to_string(info.sharedOptinBytes) +
-                           " bytes of shared memory per block");
-  }
+  if (Status status = loadKernels(manifest, bundleDir, info, kernels);
+      !status.ok())
+    return status;
+  result.binary = kernels.binary;
   // After the shared memory limits: occupancy depends on them.
   for (const Step &step : manifest.steps)
     if (step.kind == Step::Kind::MegaKernel)
@@ -434,7 +237,7 @@ Status BundleRun::loadModule() {
 Status BundleRun::checkResidency(const Step &step) {
   // Workers wait for each other: one that never starts because the others
   // hold every SM would keep them waiting forever.
-  CUfunction function = functions.at(step.kernel);
+  CUfunction function = kernels.functions.at(step.kernel);
   std::string where = "mega-kernel \"" + step.kernel + "\": ";
   int perSM = 0;
   if (Status status = cuCheck(
@@ -461,20 +264,6 @@ Status BundleRun::checkResidency(const Step &step) {
       step.kernel, step.grid[0], perSM, step.block[0],
       uint64_t(step.dynamicSharedBytes) + uint64_t(staticShared), registers,
       info.smCount));
-}
-
-Status BundleRun::upload(DeviceMemory &memory, const void *data, uint64_t bytes,
-                         const std::string &what) {
-  if (Status status =
-          cuCheck(cuMemAlloc(memory.receive(), allocationBytes(bytes)),
-                  what + ": cuMemAlloc of " + std::to_string(bytes) + " bytes");
-      !status.ok())
-    return status;
-  if (bytes == 0)
-    return Status::success();
-  // The host data outlives the copy (it belongs to the manifest or a set).
-  return cuCheck(cuMemcpyHtoDAsync(memory.get(), data, bytes, stream.get()),
-                 what + ": cuMemcpyHtoDAsync");
 }
 
 Status BundleRun::setUpMegaKernels() {
@@ -572,24 +361,8 @@ Status BundleRun::readMegaKernelStates(const std::string &during, bool &hung) {
 }
 
 Status BundleRun::allocate(BufferSet &set) {
-  size_t count = manifest.buffers.size();
-  set.storage.resize(count);
-  set.pointers.assign(count, 0);
-  for (const BufferSpec &buffer : manifest.buffers) {
-    if (buffer.base)
-      continue;
-    if (Status status =
-            cuCheck(cuMemAlloc(set.storage[buffer.id].receive(), buffer.bytes),
-                    describeBuffer(buffer) + ": cuMemAlloc of " +
-                        std::to_string(buffer.bytes) + " bytes");
-        !status.ok())
-      return status;
-    set.pointers[buffer.id] = set.storage[buffer.id].get();
-  }
-  for (const BufferSpec &buffer : manifest.buffers)
-    if (buffer.base)
-      set.pointers[buffer.id] = set.pointers[manifest.storageOf(buffer.id)];
-
+  if (Status status = bindBuffers(manifest, {}, set); !status.ok())
+    return status;
   set.addressTables.resize(megaKernels.size());
   set.hostAddressTables.resize(megaKernels.size());
   for (size_t m = 0; m < megaKernels.size(); ++m) {
@@ -604,49 +377,7 @@ Status BundleRun::allocate(BufferSet &set) {
         !status.ok())
       return status;
   }
-  return prepareLaunchArgs(set);
-}
-
-Status BundleRun::prepareLaunchArgs(BufferSet &set) {
-  // Encoded in step and argument order; sized first, as the upload reads
-  // the host maps asynchronously.
-  size_t mapCount = 0;
-  for (const Step &step : manifest.steps)
-    for (const LaunchArg &arg : step.args)
-      mapCount += arg.tensorMap.has_value();
-  set.hostTensorMaps.resize(mapCount);
-  size_t map = 0;
-  for (size_t i = 0; i < manifest.steps.size(); ++i) {
-    const Step &step = manifest.steps[i];
-    for (size_t a = 0; a < step.args.size(); ++a) {
-      const LaunchArg &arg = step.args[a];
-      if (!arg.tensorMap)
-        continue;
-      const BufferSpec &buffer = manifest.buffers[arg.buffer];
-      if (Status status =
-              encodeTensorMap(buffer, *arg.tensorMap, set.pointers[arg.buffer],
-                              set.hostTensorMaps[map++]);
-          !status.ok())
-        return std::move(status).withContext(
-            "steps[" + std::to_string(i) + "].args[" + std::to_string(a) +
-            "]: tensor map over " + describeBuffer(buffer) + ": ");
-    }
-  }
-  // cuMemAlloc aligns to far more than the 64 bytes a map needs.
-  if (mapCount > 0)
-    if (Status status = upload(set.tensorMaps, set.hostTensorMaps.data(),
-                               mapCount * sizeof(CUtensorMap), "tensor maps");
-        !status.ok())
-      return status;
-
-  set.launchArgs.assign(manifest.steps.size(), {});
-  map = 0;
-  for (size_t i = 0; i < manifest.steps.size(); ++i)
-    for (const LaunchArg &arg : manifest.steps[i].args)
-      set.launchArgs[i].push_back(
-          arg.tensorMap ? set.tensorMaps.get() + map++ * sizeof(CUtensorMap)
-                        : set.pointers[arg.buffer]);
-  return Status::success();
+  return prepareLaunchArgs(manifest, set, stream.get());
 }
 
 Status BundleRun::enqueueSteps(const BufferSet &set, bool checked, bool pdl,
@@ -654,16 +385,7 @@ Status BundleRun::enqueueSteps(const BufferSet &set, bool checked, bool pdl,
   for (size_t i = 0; i < manifest.steps.size(); ++i) {
     const Step &step = manifest.steps[i];
     std::string where = "steps[" + std::to_string(i) + "]: ";
-    if (step.kind == Step::Kind::Copy) {
-      where += "copy of buffer " + std::to_string(step.src) + " to " +
-               std::to_string(step.dst);
-      if (Status status = cuCheck(cuMemcpyDtoDAsync(set.pointers[step.dst],
-                                                    set.pointers[step.src],
-                                                    step.bytes, stream.get()),
-                                  where + ": cuMemcpyDtoDAsync");
-          !status.ok())
-        return status;
-    } else if (step.kind == Step::Kind::MegaKernel) {
+    if (step.kind == Step::Kind::MegaKernel) {
       where += "mega-kernel \"" + step.kernel + "\"";
       int m = megaKernelOf[i];
       const MegaKernelDevice &device = megaKernels[m];
@@ -680,57 +402,21 @@ Status BundleRun::enqueueSteps(const BufferSet &set, bool checked, bool pdl,
       for (unsigned p = 0; p < megaKernelParams; ++p)
         params[p] = &pointers[p];
       if (Status status = cuCheck(
-              cuLaunchKernel(functions.at(step.kernel), step.grid[0], 1, 1,
-                             step.block[0], 1, 1, step.dynamicSharedBytes,
+              cuLaunchKernel(kernels.functions.at(step.kernel), step.grid[0], 1,
+                             1, step.block[0], 1, 1, step.dynamicSharedBytes,
                              stream.get(), params, nullptr),
               where + ": cuLaunchKernel");
           !status.ok())
         return status;
     } else {
-      where += "kernel \"" + step.kernel + "\"";
-      // kernelParams points at one CUdeviceptr per argument: a buffer's
-      // address or that of a tensor map.
-      std::vector<CUdeviceptr> pointers = set.launchArgs[i];
-      std::vector<void *> params;
-      for (CUdeviceptr &pointer : pointers)
-        params.push_back(&pointer);
-      if (pdl && launchesWithPdl(manifest, i, firstInSequence)) {
-        // May start before the kernel before it ends; its
-        // griddepcontrol.wait holds it until that kernel's writes are
-        // visible.
-        CUlaunchAttribute attribute;
-        std::memset(&attribute, 0, sizeof(attribute));
-        attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-        attribute.value.programmaticStreamSerializationAllowed = 1;
-        CUlaunchConfig config;
-        std::memset(&config, 0, sizeof(config));
-        config.gridDimX = step.grid[0];
-        config.gridDimY = step.grid[1];
-        config.gridDimZ = step.grid[2];
-        config.blockDimX = step.block[0];
-        config.blockDimY = step.block[1];
-        config.blockDimZ = step.block[2];
-        config.sharedMemBytes = step.dynamicSharedBytes;
-        config.hStream = stream.get();
-        config.attrs = &attribute;
-        config.numAttrs = 1;
-        if (Status status =
-                cuCheck(cuLaunchKernelEx(&config, functions.at(step.kernel),
-                                         params.data(), nullptr),
-                        where + ": cuLaunchKernelEx (programmatic stream "
-                                "serialization)");
-            !status.ok())
-          return status;
-      } else if (Status status = cuCheck(
-                     cuLaunchKernel(functions.at(step.kernel), step.grid[0],
-                                    step.grid[1], step.grid[2], step.block[0],
-                                    step.block[1], step.block[2],
-                                    step.dynamicSharedBytes, stream.get(),
-                                    params.data(), nullptr),
-                     where + ": cuLaunchKernel");
-                 !status.ok()) {
+      where += step.kind == Step::Kind::Copy
+                   ? "copy of buffer " + std::to_string(step.src) + " to " +
+                         std::to_string(step.dst)
+                   : "kernel \"" + step.kernel + "\"";
+      if (Status status = enqueueStep(manifest, i, kernels, set, stream.get(),
+                                      pdl, firstInSequence);
+          !status.ok())
         return status;
-      }
     }
     // Waiting after each step pins an asynchronous fault on its step.
     if (checked)
@@ -1020,32 +706,10 @@ Expected<std::unique_ptr<Runner>> Runner::create(int ordinal) {
       !status.ok())
     return status;
 
-  DeviceInfo &info = runner->info;
-  char name[256] = {};
-  size_t memoryBytes = 0;
-  int l2Bytes = 0;
-  std::pair<CUdevice_attribute, int *> attributes[] = {
-      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &info.ccMajor},
-      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &info.ccMinor},
-      {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &info.smCount},
-      {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &l2Bytes},
-      {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-       &info.sharedOptinBytes}};
-  for (auto [attribute, value] : attributes)
-    if (Status status = cuCheck(cuDeviceGetAttribute(value, attribute, device),
-                                "cuDeviceGetAttribute");
-        !status.ok())
-      return status;
-  for (Status status :
-       {cuCheck(cuDeviceGetName(name, sizeof(name) - 1, device),
-                "cuDeviceGetName"),
-        cuCheck(cuDeviceTotalMem(&memoryBytes, device), "cuDeviceTotalMem"),
-        cuCheck(cuDriverGetVersion(&info.driverVersion), "cuDriverGetVersion")})
-    if (!status.ok())
-      return status;
-  info.name = name;
-  info.l2Bytes = uint64_t(l2Bytes);
-  info.memoryBytes = memoryBytes;
+  Expected<DeviceInfo> info = queryDevice(device);
+  if (!info)
+    return info.status();
+  runner->info = std::move(*info);
   return Expected<std::unique_ptr<Runner>>(std::move(runner));
 }
 

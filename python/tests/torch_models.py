@@ -1,0 +1,98 @@
+"""Small models written with plain torch.nn, shared by the backend's tests
+(test_torch_backend.py) and the GPU check of its bundles
+(scripts/torch-parts.py)."""
+
+import math
+
+import torch
+
+nn = torch.nn
+F = torch.nn.functional
+
+
+class MLP(nn.Module):
+    def __init__(self, hidden=64, inter=256):
+        super().__init__()
+        self.gate = nn.Linear(hidden, inter, bias=False)
+        self.up = nn.Linear(hidden, inter, bias=False)
+        self.down = nn.Linear(inter, hidden, bias=False)
+
+    def forward(self, x):
+        return self.down(F.silu(self.gate(x)) * self.up(x))
+
+
+class Attention(nn.Module):
+    """Multi-head attention of a decode step over a KV cache."""
+
+    def __init__(self, hidden=64, heads=4):
+        super().__init__()
+        self.heads, self.head_dim = heads, hidden // heads
+        self.qkv = nn.Linear(hidden, 3 * hidden)
+        self.out = nn.Linear(hidden, hidden)
+
+    def forward(self, x, k_cache, v_cache):
+        q, k, v = self.qkv(x).split(self.heads * self.head_dim, dim=-1)
+        shape = (self.heads, 1, self.head_dim)
+        keys = torch.cat((k_cache, k.view(shape)), dim=1)
+        values = torch.cat((v_cache, v.view(shape)), dim=1)
+        scores = q.view(shape) @ keys.transpose(1, 2) / math.sqrt(self.head_dim)
+        o = torch.softmax(scores, dim=-1) @ values
+        return self.out(o.reshape(1, -1)), keys, values
+
+
+class DecoderLayer(nn.Module):
+    """A Qwen3-style decoder layer (decode step): RMSNorm, q/k norms, RoPE,
+    attention over a KV cache, SwiGLU MLP, written with plain torch.nn."""
+
+    def __init__(self, generator, hidden=64, heads=4, head_dim=16, inter=128):
+        super().__init__()
+        self.heads, self.head_dim = heads, head_dim
+        self.q = nn.Linear(hidden, heads * head_dim, bias=False)
+        self.k = nn.Linear(hidden, heads * head_dim, bias=False)
+        self.v = nn.Linear(hidden, heads * head_dim, bias=False)
+        self.o = nn.Linear(heads * head_dim, hidden, bias=False)
+        self.norm1 = nn.Parameter(torch.rand(hidden, generator=generator) + 0.5)
+        self.norm2 = nn.Parameter(torch.rand(hidden, generator=generator) + 0.5)
+        self.q_norm = nn.Parameter(torch.rand(head_dim, generator=generator) + 0.5)
+        self.k_norm = nn.Parameter(torch.rand(head_dim, generator=generator) + 0.5)
+        self.mlp = MLP(hidden, inter)
+
+    @staticmethod
+    def rms_norm(x, weight, eps=1e-6):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
+
+    @staticmethod
+    def rope(x, cos, sin):
+        half = x.shape[-1] // 2
+        rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+        return x * cos + rotated * sin
+
+    def forward(self, x, cos, sin, k_cache, v_cache):
+        shape = (self.heads, 1, self.head_dim)
+        h = self.rms_norm(x, self.norm1)
+        q = self.rope(self.rms_norm(self.q(h).view(shape), self.q_norm), cos, sin)
+        k = self.rope(self.rms_norm(self.k(h).view(shape), self.k_norm), cos, sin)
+        keys = torch.cat((k_cache, k), dim=1)
+        values = torch.cat((v_cache, self.v(h).view(shape)), dim=1)
+        scores = q @ keys.transpose(1, 2) / math.sqrt(self.head_dim)
+        o = (torch.softmax(scores, dim=-1) @ values).reshape(1, -1)
+        x = x + self.o(o)
+        return x + self.mlp(self.rms_norm(x, self.norm2)), keys, values
+
+
+def models(generator, dtype=torch.float32):
+    """(name, model, inputs) for each model, weights and inputs drawn from
+    `generator`."""
+    def randn(*shape):
+        return torch.randn(*shape, generator=generator).to(dtype)
+
+    def rand(*shape):
+        return torch.rand(*shape, generator=generator).to(dtype)
+
+    torch.manual_seed(0)
+    return [
+        ("mlp", MLP().eval().to(dtype), [randn(4, 64)]),
+        ("attention", Attention().eval().to(dtype), [randn(1, 64), randn(4, 7, 16), randn(4, 7, 16)]),
+        ("decoder_layer", DecoderLayer(generator).eval().to(dtype),
+         [randn(1, 64), rand(1, 16), rand(1, 16), randn(4, 7, 16), randn(4, 7, 16)]),
+    ]
