@@ -23,7 +23,11 @@ How the Mirage parts run (option ``execute``):
 Other options: ``cache_dir`` (default ``$MIRAGE_CACHE_DIR`` or
 ``~/.cache/mirage_mlir``; ``None``: a temporary directory for bundles and no
 program cache), ``chip`` (the bundles' target, default ``sm_90a``),
-``search`` and ``megakernel`` (accepted; not applied yet, with a warning),
+``search`` (run ``mirage-superoptimize`` on each part's program before it
+is cached, with ``time_budget`` seconds per searched subprogram, default
+30; only verified candidates replace anything), ``megakernel`` (accepted;
+not applied yet, with a warning: the runtime's executables refuse
+mega-kernel bundles),
 ``export_dir``: each part writes, at its first call, ``<dir>/<part>/``
 with its bundle (``bundle/``), its PyTorch graph (``part.pt``), the
 arguments it was called with (``inputs.pt``) and what PyTorch computes for
@@ -45,7 +49,8 @@ from . import fx as _fx
 from ._mirage import Module
 
 _OPTIONS = {"execute": "auto", "cache_dir": "default", "search": False,
-            "megakernel": False, "chip": "sm_90a", "export_dir": None}
+            "time_budget": 30.0, "megakernel": False, "chip": "sm_90a",
+            "export_dir": None}
 _warned = set()
 _last = None
 
@@ -61,7 +66,8 @@ class Compilation:
     (``graph_module``), their programs (``programs``, one per part, in
     order), their bundles with execute="gpu" (``bundles``: paths, else
     None), the ops left to PyTorch with why (``fallbacks``: op name ->
-    reason) and how many programs came from the cache (``cache_hits``)."""
+    reason), how many programs came from the cache (``cache_hits``) and the
+    superoptimizer's remarks with search=True (``search_remarks``)."""
 
     def __init__(self):
         self.graph_module = None
@@ -69,6 +75,7 @@ class Compilation:
         self.fallbacks = {}
         self.cache_hits = 0
         self.bundles = []
+        self.search_remarks = []
 
 
 def last_compilation():
@@ -157,7 +164,8 @@ def _bundle(program, options, path):
 
 def _program(gm, name, options, compilation):
     cache_dir = _cache_dir(options)
-    path = _cache_path(cache_dir, gm, {k: options[k] for k in ("search", "megakernel")}) \
+    path = _cache_path(cache_dir, gm,
+                       {k: options[k] for k in ("search", "time_budget", "megakernel")}) \
         if cache_dir else None
     outputs = [n for n in gm.graph.nodes if n.op == "output"][0].args[0]
     output_is_tuple = isinstance(outputs, (tuple, list))
@@ -168,6 +176,9 @@ def _program(gm, name, options, compilation):
         compilation.cache_hits += 1
         return _fx.KernelProgram(module, name, output_is_tuple, dtypes), path
     program = _fx.to_kernel_program(gm, name)
+    if options["search"]:
+        compilation.search_remarks += program.module.run(
+            f"mirage-superoptimize{{time-budget={float(options['time_budget'])} progress=0}}")
     if path:
         os.makedirs(cache_dir, exist_ok=True)
         with open(path + ".tmp", "w") as f:
@@ -262,9 +273,9 @@ def mirage_backend(gm, example_inputs, options=None):
     if options["execute"] not in ("auto", "gpu", "eager", "reference"):
         raise ValueError("mirage: execute must be 'auto', 'gpu', 'eager' or 'reference', "
                          f"got {options['execute']!r}")
-    if options["search"] or options["megakernel"]:
-        _warn_once("gpu-options", "the search and mega-kernel options are not applied by "
-                   "the backend yet; they have no effect")
+    if options["megakernel"]:
+        _warn_once("megakernel", "megakernel is not applied by the backend yet (the "
+                   "runtime's executables refuse mega-kernel bundles); it has no effect")
     if options["execute"] == "auto":
         options["execute"] = _choose_execution(example_inputs)
     if _has_dynamic_shapes(gm):
