@@ -16,7 +16,8 @@ import venv
 
 import pytest
 
-from conftest import REPO
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("MIRAGE_TEST_WHEEL") != "1",
