@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Exports the torch.compile parts of the backend's test models
 (python/tests/torch_models.py: an MLP, an attention block, a Qwen3-style
-decoder layer; in f32 and f16) for a GPU check: per part its bundle, its
-PyTorch graph, the arguments it was called with and PyTorch's outputs on
-the CPU (the backend's export_dir option). runtime/python/run_torch_parts.py
+decoder layer, in f32 and f16; and the MLP and layer at Qwen3-8B's sizes in
+f16) for a GPU check: per part its bundle, its PyTorch graph, the arguments
+it was called with and PyTorch's outputs on the CPU, or for model-sized
+weights their shapes (the backend's export_dir option). runtime/python/run_torch_parts.py
 runs them on a GPU; scripts/gpu-package.sh --torch puts them in the package.
 
     scripts/torch-parts.py OUT_DIR     (with build/venv's python)
@@ -24,18 +25,24 @@ import mirage_mlir.backend  # noqa: E402,F401  (registers "mirage")
 import torch_models  # noqa: E402
 
 
+def export(out, name, model, inputs):
+    torch._dynamo.reset()
+    options = {"execute": "eager", "cache_dir": None, "export_dir": str(out / name)}
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.compile(model, backend="mirage", options=options, dynamic=False)(*inputs)
+    compilation = mirage_mlir.backend.last_compilation()
+    print(f"torch-parts: {name}: {len(compilation.programs)} part(s), "
+          f"fallbacks {compilation.fallbacks or 'none'}")
+
+
 def main():
     out = pathlib.Path(sys.argv[1])
     for dtype, suffix in ((torch.float32, "f32"), (torch.float16, "f16")):
         for name, model, inputs in torch_models.models(torch.Generator().manual_seed(0), dtype):
-            torch._dynamo.reset()
-            options = {"execute": "eager", "cache_dir": None,
-                       "export_dir": str(out / f"{name}_{suffix}")}
-            with torch.no_grad(), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                torch.compile(model, backend="mirage", options=options, dynamic=False)(*inputs)
-            print(f"torch-parts: {name}_{suffix}: "
-                  f"{len(mirage_mlir.backend.last_compilation().programs)} part(s)")
+            export(out, f"{name}_{suffix}", model, inputs)
+    for name, model, inputs in torch_models.qwen3_sized(torch.Generator().manual_seed(0)):
+        export(out, f"{name}_f16", model, inputs)
 
 
 if __name__ == "__main__":

@@ -31,12 +31,14 @@ mega-kernel bundles),
 ``export_dir``: each part writes, at its first call, ``<dir>/<part>/``
 with its bundle (``bundle/``), its PyTorch graph (``part.pt``), the
 arguments it was called with (``inputs.pt``) and what PyTorch computes for
-them (``expected.pt``): everything to run and check the part on another
-machine (runtime/tests/gpu/run_torch_parts.py). ``last_compilation()`` returns what the
+them (``expected.pt``), or for arguments over 16 MiB (model-sized weights)
+only their shapes (``input_specs.json``): everything to run and check the
+part on another machine (runtime/python/run_torch_parts.py). ``last_compilation()`` returns what the
 last call built, for inspection and tests.
 """
 
 import hashlib
+import json
 import os
 import warnings
 
@@ -52,6 +54,8 @@ _OPTIONS = {"execute": "auto", "cache_dir": "default", "search": False,
             "time_budget": 30.0, "megakernel": False, "chip": "sm_90a",
             "export_dir": None}
 _warned = set()
+# Above this, export_dir records the inputs' shapes instead of their values.
+_EXPORTED_INPUT_BYTES = 16 << 20
 _last = None
 
 
@@ -105,12 +109,20 @@ class _MirageKernel(torch.nn.Module):
         os.makedirs(directory, exist_ok=True)
         bundle = self.program.module.write_bundle(self.program.name, directory)
         os.replace(bundle, os.path.join(directory, "bundle"))
+        torch.save(self.eager, os.path.join(directory, "part.pt"))
+        self.export_dir = None
+        if sum(a.numel() * a.element_size() for a in args) > _EXPORTED_INPUT_BYTES:
+            # Model-sized weights: their shapes only; the checking machine
+            # draws inputs and takes eager PyTorch there as the reference.
+            specs = [{"shape": list(a.shape), "dtype": str(a.dtype).replace("torch.", "")}
+                     for a in args]
+            with open(os.path.join(directory, "input_specs.json"), "w") as f:
+                json.dump(specs, f)
+            return
         torch.save([a.detach().cpu() for a in args], os.path.join(directory, "inputs.pt"))
         with torch.no_grad():
             expected = self.eager(*args)
         torch.save(expected, os.path.join(directory, "expected.pt"))
-        torch.save(self.eager, os.path.join(directory, "part.pt"))
-        self.export_dir = None
 
     def forward(self, *args):
         if self.export_dir:

@@ -96,3 +96,23 @@ def models(generator, dtype=torch.float32):
         ("decoder_layer", DecoderLayer(generator).eval().to(dtype),
          [randn(1, 64), rand(1, 16), rand(1, 16), randn(4, 7, 16), randn(4, 7, 16)]),
     ]
+
+
+def qwen3_sized(generator, dtype=torch.float16):
+    """The MLP and the decoder layer at Qwen3-8B's sizes (hidden 4096,
+    intermediate 12288, 32 heads of 128; multi-head attention, as `expand`
+    for grouped KV heads does not convert) for a decode step over 1023
+    cached positions: for timing on a GPU, not for the CPU tests."""
+    def randn(*shape):
+        return torch.randn(*shape, generator=generator).to(dtype)
+
+    def rand(*shape):
+        return torch.rand(*shape, generator=generator).to(dtype)
+
+    torch.manual_seed(0)
+    return [
+        ("qwen3_mlp", MLP(4096, 12288).eval().to(dtype), [randn(1, 4096)]),
+        ("qwen3_layer", DecoderLayer(generator, 4096, 32, 128, 12288).eval().to(dtype),
+         [randn(1, 4096), rand(1, 128), rand(1, 128), randn(32, 1023, 128) / 4,
+          randn(32, 1023, 128) / 4]),
+    ]
