@@ -39,13 +39,19 @@ Executable::load(const std::string &bundleDir) {
       !status.ok())
     return status;
   if (!context) {
-    CUdevice device;
-    for (Status status : {cuCheck(cuDeviceGet(&device, 0), "cuDeviceGet"),
-                          cuCheck(cuDevicePrimaryCtxRetain(&context, device),
-                                  "cuDevicePrimaryCtxRetain"),
-                          cuCheck(cuCtxSetCurrent(context), "cuCtxSetCurrent")})
-      if (!status.ok())
-        return status;
+    // No framework made a context current: device 0's primary context, the
+    // one the CUDA runtime (and PyTorch) would use. It stays retained.
+    CUdevice first;
+    if (Status status = cuCheck(cuDeviceGet(&first, 0), "cuDeviceGet");
+        !status.ok())
+      return status;
+    if (Status status = cuCheck(cuDevicePrimaryCtxRetain(&context, first),
+                                "cuDevicePrimaryCtxRetain");
+        !status.ok())
+      return status;
+    if (Status status = cuCheck(cuCtxSetCurrent(context), "cuCtxSetCurrent");
+        !status.ok())
+      return status;
   }
   CUdevice device;
   if (Status status = cuCheck(cuCtxGetDevice(&device), "cuCtxGetDevice");
