@@ -574,7 +574,7 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
   }
   SmallVector<SmemTile> operands, results;
   for (Value operand : op->getOperands())
-    operands.push_back(getTile(operand));
+    operands.push_back(getTile(plan.getStoredOperand(operand)));
   if (isa<tb::RmsNormOp>(op)) {
     emitRmsNorm(*kb, semantics.getOpParams(), operands, getSinks(op), scratch);
     return success();

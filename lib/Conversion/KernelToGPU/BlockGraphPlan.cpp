@@ -398,6 +398,40 @@ static bool isRowRescaledSum(Operation *user, Value value) {
          maxShape.drop_back() == shape.drop_back();
 }
 
+bool BlockGraphPlan::isTransposedRhs(Value rhs) const {
+  auto transpose = rhs.getDefiningOp<tb::TransposeOp>();
+  if (!transpose || inlined.contains(transpose))
+    return false;
+  // The last two dims swapped, the others in place.
+  ArrayRef<int64_t> permutation = transpose.getPermutation();
+  int64_t rank = permutation.size();
+  if (rank < 2 || permutation[rank - 1] != rank - 2 ||
+      permutation[rank - 2] != rank - 1)
+    return false;
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    if (permutation[d] != d)
+      return false;
+  // Every reader a tensor-core matmul taking it as its right operand, and
+  // the source stored in the operand's type (not an f32 sum) with whole
+  // 16-byte runs of k.
+  Value source = transpose.getOperand();
+  auto it = layouts.find(source);
+  if (it == layouts.end() || !it->second.hasContiguousRuns(8) ||
+      it->second.elementType != layouts.lookup(rhs).elementType)
+    return false;
+  return llvm::all_of(transpose->getUses(), [&](OpOperand &use) {
+    auto user = dyn_cast<tb::MatmulOp>(use.getOwner());
+    return user && use.getOperandNumber() == 1 &&
+           canUseTensorCores(layouts.lookup(user.getLhs()),
+                             layouts.lookup(user.getRhs()));
+  });
+}
+
+Value BlockGraphPlan::getStoredOperand(Value operand) const {
+  Operation *def = operand.getDefiningOp();
+  return def && transposedRhs.contains(def) ? def->getOperand(0) : operand;
+}
+
 void BlockGraphPlan::decideMatmuls() {
   if (!options.tensorCores)
     return;
@@ -408,10 +442,19 @@ void BlockGraphPlan::decideMatmuls() {
     if (!matmul || !canUseTensorCores(layouts[matmul.getLhs()],
                                       layouts[matmul.getRhs()]))
       continue;
+    bool transposed = isTransposedRhs(matmul.getRhs());
     mmaMatmuls.emplace(op, MmaMatmul(layouts[matmul.getLhs()],
-                                     layouts[matmul.getRhs()]));
-    for (Value operand : matmul.getOperands())
-      layouts[operand].swizzled = layouts[operand].canSwizzle();
+                                     layouts[matmul.getRhs()], transposed));
+    if (transposed) {
+      // Read in place: no transposed tile, the matmul reads the source.
+      Operation *transpose = matmul.getRhs().getDefiningOp();
+      inlined.insert(transpose);
+      transposedRhs.insert(transpose);
+    }
+    for (Value operand : matmul.getOperands()) {
+      Value stored = getStoredOperand(operand);
+      layouts[stored].swizzled = layouts[stored].canSwizzle();
+    }
 
     Value result = matmul.getResult();
     Operation *user = getOnlyUser(result);

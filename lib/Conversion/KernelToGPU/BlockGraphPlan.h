@@ -126,6 +126,9 @@ public:
                          llvm::SmallVectorImpl<int64_t> &offset);
   /// The tensor-core matmul of `op`, or null.
   const MmaMatmul *getMma(mlir::Operation *op) const;
+  /// The tile a matmul reads for `operand`: the source of a transposed
+  /// right operand read in place (MmaMatmul's rhsTransposed), else itself.
+  mlir::Value getStoredOperand(mlir::Value operand) const;
   /// Matmuls summed in registers, in program order.
   llvm::ArrayRef<RegisterSum> getRegisterSums() const { return registerSums; }
   /// The register sum of a matmul, or null.
@@ -153,6 +156,7 @@ public:
 
 private:
   void decideFusion();
+  bool isTransposedRhs(mlir::Value rhs) const;
   void decideMatmuls();
   void decideTma();
   void schedule();
@@ -179,6 +183,9 @@ private:
   llvm::DenseMap<mlir::Value, TileLayout> layouts;
 
   llvm::DenseSet<mlir::Operation *> inlined, views;
+  /// Transposes whose matmuls read their source as is (a subset of
+  /// `inlined`).
+  llvm::DenseSet<mlir::Operation *> transposedRhs;
   std::map<mlir::Operation *, MmaMatmul> mmaMatmuls;
   llvm::SmallVector<RegisterSum> registerSums;
   /// Matmul -> the elementwise op it stores; and back.

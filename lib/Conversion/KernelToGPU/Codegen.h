@@ -357,7 +357,12 @@ bool canUseTensorCores(const TileLayout &lhs, const TileLayout &rhs);
 /// the lane holds.
 class MmaMatmul {
 public:
-  MmaMatmul(const TileLayout &lhs, const TileLayout &rhs);
+  /// `rhs` is the logical [..., k, n] operand. With `rhsTransposed`, the
+  /// tile passed as rhs is stored [..., n, k] (a weight in nn.Linear's
+  /// layout): its rows are the tensor cores' column-major B operand, loaded
+  /// by ldmatrix without .trans, so no transposed copy is made.
+  MmaMatmul(const TileLayout &lhs, const TileLayout &rhs,
+            bool rhsTransposed = false);
 
   int64_t getStateSize(const KernelBuilder &kb, bool rescaled) const;
   /// Zero sums and, with `rescaled`, -infinity maxima.
@@ -421,6 +426,7 @@ private:
   int64_t batch, m, n, k;
   int64_t mTiles, nTilesPerJob, nJobs;
   bool lhsBatched, rhsBatched;
+  bool rhsTransposed;
 };
 
 /// Computes a `th.graph` node of a block graph (ThreadGraph.cpp).

@@ -2,7 +2,8 @@
 //
 // `mma.sync.m16n8k16` through nvgpu: operand fragments come from shared
 // memory by `ldmatrix` (A as four 8x8 matrices; B transposed, four or two
-// matrices for jobs of two or one 8-column tiles), results accumulate in f32
+// matrices for jobs of two or one 8-column tiles, or as is when the tile
+// holds B's transpose), results accumulate in f32
 // registers. Rows past m (when m is not a multiple of 16) read a clamped
 // row and are never stored: an output row depends only on its own A row, so
 // the duplicates are harmless.
@@ -35,7 +36,9 @@ bool codegen::canUseTensorCores(const TileLayout &lhs, const TileLayout &rhs) {
   return fitsTensorCoreTiles(lhs.shape, rhs.shape, /*elementBytes=*/2);
 }
 
-MmaMatmul::MmaMatmul(const TileLayout &lhs, const TileLayout &rhs) {
+MmaMatmul::MmaMatmul(const TileLayout &lhs, const TileLayout &rhs,
+                     bool rhsTransposed)
+    : rhsTransposed(rhsTransposed) {
   ArrayRef<int64_t> a = lhs.shape, w = rhs.shape;
   lhsBatched = a.size() > 2;
   rhsBatched = w.size() > 2;
@@ -152,10 +155,18 @@ SmallVector<Value> MmaMatmul::multiplyJob(KernelBuilder &kb,
   // With two n-tiles, lanes 16..31 address the second 8 columns.
   Value bColumn =
       nTilesPerJob == 2 ? kb.add(job.column, laneColumn) : job.column;
-  w.append({kb.add(k0, laneRow), bColumn});
+  if (rhsTransposed) {
+    // Stored [n, k]: matrix l / 8 of the load is n-tile l / 16, k half
+    // (l % 16) / 8, and lane l gives its row n = l % 8; loaded as is, the
+    // rows are B's columns, as mma's column-major B operand wants.
+    Value kHalf = kb.mul(kb.div(laneRow, 8), 8);
+    w.append({kb.add(bColumn, kb.rem(kb.laneId, 8)), kb.add(k0, kHalf)});
+  } else {
+    w.append({kb.add(k0, laneRow), bColumn});
+  }
   Value fragB = nvgpu::LdMatrixOp::create(
       b, loc, fragmentB, rhs.buffer, kb.getElementOffset(rhs.layout, w),
-      b.getBoolAttr(true), b.getI32IntegerAttr(nTilesPerJob * 2));
+      b.getBoolAttr(!rhsTransposed), b.getI32IntegerAttr(nTilesPerJob * 2));
   SmallVector<Value> next;
   for (int64_t t = 0; t < nTilesPerJob; ++t) {
     // Rows 2t and 2t + 1 of the x4 load are tile t's fragment (moved row
