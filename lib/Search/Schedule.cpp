@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mirage/Search/Search.h"
+#include "mirage/Semantics/OpKindCases.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
@@ -182,30 +183,8 @@ private:
     case OpKind::Reshape:
     case OpKind::Split:
     case OpKind::AllReduce:
-    case OpKind::InputIterator:
-    case OpKind::OutputSaver:
-    case OpKind::AccumSum:
-    case OpKind::AccumMax:
-    case OpKind::AccumConcat:
-    case OpKind::AccumRescaledSum:
-    case OpKind::Exp:
-    case OpKind::Sqrt:
-    case OpKind::Square:
-    case OpKind::Silu:
-    case OpKind::Sigmoid:
-    case OpKind::Gelu:
-    case OpKind::Relu:
-    case OpKind::Neg:
-    case OpKind::Tanh:
-    case OpKind::Rsqrt:
-    case OpKind::MulScalar:
-    case OpKind::AddScalar:
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div:
-    case OpKind::Pow:
-    case OpKind::Maximum:
+    MIRAGE_GRAPH_STRUCTURE_OP_KIND_CASES:
+    MIRAGE_ELEMENTWISE_OP_KIND_CASES:
       blockAll(index);
       for (unsigned operand : node.operands)
         blockAll(operand);

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Records.h"
+#include "mirage/Semantics/OpKindCases.h"
 
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/MathExtras.h"
@@ -157,34 +158,12 @@ llvm::SmallVector<TensorT, 1> moveData(OpKind kind,
     return pieces;
   }
   // Only data movement operators have these facets (the operator table).
-  case OpKind::Exp:
-  case OpKind::Sqrt:
-  case OpKind::Square:
-  case OpKind::Silu:
-  case OpKind::Sigmoid:
-  case OpKind::Gelu:
-  case OpKind::Relu:
-  case OpKind::Neg:
-  case OpKind::Tanh:
-  case OpKind::Rsqrt:
-  case OpKind::MulScalar:
-  case OpKind::AddScalar:
-  case OpKind::Add:
-  case OpKind::Sub:
-  case OpKind::Mul:
-  case OpKind::Div:
-  case OpKind::Pow:
-  case OpKind::Maximum:
+  MIRAGE_ELEMENTWISE_OP_KIND_CASES:
   case OpKind::Matmul:
   case OpKind::ReduceSum:
   case OpKind::ReduceMax:
   case OpKind::RmsNorm:
-  case OpKind::InputIterator:
-  case OpKind::OutputSaver:
-  case OpKind::AccumSum:
-  case OpKind::AccumMax:
-  case OpKind::AccumConcat:
-  case OpKind::AccumRescaledSum:
+  MIRAGE_GRAPH_STRUCTURE_OP_KIND_CASES:
     break;
   }
   llvm_unreachable("not a data movement operator");
@@ -347,34 +326,12 @@ std::optional<TileDims> detail::dataMovementTiles(OpKind kind,
   case OpKind::AllReduce:
     return std::nullopt;
   // Not data movement: the operator table gives these their own facets.
-  case OpKind::Exp:
-  case OpKind::Sqrt:
-  case OpKind::Square:
-  case OpKind::Silu:
-  case OpKind::Sigmoid:
-  case OpKind::Gelu:
-  case OpKind::Relu:
-  case OpKind::Neg:
-  case OpKind::Tanh:
-  case OpKind::Rsqrt:
-  case OpKind::MulScalar:
-  case OpKind::AddScalar:
-  case OpKind::Add:
-  case OpKind::Sub:
-  case OpKind::Mul:
-  case OpKind::Div:
-  case OpKind::Pow:
-  case OpKind::Maximum:
+  MIRAGE_ELEMENTWISE_OP_KIND_CASES:
   case OpKind::Matmul:
   case OpKind::ReduceSum:
   case OpKind::ReduceMax:
   case OpKind::RmsNorm:
-  case OpKind::InputIterator:
-  case OpKind::OutputSaver:
-  case OpKind::AccumSum:
-  case OpKind::AccumMax:
-  case OpKind::AccumConcat:
-  case OpKind::AccumRescaledSum:
+  MIRAGE_GRAPH_STRUCTURE_OP_KIND_CASES:
     return std::nullopt;
   }
   tiles.reduced.assign(tiles.space.size(), false);

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mirage/Semantics/OpKindCases.h"
 #include "mirage/Semantics/OpSemantics.h"
 
 #include "gtest/gtest.h"
@@ -225,3 +226,36 @@ TEST(ShapeRulesTest, Accumulators) {
 }
 
 } // namespace
+
+namespace {
+/// Exhaustive without default: the families and the other kinds together
+/// cover the enum exactly once (-Werror=switch, duplicate labels fail).
+bool isInElementwiseCases(mirage::OpKind kind) {
+  switch (kind) {
+  MIRAGE_ELEMENTWISE_OP_KIND_CASES:
+    return true;
+  MIRAGE_GRAPH_STRUCTURE_OP_KIND_CASES:
+  case mirage::OpKind::Matmul:
+  case mirage::OpKind::ReduceSum:
+  case mirage::OpKind::ReduceMax:
+  case mirage::OpKind::RmsNorm:
+  case mirage::OpKind::Concat:
+  case mirage::OpKind::Split:
+  case mirage::OpKind::Reshape:
+  case mirage::OpKind::Transpose:
+  case mirage::OpKind::AllReduce:
+    return false;
+  }
+  llvm_unreachable("covered switch");
+}
+} // namespace
+
+// OpKindCases.h lists the elementwise kinds for exhaustive switches; the
+// operator records say which kinds are elementwise. They agree.
+TEST(OpKindCasesTest, ElementwiseCasesAreTheElementwiseRecords) {
+  for (unsigned i = 0; i < mirage::kNumOpKinds; ++i) {
+    auto kind = static_cast<mirage::OpKind>(i);
+    EXPECT_EQ(isInElementwiseCases(kind), mirage::getOpInfo(kind).elementwise)
+        << mirage::getOpInfo(kind).name.str();
+  }
+}

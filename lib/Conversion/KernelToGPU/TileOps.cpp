@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Codegen.h"
+#include "mirage/Semantics/OpKindCases.h"
 
 #include "mirage/Semantics/Formula.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -414,34 +415,12 @@ LogicalResult codegen::emitTileOp(KernelBuilder &kb, Operation *op, OpKind kind,
   // Elementwise ops, reductions and rms_norm are emitted from expressions
   // (emitStep); structure ops and all_reduce have no tile code. Listed, not
   // defaulted, so that a new operator must be placed here.
-  case OpKind::Exp:
-  case OpKind::Sqrt:
-  case OpKind::Square:
-  case OpKind::Silu:
-  case OpKind::Sigmoid:
-  case OpKind::Gelu:
-  case OpKind::Relu:
-  case OpKind::Neg:
-  case OpKind::Tanh:
-  case OpKind::Rsqrt:
-  case OpKind::MulScalar:
-  case OpKind::AddScalar:
-  case OpKind::Add:
-  case OpKind::Sub:
-  case OpKind::Mul:
-  case OpKind::Div:
-  case OpKind::Pow:
-  case OpKind::Maximum:
+  MIRAGE_ELEMENTWISE_OP_KIND_CASES:
   case OpKind::ReduceSum:
   case OpKind::ReduceMax:
   case OpKind::RmsNorm:
   case OpKind::AllReduce:
-  case OpKind::InputIterator:
-  case OpKind::OutputSaver:
-  case OpKind::AccumSum:
-  case OpKind::AccumMax:
-  case OpKind::AccumConcat:
-  case OpKind::AccumRescaledSum:
+  MIRAGE_GRAPH_STRUCTURE_OP_KIND_CASES:
     break;
   }
   return op->emitOpError() << "has no shared-memory code generation";

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mirage/TileEqsat/KernelToTile.h"
+#include "mirage/Semantics/OpKindCases.h"
 
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/IR/SemanticsOpInterface.h"
@@ -305,30 +306,8 @@ llvm::Error Converter::collectAxes() {
     // ops. Elementwise ops were aligned above and do not reach the switch.
     case OpKind::ReduceMax:
     case OpKind::AllReduce:
-    case OpKind::InputIterator:
-    case OpKind::OutputSaver:
-    case OpKind::AccumSum:
-    case OpKind::AccumMax:
-    case OpKind::AccumConcat:
-    case OpKind::AccumRescaledSum:
-    case OpKind::Exp:
-    case OpKind::Sqrt:
-    case OpKind::Square:
-    case OpKind::Silu:
-    case OpKind::Sigmoid:
-    case OpKind::Gelu:
-    case OpKind::Relu:
-    case OpKind::Neg:
-    case OpKind::Tanh:
-    case OpKind::Rsqrt:
-    case OpKind::MulScalar:
-    case OpKind::AddScalar:
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div:
-    case OpKind::Pow:
-    case OpKind::Maximum:
+    MIRAGE_GRAPH_STRUCTURE_OP_KIND_CASES:
+    MIRAGE_ELEMENTWISE_OP_KIND_CASES:
       return failAt(&op, llvm::formatv("('{0}') has no tile-IR form",
                                        info.name));
     }
@@ -875,30 +854,8 @@ llvm::Error Converter::emit(Operation *op) {
   // (the others were stored above, hasTileForm).
   case OpKind::ReduceMax:
   case OpKind::AllReduce:
-  case OpKind::InputIterator:
-  case OpKind::OutputSaver:
-  case OpKind::AccumSum:
-  case OpKind::AccumMax:
-  case OpKind::AccumConcat:
-  case OpKind::AccumRescaledSum:
-  case OpKind::Exp:
-  case OpKind::Sqrt:
-  case OpKind::Square:
-  case OpKind::Silu:
-  case OpKind::Sigmoid:
-  case OpKind::Gelu:
-  case OpKind::Relu:
-  case OpKind::Neg:
-  case OpKind::Tanh:
-  case OpKind::Rsqrt:
-  case OpKind::MulScalar:
-  case OpKind::AddScalar:
-  case OpKind::Add:
-  case OpKind::Sub:
-  case OpKind::Mul:
-  case OpKind::Div:
-  case OpKind::Pow:
-  case OpKind::Maximum:
+  MIRAGE_GRAPH_STRUCTURE_OP_KIND_CASES:
+  MIRAGE_ELEMENTWISE_OP_KIND_CASES:
     break;
   }
   return failAt(
