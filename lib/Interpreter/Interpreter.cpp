@@ -146,9 +146,10 @@ llvm::Expected<Program> Program::compile(func::FuncOp function,
 }
 
 llvm::Expected<std::vector<F64Tensor>>
-Program::run(ArrayRef<F64Tensor> inputs, StabilityMonitor *monitor) const {
+Program::run(ArrayRef<F64Tensor> inputs, StabilityMonitor *monitor,
+             const StepCallback *onStep) const {
   F64Domain domain{monitor};
-  return Executor<F64Domain>(domain).run(*plan, pointers(inputs));
+  return Executor<F64Domain>(domain, onStep).run(*plan, pointers(inputs));
 }
 
 llvm::Expected<std::vector<BoundedTensor>>

@@ -197,7 +197,8 @@ template <typename Domain>
 class Executor {
 public:
   using Tensor = typename Domain::Tensor;
-  explicit Executor(const Domain &domain) : domain(domain) {}
+  explicit Executor(const Domain &domain, const StepCallback *onStep = nullptr)
+      : domain(domain), onStep(onStep) {}
 
   /// Runs a plan on its inputs: a function returns its results, a graph its
   /// outputs.
@@ -294,9 +295,14 @@ private:
     Frame frame(plan.numSlots);
     for (auto [slot, input] : llvm::zip(plan.inputSlots, inputs))
       frame.view[slot] = input;
-    for (const Step &step : plan.loopSteps)
+    // Only the outermost function reports its steps.
+    const StepCallback *report = std::exchange(onStep, nullptr);
+    for (auto [index, step] : llvm::enumerate(plan.loopSteps)) {
+      if (report)
+        (*report)(index, plan.loopSteps.size(), step.op);
       if (auto err = compute(step, frame))
         return std::move(err);
+    }
     std::vector<Tensor> results;
     for (unsigned slot : plan.resultSlots)
       results.push_back(*frame.view[slot]);
@@ -377,6 +383,7 @@ private:
   }
 
   const Domain &domain;
+  const StepCallback *onStep;
 };
 
 template <typename Tensor>

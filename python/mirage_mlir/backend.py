@@ -25,9 +25,10 @@ Other options: ``cache_dir`` (default ``$MIRAGE_CACHE_DIR`` or
 program cache), ``chip`` (the bundles' target, default ``sm_90a``),
 ``search`` (run ``mirage-superoptimize`` on each part's program before it
 is cached, with ``time_budget`` seconds per searched subprogram, default
-30; only verified candidates replace anything), ``megakernel`` (accepted;
-not applied yet, with a warning: the runtime's executables refuse
-mega-kernel bundles),
+30; only verified candidates replace anything), ``megakernel`` (each
+part's bundle is one persistent kernel, ``mirage-to-megakernel``, instead of
+a kernel per operator; its first call waits and checks it ran without a
+hang),
 ``export_dir``: each part writes, at its first call, ``<dir>/<part>/``
 with its bundle (``bundle/``), its PyTorch graph (``part.pt``), the
 arguments it was called with (``inputs.pt``) and what PyTorch computes for
@@ -95,7 +96,8 @@ class _MirageKernel(torch.nn.Module):
     """One supported part: its kn program, its bundle when it runs on the
     GPU, and the PyTorch ops it came from."""
 
-    def __init__(self, program, eager, execute, bundle_path=None, export_dir=None):
+    def __init__(self, program, eager, execute, bundle_path=None, export_dir=None,
+                 megakernel=False):
         super().__init__()
         self.program = program
         self.eager = eager
@@ -103,11 +105,13 @@ class _MirageKernel(torch.nn.Module):
         self.bundle_path = bundle_path
         self.bundle = None
         self.export_dir = export_dir
+        self.megakernel = megakernel
 
     def _export(self, args):
         directory = os.path.join(self.export_dir, self.program.name)
         os.makedirs(directory, exist_ok=True)
-        bundle = self.program.module.write_bundle(self.program.name, directory)
+        bundle = self.program.module.write_bundle(self.program.name, directory,
+                                                  megakernel=self.megakernel)
         os.replace(bundle, os.path.join(directory, "bundle"))
         torch.save(self.eager, os.path.join(directory, "part.pt"))
         self.export_dir = None
@@ -168,9 +172,11 @@ def _bundle(program, options, path):
         import tempfile
 
         directory = tempfile.mkdtemp(prefix="mirage-bundles-")
-    bundle = os.path.join(directory, program.name)
+    bundle = os.path.join(directory,
+                          program.name + ("_megakernel" if options["megakernel"] else ""))
     if not os.path.exists(os.path.join(bundle, "manifest.json")):
-        bundle = program.module.write_bundle(program.name, directory, chip=options["chip"])
+        bundle = program.module.write_bundle(program.name, directory, chip=options["chip"],
+                                             megakernel=options["megakernel"])
     return bundle
 
 
@@ -228,7 +234,7 @@ def _compile_aten(gm, example_inputs, options):
         compilation.bundles.append(bundle)
         setattr(partitioned, node.target,
                 _MirageKernel(program, submodule, options["execute"], bundle,
-                              options["export_dir"]))
+                              options["export_dir"], options["megakernel"]))
     partitioned.recompile()
     compilation.graph_module = partitioned
     return partitioned
@@ -285,9 +291,6 @@ def mirage_backend(gm, example_inputs, options=None):
     if options["execute"] not in ("auto", "gpu", "eager", "reference"):
         raise ValueError("mirage: execute must be 'auto', 'gpu', 'eager' or 'reference', "
                          f"got {options['execute']!r}")
-    if options["megakernel"]:
-        _warn_once("megakernel", "megakernel is not applied by the backend yet (the "
-                   "runtime's executables refuse mega-kernel bundles); it has no effect")
     if options["execute"] == "auto":
         options["execute"] = _choose_execution(example_inputs)
     if _has_dynamic_shapes(gm):

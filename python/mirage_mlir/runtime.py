@@ -6,7 +6,9 @@ cubin or PTX) into PyTorch's CUDA context through the runtime's C interface
 compiled Python extension and runs where only the runtime is built).
 Calling it runs the bundle on the caller's tensors: inputs are passed by
 their device pointers, outputs are new tensors, and the kernels go on
-PyTorch's current stream. Nothing is copied or synchronized.
+PyTorch's current stream. Nothing is copied or synchronized, except for
+a mega-kernel bundle's first call, which waits and checks that no task
+waited past the bundle's deadline (``check()`` does so on demand).
 
 The library is found at ``$MIRAGE_RUNTIME_LIB``, beside this package, or in
 a build tree's ``lib/``.
@@ -46,6 +48,11 @@ def _lib():
             ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t,
             ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t, ctypes.c_void_p,
             ctypes.c_char_p, ctypes.c_size_t]
+        lib.mirage_executable_check.restype = ctypes.c_int
+        lib.mirage_executable_check.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                                ctypes.c_char_p, ctypes.c_size_t]
+        lib.mirage_executable_has_megakernel.restype = ctypes.c_int
+        lib.mirage_executable_has_megakernel.argtypes = [ctypes.c_void_p]
         lib.mirage_executable_free.restype = None
         lib.mirage_executable_free.argtypes = [ctypes.c_void_p]
         _library = lib
@@ -78,6 +85,8 @@ class Bundle:
         if not handle:
             raise MirageRuntimeError(error.value.decode(errors="replace"))
         self._handle = handle
+        self.megakernel = bool(_lib().mirage_executable_has_megakernel(handle))
+        self._checked = not self.megakernel
 
     def __call__(self, *tensors):
         import torch
@@ -104,7 +113,23 @@ class Bundle:
                                             len(outputs), ctypes.c_void_p(stream), error,
                                             len(error)):
             raise MirageRuntimeError(error.value.decode(errors="replace"))
+        if not self._checked:
+            self._checked = True
+            self.check()
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def check(self):
+        """Waits for the current stream and raises MirageRuntimeError when a
+        mega-kernel task waited past the bundle's deadline since the last
+        check (the outputs of those calls are not valid). Returns at once for
+        bundles without a mega-kernel."""
+        import torch
+
+        error = ctypes.create_string_buffer(4096)
+        stream = torch.cuda.current_stream().cuda_stream
+        if not _lib().mirage_executable_check(self._handle, ctypes.c_void_p(stream), error,
+                                              len(error)):
+            raise MirageRuntimeError(error.value.decode(errors="replace"))
 
     def __del__(self):
         handle = getattr(self, "_handle", None)

@@ -219,7 +219,7 @@ public:
   /// writes, to run with mirage_mlir.runtime.Bundle or mirage-run.
   std::string writeBundle(const std::string &name, const std::string &directory,
                           const std::string &chip, bool fuse, bool reference,
-                          const std::string &ptxas) {
+                          const std::string &ptxas, bool megakernel) {
     if (!module->lookupSymbol<func::FuncOp>(name))
       throw std::invalid_argument("no function @" + name + " in the module");
     mirage::BundleOptions options;
@@ -227,6 +227,7 @@ public:
     options.fuse = fuse;
     options.computeReference = reference;
     options.ptxas = ptxas;
+    options.megakernel = megakernel;
     options.source = "<python>";
     std::string log;
     llvm::raw_string_ostream logStream(log);
@@ -426,11 +427,12 @@ PYBIND11_MODULE(_mirage, m) {
       .def("write_bundle", &PyModule::writeBundle, py::arg("function"),
            py::arg("directory"), py::arg("chip") = "sm_90a",
            py::arg("fuse") = true, py::arg("reference") = false,
-           py::arg("ptxas") = "",
+           py::arg("ptxas") = "", py::arg("megakernel") = false,
            "Compiles a function into a bundle under `directory` (as "
            "mirage-bundle does) and returns the bundle's path. `ptxas`: "
            "empty searches PATH and /usr/local/cuda/bin, 'none' writes PTX "
-           "only.")
+           "only. `megakernel`: one persistent kernel for the whole function "
+           "(mirage-to-megakernel; the bundle's name ends in _megakernel).")
       .def("run_reference", &PyModule::runReference, py::arg("function"),
            py::arg("inputs"),
            py::arg("max_elements") = mirage::kDefaultMaxElements,

@@ -213,6 +213,20 @@ def test_export_writes_what_a_gpu_check_needs(tmp_path):
     assert compilation.programs[0].name == "fused_0"
 
 
+def test_megakernel_parts_export_one_persistent_kernel(tmp_path):
+    _, model, inputs = torch_models.models(torch.Generator().manual_seed(1))[0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        expected, got, _ = compile_and_run(model, *inputs, export_dir=str(tmp_path),
+                                           megakernel=True)
+    assert not [w for w in caught if "megakernel" in str(w.message)]
+    assert_close(got, expected)
+    (part,) = [p for p in tmp_path.iterdir()]
+    manifest = (part / "bundle" / "manifest.json").read_text()
+    assert '"name": "fused_0_megakernel"' in manifest
+    assert '"kind": "megakernel"' in manifest
+
+
 def test_search_superoptimizes_each_part():
     def fn(x, g, w):
         return (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * g) @ w

@@ -48,4 +48,18 @@ int mirage_executable_run(MirageExecutable *executable, const uint64_t *inputs,
   return 0;
 }
 
+int mirage_executable_check(MirageExecutable *executable, void *stream,
+                            char *error, size_t size) {
+  Status status =
+      executable->executable->check(static_cast<CUstream_st *>(stream));
+  if (status.ok())
+    return 1;
+  writeError(status.message(), error, size);
+  return 0;
+}
+
+int mirage_executable_has_megakernel(const MirageExecutable *executable) {
+  return executable->executable->hasMegaKernel() ? 1 : 0;
+}
+
 void mirage_executable_free(MirageExecutable *executable) { delete executable; }

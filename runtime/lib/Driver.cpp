@@ -336,3 +336,154 @@ Status driver::enqueueStep(const Manifest &manifest, size_t index,
                                 params.data(), nullptr),
                  where + ": cuLaunchKernel");
 }
+
+Status driver::checkResidency(const Step &step, const LoadedKernels &kernels,
+                              const DeviceInfo &info) {
+  CUfunction function = kernels.functions.at(step.kernel);
+  std::string where = "mega-kernel \"" + step.kernel + "\": ";
+  int perSM = 0;
+  if (Status status = cuCheck(
+          cuOccupancyMaxActiveBlocksPerMultiprocessor(
+              &perSM, function, int(step.block[0]), step.dynamicSharedBytes),
+          where + "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+      !status.ok())
+    return status;
+  if (uint64_t(perSM) * uint64_t(info.smCount) >= step.grid[0])
+    return Status::success();
+  int registers = 0, staticShared = 0;
+  if (Status status = cuCheck(
+          cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, function),
+          where + "cuFuncGetAttribute(NUM_REGS)");
+      !status.ok())
+    return status;
+  if (Status status = cuCheck(
+          cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                             function),
+          where + "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+      !status.ok())
+    return status;
+  return Status::error(describeResidencyRefusal(
+      step.kernel, step.grid[0], perSM, step.block[0],
+      uint64_t(step.dynamicSharedBytes) + uint64_t(staticShared), registers,
+      info.smCount));
+}
+
+Status driver::setUpMegaKernel(const Manifest &manifest,
+                               MegaKernelDevice &device, CUstream stream) {
+  const Step &step = manifest.steps[device.step];
+  const MegaKernelSpec &mega = step.mega;
+  std::string where = "steps[" + std::to_string(device.step) +
+                      "]: mega-kernel \"" + step.kernel + "\": ";
+  for (auto [table, memory, name] :
+       {std::tuple{&mega.tasks, &device.tasks, "tasks"},
+        std::tuple{&mega.queueStarts, &device.queueStarts, "queue_starts"},
+        std::tuple{&mega.queues, &device.queues, "queues"},
+        std::tuple{&mega.needed, &device.needed, "needed"},
+        std::tuple{&mega.operands, &device.operands, "operands"}})
+    if (Status status =
+            upload(*memory, table->data(), table->size() * sizeof(int32_t),
+                   where + "the " + name + " table", stream);
+        !status.ok())
+      return status;
+  device.counterBytes = mega.eventCount() * sizeof(uint64_t);
+  if (Status status = cuCheck(cuMemAlloc(device.counters.receive(),
+                                         allocationBytes(device.counterBytes)),
+                              where + "cuMemAlloc of " +
+                                  std::to_string(device.counterBytes) +
+                                  " bytes of event counters");
+      !status.ok())
+    return status;
+  if (Status status =
+          cuCheck(cuMemAlloc(device.state.receive(), sizeof(MegaKernelState)),
+                  where + "cuMemAlloc of the state");
+      !status.ok())
+    return status;
+  return resetMegaKernel(device, stream);
+}
+
+Status driver::resetMegaKernel(MegaKernelDevice &device, CUstream stream) {
+  std::string where = "steps[" + std::to_string(device.step) +
+                      "]: resetting the mega-kernel's counters and state: ";
+  device.deadlineNs = deadlineNanoseconds(device.deadlineMs);
+  for (Status status :
+       {cuCheck(cuMemsetD8Async(device.counters.get(), 0,
+                                allocationBytes(device.counterBytes), stream),
+                where + "cuMemsetD8Async"),
+        cuCheck(cuMemsetD8Async(device.state.get(), 0, sizeof(MegaKernelState),
+                                stream),
+                where + "cuMemsetD8Async"),
+        cuCheck(
+            cuMemcpyHtoDAsync(device.state.get() + Deadline * sizeof(uint64_t),
+                              &device.deadlineNs, sizeof(uint64_t), stream),
+            where + "cuMemcpyHtoDAsync"),
+        cuCheck(cuStreamSynchronize(stream), where + "cuStreamSynchronize")})
+    if (!status.ok())
+      return status;
+  return Status::success();
+}
+
+Status driver::uploadAddressTables(const Manifest &manifest,
+                                   const std::vector<MegaKernelDevice> &devices,
+                                   BufferSet &set, CUstream stream) {
+  set.addressTables.resize(devices.size());
+  set.hostAddressTables.assign(devices.size(), {});
+  for (size_t m = 0; m < devices.size(); ++m) {
+    const Step &step = manifest.steps[devices[m].step];
+    std::vector<uint64_t> &table = set.hostAddressTables[m];
+    for (unsigned id : step.mega.addressTable)
+      table.push_back(uint64_t(set.pointers[id]));
+    if (Status status = upload(
+            set.addressTables[m], table.data(), table.size() * sizeof(uint64_t),
+            "steps[" + std::to_string(devices[m].step) + "]: mega-kernel \"" +
+                step.kernel + "\": the address table",
+            stream);
+        !status.ok())
+      return status;
+  }
+  return Status::success();
+}
+
+Status driver::launchMegaKernel(const Manifest &manifest,
+                                const MegaKernelDevice &device,
+                                CUdeviceptr addressTable,
+                                const LoadedKernels &kernels, CUstream stream) {
+  const Step &step = manifest.steps[device.step];
+  CUdeviceptr pointers[megaKernelParams] = {};
+  pointers[AddressTableParam] = addressTable;
+  pointers[TasksParam] = device.tasks.get();
+  pointers[QueueStartsParam] = device.queueStarts.get();
+  pointers[QueuesParam] = device.queues.get();
+  pointers[NeededParam] = device.needed.get();
+  pointers[CountersParam] = device.counters.get();
+  pointers[OperandsParam] = device.operands.get();
+  pointers[StateParam] = device.state.get();
+  void *params[megaKernelParams];
+  for (unsigned p = 0; p < megaKernelParams; ++p)
+    params[p] = &pointers[p];
+  return cuCheck(cuLaunchKernel(kernels.functions.at(step.kernel), step.grid[0],
+                                1, 1, step.block[0], 1, 1,
+                                step.dynamicSharedBytes, stream, params,
+                                nullptr),
+                 "steps[" + std::to_string(device.step) + "]: mega-kernel \"" +
+                     step.kernel + "\": cuLaunchKernel");
+}
+
+Status driver::readMegaKernelState(MegaKernelDevice &device, CUstream stream,
+                                   bool &hung) {
+  std::string where = "steps[" + std::to_string(device.step) +
+                      "]: reading the mega-kernel's state: ";
+  if (Status status =
+          cuCheck(cuMemcpyDtoHAsync(device.readBack.data(), device.state.get(),
+                                    sizeof(MegaKernelState), stream),
+                  where + "cuMemcpyDtoHAsync");
+      !status.ok())
+    return status;
+  if (Status status =
+          cuCheck(cuStreamSynchronize(stream), where + "cuStreamSynchronize");
+      !status.ok())
+    return status;
+  hung = device.readBack[Failed] != 0;
+  // The counters lag the epoch after a hang: start over so later runs can
+  // wait.
+  return hung ? resetMegaKernel(device, stream) : Status::success();
+}

@@ -5,9 +5,10 @@
 // What running a bundle's steps needs, whoever owns the buffers and the
 // stream: driver errors as Status, owned handles, loading the bundle's
 // module, binding its buffers (allocating those the caller does not give),
-// encoding tensor maps and enqueueing launch and copy steps. The Runner
-// (mirage-run: generated inputs, checks, timing, mega-kernels) and the
-// Executable (a bundle on the caller's tensors and stream) both use them.
+// encoding tensor maps, enqueueing launch and copy steps, and a mega-kernel
+// step's tables, counters and launch. The Runner (mirage-run: generated
+// inputs, checks, timing) and the Executable (a bundle on the caller's
+// tensors and stream) both use them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 #define MIRAGE_RUNTIME_LIB_DRIVER_H
 
 #include "mirage_runtime/Manifest.h"
+#include "mirage_runtime/MegaKernel.h"
 #include "mirage_runtime/Results.h"
 #include "mirage_runtime/Status.h"
 
@@ -134,6 +136,54 @@ Status prepareLaunchArgs(const Manifest &manifest, BufferSet &set,
 Status enqueueStep(const Manifest &manifest, size_t index,
                    const LoadedKernels &kernels, const BufferSet &set,
                    CUstream stream, bool pdl, bool firstInSequence);
+
+/// The device side of a mega-kernel step, shared by all buffer sets: its
+/// tables, its event counters and its state words.
+struct MegaKernelDevice {
+  size_t step = 0;
+  DeviceMemory tasks, queueStarts, queues, needed, operands;
+  DeviceMemory counters, state;
+  uint64_t counterBytes = 0;
+  uint64_t deadlineMs = 0;
+  /// What the Deadline word is uploaded from, and the state read back.
+  uint64_t deadlineNs = 0;
+  MegaKernelState readBack{};
+};
+
+/// Fails with describeResidencyRefusal's message when the workers of
+/// mega-kernel `step` cannot all be resident at once (they wait on each
+/// other, so a worker left out would hang the rest).
+Status checkResidency(const Step &step, const LoadedKernels &kernels,
+                      const DeviceInfo &info);
+
+/// Uploads the tables of mega-kernel step `device.step` and allocates and
+/// resets its counters and state, on `stream` (synchronized).
+Status setUpMegaKernel(const Manifest &manifest, MegaKernelDevice &device,
+                       CUstream stream);
+
+/// Zeroes the counters and state and writes the deadline (after a hang the
+/// counters lag the epoch), on `stream` (synchronized).
+Status resetMegaKernel(MegaKernelDevice &device, CUstream stream);
+
+/// Uploads, per mega-kernel step (`devices`, in step order), the device
+/// addresses of its address table's buffers in `set` into
+/// `set.addressTables`.
+Status uploadAddressTables(const Manifest &manifest,
+                           const std::vector<MegaKernelDevice> &devices,
+                           BufferSet &set, CUstream stream);
+
+/// Launches mega-kernel step `device.step` with the address table at
+/// `addressTable` (device memory: its buffers' addresses).
+Status launchMegaKernel(const Manifest &manifest,
+                        const MegaKernelDevice &device,
+                        CUdeviceptr addressTable, const LoadedKernels &kernels,
+                        CUstream stream);
+
+/// Reads `device`'s state back (synchronizing `stream`) into
+/// `device.readBack`; `hung` tells whether a wait ran past its deadline, in
+/// which case the counters and state are reset so that later runs can wait.
+Status readMegaKernelState(MegaKernelDevice &device, CUstream stream,
+                           bool &hung);
 
 } // namespace mirage::runtime::driver
 

@@ -8,6 +8,8 @@
 
 #include "Driver.h"
 
+#include <map>
+
 using namespace mirage::runtime;
 using namespace mirage::runtime::driver;
 
@@ -22,7 +24,74 @@ struct Executable::State {
   BufferSet set;
   std::vector<CUdeviceptr> bound;
   bool hasSet = false;
+  /// The mega-kernel steps, in step order, and by step the index of each
+  /// among them (-1: another kind).
+  std::vector<MegaKernelDevice> megaKernels;
+  std::vector<int> megaKernelOf;
+  /// The mega-kernels' address tables: one slot per distinct binding of the
+  /// caller's addresses, holding every mega-kernel step's table side by
+  /// side (tableOffsets, in words). A slot is written once, by memset
+  /// operations on the caller's stream, which a CUDA graph capture records
+  /// with their values (a copy from host memory it would not allow), and is
+  /// never given to other addresses, so a captured graph's slot stays its
+  /// own. Pools of slots are added outside captures and never freed before
+  /// the executable.
+  std::vector<DeviceMemory> slotPools;
+  std::vector<size_t> tableOffsets;
+  size_t slotWords = 0, slotsUsed = 0;
+  std::map<std::vector<CUdeviceptr>, CUdeviceptr> slotOf;
+  CUdeviceptr slot = 0;
+
+  Expected<CUdeviceptr> writeSlot(CUstream stream);
 };
+
+/// Slots per pool: distinct bindings are few when a framework's allocator
+/// reuses its blocks.
+static constexpr size_t slotsPerPool = 64;
+
+Expected<CUdeviceptr> Executable::State::writeSlot(CUstream stream) {
+  if (slotsUsed == slotPools.size() * slotsPerPool) {
+    CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (Status status = cuCheck(cuStreamIsCapturing(stream, &capturing),
+                                "cuStreamIsCapturing");
+        !status.ok())
+      return status;
+    if (capturing != CU_STREAM_CAPTURE_STATUS_NONE)
+      return Status::error(
+          manifest.name + ": " + std::to_string(slotsUsed) +
+          " distinct sets of buffer addresses used its mega-kernel; a new "
+          "one needs memory for its address table, which cannot be "
+          "allocated while a CUDA graph is captured (run once at these "
+          "addresses before capturing)");
+    DeviceMemory &pool = slotPools.emplace_back();
+    if (Status status = cuCheck(
+            cuMemAlloc(pool.receive(),
+                       allocationBytes(slotsPerPool * slotWords * 8)),
+            manifest.name + ": cuMemAlloc of mega-kernel address tables");
+        !status.ok())
+      return status;
+  }
+  CUdeviceptr address = slotPools[slotsUsed / slotsPerPool].get() +
+                        (slotsUsed % slotsPerPool) * slotWords * 8;
+  ++slotsUsed;
+  for (size_t m = 0; m < megaKernels.size(); ++m) {
+    const std::vector<unsigned> &ids =
+        manifest.steps[megaKernels[m].step].mega.addressTable;
+    for (size_t j = 0; j < ids.size(); ++j) {
+      uint64_t value = uint64_t(set.pointers[ids[j]]);
+      CUdeviceptr word = address + (tableOffsets[m] + j) * 8;
+      for (Status status :
+           {cuCheck(cuMemsetD32Async(word, uint32_t(value), 1, stream),
+                    manifest.name + ": writing an address table"),
+            cuCheck(
+                cuMemsetD32Async(word + 4, uint32_t(value >> 32), 1, stream),
+                manifest.name + ": writing an address table")})
+        if (!status.ok())
+          return status;
+    }
+  }
+  return address;
+}
 
 Executable::Executable(std::unique_ptr<State> state)
     : state(std::move(state)) {}
@@ -66,15 +135,31 @@ Executable::load(const std::string &bundleDir) {
   if (!manifest)
     return manifest.status();
   state->manifest = std::move(*manifest);
-  for (const Step &step : state->manifest.steps)
-    if (step.kind == Step::Kind::MegaKernel)
-      return Status::error(bundleDir + ": mega-kernel \"" + step.kernel +
-                           "\": mega-kernel bundles run through mirage-run "
-                           "only, not on a caller's buffers");
   if (Status status =
           loadKernels(state->manifest, bundleDir, *info, state->kernels);
       !status.ok())
     return status;
+  // A mega-kernel's tables, counters and state are set up once; its
+  // counters are epoch-based, so runs need no reset.
+  const std::vector<Step> &steps = state->manifest.steps;
+  state->megaKernelOf.assign(steps.size(), -1);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].kind != Step::Kind::MegaKernel)
+      continue;
+    if (Status status = checkResidency(steps[i], state->kernels, *info);
+        !status.ok())
+      return status;
+    state->megaKernelOf[i] = int(state->megaKernels.size());
+    MegaKernelDevice &device = state->megaKernels.emplace_back();
+    device.step = i;
+    device.deadlineMs = steps[i].mega.deadlineMs;
+    if (Status status =
+            setUpMegaKernel(state->manifest, device, /*stream=*/nullptr);
+        !status.ok())
+      return status;
+    state->tableOffsets.push_back(state->slotWords);
+    state->slotWords += steps[i].mega.addressTable.size();
+  }
   return std::unique_ptr<Executable>(new Executable(std::move(state)));
 }
 
@@ -129,14 +214,47 @@ Status Executable::run(const std::vector<uint64_t> &inputs,
     if (Status status = prepareLaunchArgs(manifest, set, stream); !status.ok())
       return status;
     state->set = std::move(set);
-    state->bound = std::move(callers);
+    state->bound = callers;
     state->hasSet = true;
+    if (!state->megaKernels.empty()) {
+      CUdeviceptr &slot = state->slotOf[callers];
+      if (!slot) {
+        Expected<CUdeviceptr> written = state->writeSlot(stream);
+        if (!written)
+          return written.status();
+        slot = *written;
+      }
+      state->slot = slot;
+    }
   }
-  for (size_t i = 0; i < manifest.steps.size(); ++i)
-    if (Status status = enqueueStep(manifest, i, state->kernels, state->set,
-                                    stream, /*pdl=*/false,
-                                    /*firstInSequence=*/true);
-        !status.ok())
+  for (size_t i = 0; i < manifest.steps.size(); ++i) {
+    int mega = state->megaKernelOf[i];
+    Status status =
+        mega >= 0 ? launchMegaKernel(manifest, state->megaKernels[size_t(mega)],
+                                     state->slot +
+                                         state->tableOffsets[size_t(mega)] * 8,
+                                     state->kernels, stream)
+                  : enqueueStep(manifest, i, state->kernels, state->set, stream,
+                                /*pdl=*/false, /*firstInSequence=*/true);
+    if (!status.ok())
       return status;
+  }
   return Status::success();
 }
+
+Status Executable::check(CUstream_st *stream) {
+  for (MegaKernelDevice &device : state->megaKernels) {
+    bool hung = false;
+    if (Status status = readMegaKernelState(device, stream, hung); !status.ok())
+      return status;
+    if (hung)
+      return Status::error(
+          state->manifest.name + ": " +
+          describeHang(state->manifest.steps[device.step], device.readBack,
+                       device.deadlineMs) +
+          " (the outputs of the runs since the last check are not valid)");
+  }
+  return Status::success();
+}
+
+bool Executable::hasMegaKernel() const { return !state->megaKernels.empty(); }

@@ -40,18 +40,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The device side of a mega-kernel step, shared by all buffer sets.
-struct MegaKernelDevice {
-  size_t step = 0;
-  DeviceMemory tasks, queueStarts, queues, needed, operands;
-  DeviceMemory counters, state;
-  uint64_t counterBytes = 0;
-  uint64_t deadlineMs = 0;
-  /// What the Deadline word is uploaded from, and the state read back.
-  uint64_t deadlineNs = 0;
-  MegaKernelState readBack{};
-};
-
 /// The state of running one bundle; destroying it frees all it allocated.
 class BundleRun {
 public:
@@ -69,14 +57,12 @@ private:
   Status loadInputs();
   Status loadReference();
   Status loadModule();
-  Status checkResidency(const Step &step);
   Status allocate(BufferSet &set);
   Status upload(DeviceMemory &memory, const void *data, uint64_t bytes,
                 const std::string &what) {
     return driver::upload(memory, data, bytes, what, stream.get());
   }
   Status setUpMegaKernels();
-  Status resetMegaKernel(MegaKernelDevice &mega);
   Status readMegaKernelStates(const std::string &during, bool &hung);
   Status enqueueSteps(const BufferSet &set, bool checked, bool pdl = false,
                       bool firstInSequence = true);
@@ -229,98 +215,15 @@ Status BundleRun::loadModule() {
   // After the shared memory limits: occupancy depends on them.
   for (const Step &step : manifest.steps)
     if (step.kind == Step::Kind::MegaKernel)
-      if (Status status = checkResidency(step); !status.ok())
+      if (Status status = checkResidency(step, kernels, info); !status.ok())
         return status;
   return Status::success();
-}
-
-Status BundleRun::checkResidency(const Step &step) {
-  // Workers wait for each other: one that never starts because the others
-  // hold every SM would keep them waiting forever.
-  CUfunction function = kernels.functions.at(step.kernel);
-  std::string where = "mega-kernel \"" + step.kernel + "\": ";
-  int perSM = 0;
-  if (Status status = cuCheck(
-          cuOccupancyMaxActiveBlocksPerMultiprocessor(
-              &perSM, function, int(step.block[0]), step.dynamicSharedBytes),
-          where + "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-      !status.ok())
-    return status;
-  if (uint64_t(perSM) * uint64_t(info.smCount) >= step.grid[0])
-    return Status::success();
-  int registers = 0, staticShared = 0;
-  if (Status status = cuCheck(
-          cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, function),
-          where + "cuFuncGetAttribute(NUM_REGS)");
-      !status.ok())
-    return status;
-  if (Status status = cuCheck(
-          cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-                             function),
-          where + "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
-      !status.ok())
-    return status;
-  return Status::error(describeResidencyRefusal(
-      step.kernel, step.grid[0], perSM, step.block[0],
-      uint64_t(step.dynamicSharedBytes) + uint64_t(staticShared), registers,
-      info.smCount));
 }
 
 Status BundleRun::setUpMegaKernels() {
-  for (MegaKernelDevice &device : megaKernels) {
-    const Step &step = manifest.steps[device.step];
-    const MegaKernelSpec &mega = step.mega;
-    std::string where = "steps[" + std::to_string(device.step) +
-                        "]: mega-kernel \"" + step.kernel + "\": ";
-    for (auto [table, memory, name] :
-         {std::tuple{&mega.tasks, &device.tasks, "tasks"},
-          std::tuple{&mega.queueStarts, &device.queueStarts, "queue_starts"},
-          std::tuple{&mega.queues, &device.queues, "queues"},
-          std::tuple{&mega.needed, &device.needed, "needed"},
-          std::tuple{&mega.operands, &device.operands, "operands"}})
-      if (Status status =
-              upload(*memory, table->data(), table->size() * sizeof(int32_t),
-                     where + "the " + name + " table");
-          !status.ok())
-        return status;
-    device.counterBytes = mega.eventCount() * sizeof(uint64_t);
-    if (Status status = cuCheck(
-            cuMemAlloc(device.counters.receive(),
-                       allocationBytes(device.counterBytes)),
-            where + "cuMemAlloc of " + std::to_string(device.counterBytes) +
-                " bytes of event counters");
+  for (MegaKernelDevice &device : megaKernels)
+    if (Status status = setUpMegaKernel(manifest, device, stream.get());
         !status.ok())
-      return status;
-    if (Status status =
-            cuCheck(cuMemAlloc(device.state.receive(), sizeof(MegaKernelState)),
-                    where + "cuMemAlloc of the state");
-        !status.ok())
-      return status;
-    if (Status status = resetMegaKernel(device); !status.ok())
-      return status;
-  }
-  return Status::success();
-}
-
-Status BundleRun::resetMegaKernel(MegaKernelDevice &device) {
-  std::string where = "steps[" + std::to_string(device.step) +
-                      "]: resetting the mega-kernel's counters and state: ";
-  device.deadlineNs = deadlineNanoseconds(device.deadlineMs);
-  for (Status status :
-       {cuCheck(cuMemsetD8Async(device.counters.get(), 0,
-                                allocationBytes(device.counterBytes),
-                                stream.get()),
-                where + "cuMemsetD8Async"),
-        cuCheck(cuMemsetD8Async(device.state.get(), 0, sizeof(MegaKernelState),
-                                stream.get()),
-                where + "cuMemsetD8Async"),
-        cuCheck(cuMemcpyHtoDAsync(
-                    device.state.get() + Deadline * sizeof(uint64_t),
-                    &device.deadlineNs, sizeof(uint64_t), stream.get()),
-                where + "cuMemcpyHtoDAsync"),
-        cuCheck(cuStreamSynchronize(stream.get()),
-                where + "cuStreamSynchronize")})
-    if (!status.ok())
       return status;
   return Status::success();
 }
@@ -329,19 +232,11 @@ Status BundleRun::readMegaKernelStates(const std::string &during, bool &hung) {
   hung = false;
   for (size_t m = 0; m < megaKernels.size(); ++m) {
     MegaKernelDevice &device = megaKernels[m];
-    std::string where = "steps[" + std::to_string(device.step) +
-                        "]: reading the mega-kernel's state after " + during;
-    if (Status status = cuCheck(
-            cuMemcpyDtoHAsync(device.readBack.data(), device.state.get(),
-                              sizeof(MegaKernelState), stream.get()),
-            where + ": cuMemcpyDtoHAsync");
+    bool deviceHung = false;
+    if (Status status = readMegaKernelState(device, stream.get(), deviceHung);
         !status.ok())
-      return status;
-    if (Status status = cuCheck(cuStreamSynchronize(stream.get()),
-                                where + ": cuStreamSynchronize");
-        !status.ok())
-      return status;
-    if (device.readBack[Failed] == 0)
+      return Status::error("after " + during + ": " + status.message());
+    if (!deviceHung)
       continue;
     hung = true;
     megaKernelHung = true;
@@ -353,9 +248,6 @@ Status BundleRun::readMegaKernelStates(const std::string &during, bool &hung) {
       mega.hangDuring = during;
       mega.hangState.assign(device.readBack.begin(), device.readBack.end());
     }
-    // The counters lag the epoch now: start over so later runs can wait.
-    if (Status status = resetMegaKernel(device); !status.ok())
-      return status;
   }
   return Status::success();
 }
@@ -363,20 +255,10 @@ Status BundleRun::readMegaKernelStates(const std::string &during, bool &hung) {
 Status BundleRun::allocate(BufferSet &set) {
   if (Status status = bindBuffers(manifest, {}, set); !status.ok())
     return status;
-  set.addressTables.resize(megaKernels.size());
-  set.hostAddressTables.resize(megaKernels.size());
-  for (size_t m = 0; m < megaKernels.size(); ++m) {
-    const Step &step = manifest.steps[megaKernels[m].step];
-    std::vector<uint64_t> &table = set.hostAddressTables[m];
-    for (unsigned id : step.mega.addressTable)
-      table.push_back(uint64_t(set.pointers[id]));
-    if (Status status = upload(
-            set.addressTables[m], table.data(), table.size() * sizeof(uint64_t),
-            "steps[" + std::to_string(megaKernels[m].step) +
-                "]: mega-kernel \"" + step.kernel + "\": the address table");
-        !status.ok())
-      return status;
-  }
+  if (Status status =
+          uploadAddressTables(manifest, megaKernels, set, stream.get());
+      !status.ok())
+    return status;
   return prepareLaunchArgs(manifest, set, stream.get());
 }
 
@@ -387,25 +269,9 @@ Status BundleRun::enqueueSteps(const BufferSet &set, bool checked, bool pdl,
     std::string where = "steps[" + std::to_string(i) + "]: ";
     if (step.kind == Step::Kind::MegaKernel) {
       where += "mega-kernel \"" + step.kernel + "\"";
-      int m = megaKernelOf[i];
-      const MegaKernelDevice &device = megaKernels[m];
-      CUdeviceptr pointers[megaKernelParams] = {};
-      pointers[AddressTableParam] = set.addressTables[m].get();
-      pointers[TasksParam] = device.tasks.get();
-      pointers[QueueStartsParam] = device.queueStarts.get();
-      pointers[QueuesParam] = device.queues.get();
-      pointers[NeededParam] = device.needed.get();
-      pointers[CountersParam] = device.counters.get();
-      pointers[OperandsParam] = device.operands.get();
-      pointers[StateParam] = device.state.get();
-      void *params[megaKernelParams];
-      for (unsigned p = 0; p < megaKernelParams; ++p)
-        params[p] = &pointers[p];
-      if (Status status = cuCheck(
-              cuLaunchKernel(kernels.functions.at(step.kernel), step.grid[0], 1,
-                             1, step.block[0], 1, 1, step.dynamicSharedBytes,
-                             stream.get(), params, nullptr),
-              where + ": cuLaunchKernel");
+      if (Status status = launchMegaKernel(
+              manifest, megaKernels[megaKernelOf[i]],
+              set.addressTables[megaKernelOf[i]].get(), kernels, stream.get());
           !status.ok())
         return status;
     } else {

@@ -28,66 +28,91 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+// --help lists these options only, not the hundreds LLVM registers.
+static cl::OptionCategory bundleCategory("mirage-bundle options");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<input .mlir>"));
+                                      cl::desc("<input .mlir>"),
+                                      cl::cat(bundleCategory));
 static cl::opt<std::string> outputDir("o", cl::Required,
                                       cl::desc("Directory of the bundles"),
-                                      cl::value_desc("dir"));
+                                      cl::value_desc("dir"),
+                                      cl::cat(bundleCategory));
 static cl::list<std::string>
-    functions("function", cl::desc("Compile this function (repeatable; "
-                                   "default: every function)"));
+    functions("function",
+              cl::desc("Compile this function (repeatable; "
+                       "default: every function)"),
+              cl::cat(bundleCategory));
 static cl::opt<std::string> chip("chip", cl::init("sm_90a"),
-                                 cl::desc("Target chip"));
+                                 cl::desc("Target chip"),
+                                 cl::cat(bundleCategory));
 static cl::opt<unsigned> ptx("ptx", cl::init(0),
                              cl::desc("PTX ISA version times ten (0: the "
-                                      "chip's minimum)"));
+                                      "chip's minimum)"),
+                             cl::cat(bundleCategory));
 static cl::opt<uint64_t> seed("seed", cl::init(1),
-                              cl::desc("Seed of the bundle inputs"));
+                              cl::desc("Seed of the bundle inputs"),
+                              cl::cat(bundleCategory));
 static cl::opt<bool> noReference("no-reference",
-                                 cl::desc("Skip the float64 reference"));
+                                 cl::desc("Skip the float64 reference"),
+                                 cl::cat(bundleCategory));
 static cl::opt<std::string>
-    ptxas("ptxas", cl::desc("ptxas to use, or 'none' for PTX only "
-                            "(default: search PATH, /usr/local/cuda/bin)"));
+    ptxas("ptxas",
+          cl::desc("ptxas to use, or 'none' for PTX only "
+                   "(default: search PATH, /usr/local/cuda/bin)"),
+          cl::cat(bundleCategory));
 static cl::opt<unsigned> pipelineStages("pipeline-stages", cl::init(0),
                                         cl::desc("cp.async pipeline stages "
-                                                 "(0: automatic)"));
-static cl::opt<int64_t> targetBlocks(
-    "target-blocks", cl::init(264),
-    cl::desc("Grid size default matmul tiles aim for"));
+                                                 "(0: automatic)"),
+                                        cl::cat(bundleCategory));
+static cl::opt<int64_t>
+    targetBlocks("target-blocks", cl::init(264),
+                 cl::desc("Grid size default matmul tiles aim for"),
+                 cl::cat(bundleCategory));
 static cl::opt<bool> fuse("fuse", cl::init(true),
-                          cl::desc("Fuse kernel ops first (kn-fuse)"));
+                          cl::desc("Fuse kernel ops first (kn-fuse)"),
+                          cl::cat(bundleCategory));
 static cl::opt<bool> tensorCores("tensor-cores", cl::init(true),
-                                 cl::desc("Tile matmuls on tensor cores"));
+                                 cl::desc("Tile matmuls on tensor cores"),
+                                 cl::cat(bundleCategory));
 static cl::opt<bool> asyncCopy("async-copy", cl::init(true),
-                               cl::desc("Load input tiles with cp.async"));
+                               cl::desc("Load input tiles with cp.async"),
+                               cl::cat(bundleCategory));
 static cl::opt<bool> dependentLaunch(
     "dependent-launch", cl::init(true),
     cl::desc("Start per-operator kernels with griddepcontrol (sm_90 and "
              "later) so that they may run with programmatic dependent "
-             "launch; marked \"pdl\" in the manifest"));
+             "launch; marked \"pdl\" in the manifest"),
+    cl::cat(bundleCategory));
 static cl::opt<bool>
     tma("tma", cl::init(false),
         cl::desc("Load the pipelined input tiles of per-operator kernels with "
                  "the bulk tensor copy engine (sm_90 and later); the "
-                 "manifest (version 3) then passes tensor maps"));
+                 "manifest (version 3) then passes tensor maps"),
+        cl::cat(bundleCategory));
 static cl::opt<bool>
     megakernel("megakernel",
                cl::desc("Compile each function into one persistent kernel "
-                        "(mirage-to-megakernel; manifest version 2)"));
+                        "(mirage-to-megakernel; manifest version 2)"),
+               cl::cat(bundleCategory));
 static cl::opt<int64_t> workers("workers", cl::init(0),
                                 cl::desc("Mega-kernel worker CTAs (0: the "
-                                         "chip's SMs)"));
+                                         "chip's SMs)"),
+                                cl::cat(bundleCategory));
 static cl::opt<std::string>
     device("device", cl::init("h100"),
            cl::desc("Device the mega-kernel's schedule is estimated for "
-                    "(h100, h200)"));
+                    "(h100, h200)"),
+           cl::cat(bundleCategory));
 static cl::opt<int64_t>
     deadlineMs("deadline-ms", cl::init(2000),
                cl::desc("Mega-kernel: milliseconds a wait may take before "
-                        "the run is abandoned and reported (0: no limit)"));
+                        "the run is abandoned and reported (0: no limit)"),
+               cl::cat(bundleCategory));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(bundleCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "Compile kernel graphs into GPU bundles\n");
   // Flags with a fixed set of values, before the input is read.
@@ -152,7 +177,6 @@ int main(int argc, char **argv) {
     }
   }
   if (failures)
-    llvm::errs() << failures << " of " << names.size()
-                 << " bundles failed\n";
+    llvm::errs() << failures << " of " << names.size() << " bundles failed\n";
   return failures ? 1 : 0;
 }

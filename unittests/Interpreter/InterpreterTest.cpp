@@ -60,6 +60,34 @@ TEST_F(InterpreterTest, KernelGraphOps) {
   EXPECT_EQ(out[0].data, (std::vector<double>{119, 222, 143, 250}));
 }
 
+TEST_F(InterpreterTest, StepCallbackHearsOfEachTopLevelOpOnce) {
+  // The kernel's block graph has ops of its own; only the function's two
+  // ops are reported, in order, before they run.
+  Program program = compile(R"mlir(
+    func.func @f(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+      %e = kn.exp %x : tensor<2x2xf32>
+      %s = kn.kernel(%e) {
+        tb.graph grid [2] threads 32 forloop 1 {
+        ^bb0(%ed: tensor<2x2xf32>):
+          %t = tb.input_iterator %ed imap <x -> 0> fmap <i -> 1> : tensor<2x2xf32> -> !tb.tile<1x2xf32>
+          %n = tb.neg %t : !tb.tile<1x2xf32>
+          %o = tb.output_saver %n omap <x -> 0> : !tb.tile<1x2xf32> -> tensor<2x2xf32>
+          tb.yield %o : tensor<2x2xf32>
+        }
+      } : (tensor<2x2xf32>) -> tensor<2x2xf32>
+      return %s : tensor<2x2xf32>
+    })mlir");
+  std::vector<std::string> heard;
+  StepCallback onStep = [&](size_t index, size_t count, Operation *op) {
+    heard.push_back(std::to_string(index) + "/" + std::to_string(count) + " " +
+                    op->getName().getStringRef().str());
+  };
+  auto out = cantFail(program.run({tensor({2, 2}, {0, 0, 0, 0})},
+                                  /*monitor=*/nullptr, &onStep));
+  EXPECT_EQ(out[0].data, (std::vector<double>{-1, -1, -1, -1}));
+  EXPECT_EQ(heard, (std::vector<std::string>{"0/2 kn.exp", "1/2 kn.kernel"}));
+}
+
 // Row sums of a 4x4 matrix: 2 blocks of 2 rows, 2 iterations of 2 columns.
 const char *kRowSum = R"mlir(
   func.func @f(%x: tensor<4x4xf32>) -> tensor<4x1xf32> {

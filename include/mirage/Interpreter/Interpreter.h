@@ -18,6 +18,7 @@
 #include "mirage/Semantics/Evaluation.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -49,6 +50,11 @@ private:
 /// The default limit on the elements of a program's tensors (arguments and
 /// results of its top-level ops together): 2^29, 4 GiB in float64.
 constexpr int64_t kDefaultMaxElements = int64_t(1) << 29;
+
+/// Called before each top-level op of a float64 run with its index, the
+/// number of top-level ops and the op, so that a long run can show progress.
+using StepCallback =
+    std::function<void(size_t index, size_t count, mlir::Operation *op)>;
 
 /// What the equivalence verifier runs on its inputs: a function (Program)
 /// or a task graph (TaskGraphProgram).
@@ -90,10 +96,11 @@ public:
   }
 
   /// Runs the program in float64. `monitor`, when given, watches every
-  /// value against its element type's range.
+  /// value against its element type's range; `onStep`, when given, hears of
+  /// each top-level op before it runs.
   llvm::Expected<std::vector<F64Tensor>>
-  run(llvm::ArrayRef<F64Tensor> inputs,
-      StabilityMonitor *monitor = nullptr) const;
+  run(llvm::ArrayRef<F64Tensor> inputs, StabilityMonitor *monitor = nullptr,
+      const StepCallback *onStep = nullptr) const;
 
   /// Runs the program in float64 with running error analysis: every output
   /// element comes with a bound on its distance from the exact real result

@@ -24,6 +24,7 @@
 #include "mirage/IR/SemanticsOpInterface.h"
 #include "mirage/Interpreter/Interpreter.h"
 #include "mirage/Semantics/OpSemantics.h"
+#include "mirage/Semantics/Parallel.h"
 #include "mirage_runtime/InputGenerator.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -40,6 +41,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
+
+#include <chrono>
 
 using namespace mlir;
 using namespace mirage;
@@ -147,16 +150,59 @@ computeReference(func::FuncOp reference, const rt::UniformGenerator &generator,
   auto program = Program::compile(reference);
   if (!program)
     return program.takeError();
+  // Progress: a line at most every two seconds, so that a reference of many
+  // seconds (a model-sized layer, a 36-layer step) shows how far it got;
+  // the estimate of what remains assumes the rest of the phase (inputs by
+  // elements, then ops) goes as fast as what is done.
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start = Clock::now(), lastLine = start;
+  auto report = [&](size_t done, size_t total, const llvm::Twine &what) {
+    Clock::time_point now = Clock::now();
+    if (done == 0 || now - lastLine < std::chrono::seconds(2))
+      return;
+    lastLine = now;
+    double elapsed = std::chrono::duration<double>(now - start).count();
+    log << llvm::formatv("  reference: {0}; {1:f0} s so far, about {2:f0} s "
+                         "left\n",
+                         what.str(), elapsed,
+                         elapsed * double(total - done) / double(done));
+    log.flush();
+  };
+
+  // Inputs are drawn in parallel chunks: a Qwen3-8B-sized layer has 200
+  // million weights, 9 s one element at a time.
   std::vector<F64Tensor> inputs;
-  for (auto [index, type] : llvm::enumerate(reference.getArgumentTypes())) {
+  ArrayRef<Type> types = reference.getArgumentTypes();
+  auto elementsOf = [](Type type) {
+    return size_t(cast<RankedTensorType>(type).getNumElements());
+  };
+  size_t drawn = 0, toDraw = 0;
+  for (Type type : types)
+    toDraw += elementsOf(type);
+  for (auto [index, type] : llvm::enumerate(types)) {
+    report(drawn, toDraw,
+           llvm::formatv("{0} of {1} inputs drawn", index, types.size()));
+    drawn += elementsOf(type);
     auto tensor = cast<RankedTensorType>(type);
     F64Tensor input(tensor.getShape());
-    input.data = generator.values(index, *getDType(tensor.getElementType()),
-                                  input.data.size());
+    rt::DType dtype = *getDType(tensor.getElementType());
+    size_t count = input.data.size();
+    constexpr size_t chunk = size_t(1) << 16;
+    parallelFor((count + chunk - 1) / chunk, [&](int64_t c) {
+      size_t begin = size_t(c) * chunk;
+      generator.values(index, dtype, begin, std::min(count, begin + chunk),
+                       input.data.data() + begin);
+    });
     inputs.push_back(std::move(input));
   }
   StabilityMonitor monitor;
-  auto outputs = program->run(inputs, &monitor);
+  start = Clock::now();
+  StepCallback onStep = [&](size_t index, size_t count, Operation *op) {
+    report(index, count,
+           llvm::formatv("{0} of {1} ops done, next {2}", index, count,
+                         op->getName().getStringRef()));
+  };
+  auto outputs = program->run(inputs, &monitor, &onStep);
   if (!outputs)
     return outputs.takeError();
   if (!monitor.isStable())

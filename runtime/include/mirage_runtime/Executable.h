@@ -8,8 +8,9 @@
 // the caller's stream with the inputs and outputs at the caller's device
 // addresses: no copies, no synchronization. Intermediates live in memory the
 // executable allocates at its first run and keeps, so one executable serves
-// one stream at a time. Mega-kernel bundles are refused here (mirage-run
-// runs them).
+// one stream at a time. A mega-kernel step runs like a launch; its event
+// counters persist across runs (epoch-based), and `check` tells whether a
+// wait ran past the bundle's deadline.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +47,16 @@ public:
   /// stream has run the steps.
   Status run(const std::vector<uint64_t> &inputs,
              const std::vector<uint64_t> &outputs, CUstream_st *stream);
+
+  /// Waits for `stream` and fails with the first hang a mega-kernel step
+  /// recorded since the last check ("mega-kernel hang: task 812 (...) on
+  /// worker 17 waited more than 2000 ms on event 97: ..."); its counters are
+  /// then reset, so later runs work again. Success, without waiting, for
+  /// bundles without mega-kernels.
+  Status check(CUstream_st *stream);
+
+  /// Whether the bundle has a mega-kernel step.
+  bool hasMegaKernel() const;
 
 private:
   struct State;

@@ -76,14 +76,23 @@ struct UniformGenerator {
                    dtype, bytes + e * size);
   }
 
-  /// The `count` elements of input position `input` after rounding to
-  /// `dtype`, as the float64 interpreter must see them.
-  std::vector<double> values(uint64_t input, DType dtype, size_t count) const {
+  /// Elements [begin, end) of input position `input` after rounding to
+  /// `dtype`, as the float64 interpreter must see them, into `dst[0, end -
+  /// begin)`. Ranges are independent, so callers may draw them in parallel.
+  void values(uint64_t input, DType dtype, size_t begin, size_t end,
+              double *dst) const {
     uint64_t inputKey = key(input);
     double inputScale = scale(input);
+    for (size_t e = begin; e < end; ++e)
+      dst[e - begin] =
+          roundToDType(valueWithKey(inputKey, inputScale, e), dtype);
+  }
+
+  /// The `count` elements of input position `input` after rounding to
+  /// `dtype`.
+  std::vector<double> values(uint64_t input, DType dtype, size_t count) const {
     std::vector<double> result(count);
-    for (size_t e = 0; e < count; ++e)
-      result[e] = roundToDType(valueWithKey(inputKey, inputScale, e), dtype);
+    values(input, dtype, 0, count, result.data());
     return result;
   }
 };

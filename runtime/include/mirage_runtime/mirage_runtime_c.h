@@ -33,6 +33,16 @@ int mirage_executable_run(MirageExecutable *executable, const uint64_t *inputs,
                           size_t num_outputs, void *stream, char *error,
                           size_t size);
 
+/* Waits for `stream` and fails with the first hang a mega-kernel step
+ * recorded since the last check (the outputs of those runs are not valid;
+ * the counters are reset). Returns 1, without waiting, for bundles without
+ * a mega-kernel. */
+int mirage_executable_check(MirageExecutable *executable, void *stream,
+                            char *error, size_t size);
+
+/* 1 when the bundle has a mega-kernel step, else 0. */
+int mirage_executable_has_megakernel(const MirageExecutable *executable);
+
 void mirage_executable_free(MirageExecutable *executable);
 
 #ifdef __cplusplus
