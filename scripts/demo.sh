@@ -16,12 +16,10 @@ build="${MIRAGE_BUILD_DIR:-$root/build}"
 example="$root/examples/rmsnorm_linear.mlir"
 echo
 echo "== mirage-opt --tb-report-resources $example"
-"$build/bin/mirage-opt" "$example" --tb-report-resources \
-  --mlir-print-op-on-diagnostic=false -o /dev/null
+"$build/bin/mirage-opt" "$example" --tb-report-resources -o /dev/null
 echo
 echo "== mirage-opt --mirage-verify-equivalence $example"
-"$build/bin/mirage-opt" "$example" --mirage-verify-equivalence \
-  --mlir-print-op-on-diagnostic=false -o /dev/null
+"$build/bin/mirage-opt" "$example" --mirage-verify-equivalence -o /dev/null
 echo
 bundles="$build/demo-bundles"
 echo "== mirage-bundle $example -o $bundles"
@@ -42,7 +40,7 @@ program="$build/demo-rmsnorm_linear_bs1.mlir"
 sed -n '/func.func @rmsnorm_linear_bs1(/,/^}/p' "$example" > "$program"
 echo "== mirage-opt --mirage-superoptimize $program (about 45 s on 2 cores)"
 "$build/bin/mirage-opt" "$program" --mirage-superoptimize="progress=30" \
-  --mlir-print-op-on-diagnostic=false -o "$build/demo-superoptimized.mlir"
+  -o "$build/demo-superoptimized.mlir"
 echo "-- the µGraph it chose ($build/demo-superoptimized.mlir):"
 grep -E 'kn\.|tb\.' "$build/demo-superoptimized.mlir" | sed 's/ : .*//'
 echo

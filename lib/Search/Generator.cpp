@@ -615,29 +615,47 @@ search::superoptimize(const Problem &problem, ExprContext &exprs,
   root.uses.assign(inputs.size(), 0);
 
   std::atomic<unsigned> branchesDone{0};
-  size_t branchCount = 0;
-  auto progressLine = [&] {
-    SubexprStats z3 = context.cache->getStats();
-    return llvm::formatv(
-               "[mirage-superoptimize] {0:f1} s: {1}/{2} branches, {3} kernel "
-               "graphs ({12} bounded), {4} block graphs, {5} complete, {6} "
-               "schedules; Z3 {7} queries ({8} cached, {9} filtered, {10} "
-               "undecided, {11:f1} s solving); {13} candidates tested, {14} "
-               "rejected",
-               elapsed(), branchesDone.load(), branchCount,
-               context.kernelGraphs.load(), context.blockGraphs.load(),
-               context.completeGraphs.load(), context.schedules.load(),
-               z3.queries, z3.cacheHits, z3.filtered, z3.undecided,
-               z3.solverSeconds, context.boundedGraphs.load(),
-               context.testedCandidates.load(),
-               context.rejectedCandidates.load())
-        .str();
+  std::atomic<size_t> branchCount{0};
+  std::atomic<double> exploreStart{0.0};
+  // One short line: the phase, how far it got, candidates so far, and what
+  // remains: the time budget's rest, or (without one) the branches left at
+  // the pace of those done, which is rough (branches differ in size).
+  auto progressLine = [&](bool finished) {
+    double now = elapsed();
+    std::string line =
+        llvm::formatv("[mirage-superoptimize] {0:f0} s: ", now).str();
+    size_t total = branchCount.load(), done = branchesDone.load();
+    if (finished)
+      line += "done: ";
+    if (!total)
+      line += llvm::formatv("listing the kernel graphs to explore ({0} block "
+                            "graphs built)",
+                            context.blockGraphs.load());
+    else
+      line += llvm::formatv("explored {0} of {1} kernel-graph branches "
+                            "({2:f0}%)",
+                            done, total, 100.0 * done / total);
+    line += llvm::formatv(", {0} candidates screened",
+                          context.testedCandidates.load());
+    if (finished)
+      return line;
+    std::optional<double> pace, budget;
+    if (total && done)
+      pace = (now - exploreStart.load()) * double(total - done) / done;
+    if (options.timeBudget > 0)
+      budget = std::max(0.0, options.timeBudget - now);
+    if (budget && (!pace || *budget < *pace))
+      line += llvm::formatv("; at most {0:f0} s left (time budget)", *budget);
+    else if (pace)
+      line += llvm::formatv("; about {0:f0} s left", *pace);
+    return line;
   };
   ProgressReporter reporter(options.progress, options.progressInterval,
-                            progressLine);
+                            [&] { return progressLine(false); });
 
   std::vector<KernelChoice> branches;
   generator.getChoices(root, branches);
+  exploreStart = elapsed();
   branchCount = branches.size();
   // A budget spent while listing the branches leaves the list partial: then
   // nothing is explored or saved.
@@ -783,6 +801,6 @@ search::superoptimize(const Problem &problem, ExprContext &exprs,
                       stats.branchesDone, branchCount)
             .str();
   if (options.progress)
-    *options.progress << progressLine() << " (done)\n";
+    *options.progress << progressLine(true) << "\n";
   return result;
 }

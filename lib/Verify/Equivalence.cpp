@@ -796,3 +796,18 @@ std::string mirage::describe(const EquivalenceResult &result,
   os << llvm::formatv("; {0:F2} s", result.seconds);
   return text;
 }
+
+std::string mirage::describeBriefly(const EquivalenceResult &result) {
+  std::string text = stringifyVerdict(result.verdict).str();
+  llvm::raw_string_ostream os(text);
+  if (result.verdict == Verdict::Proven)
+    os << llvm::formatv(" (false-accept probability <= 2^{0:F0})",
+                        std::log2(result.bound));
+  if (result.mismatch) {
+    os << " (first mismatch at output #" << result.mismatch->output
+       << " element [";
+    llvm::interleaveComma(result.mismatch->index, os);
+    os << "])";
+  }
+  return text;
+}

@@ -6,8 +6,8 @@
 // RUN: mirage-opt %s --mirage-to-megakernel="workers=4 format=isa" 2>&1 | FileCheck %s --check-prefix=DEFAULT --implicit-check-not=searched
 
 // CHECK: remark: @gate subprogram #1 (2 ops): searched in
-// CHECK-SAME: chose #1: 1 kernels (1 graph-defined)
-// CHECK-SAME: proven: equivalent to @gate_sub1
+// CHECK-SAME: chose #1: 1 kernel (1 graph-defined)
+// CHECK-SAME: proven (false-accept probability <= 2^
 // CHECK: remark: schedule: 64 tasks
 // CHECK: tg.graph @gate_tasks from @gate workers 4 linearized attributes {mirage.megakernel =
 // CHECK: tg.kernel

@@ -29,7 +29,7 @@
 // HTML: <title>#2 measured: 4.00 us</title>
 // HTML: (orange: measured)
 // HTML: </svg>
-// HTML: <td>program</td><td><code>rms_norm; matmul</code></td><td class="num">7.1</td><td class="num">9.5</td><td>as written</td>
+// HTML: <td>program</td><td><details><summary><code>rms_norm; matmul</code></summary><pre>t3 = rms_norm{{.*}}(t0,t1); t4 = matmul(t3,t2); return t4</pre></details></td><td class="num">7.1</td><td class="num">9.5</td><td>as written</td>
 // HTML: <tr class="chosen"><td>#2 (chosen)</td>
 // HTML: not checked (top-k reached)
 

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mirage/Conversion/Pipelines.h"
 #include "mirage/CostModel/CostModel.h"
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/IR/OptionChecks.h"
@@ -117,8 +118,7 @@ int main(int argc, char **argv) {
                               "Compile kernel graphs into GPU bundles\n");
   // Flags with a fixed set of values, before the input is read.
   for (std::optional<std::string> error :
-       {mirage::checkOptionValue("mirage-bundle", "--chip", chip,
-                                 mirage::tb::TargetAttr::getKnownChips()),
+       {mirage::checkGPUCodeOptions("mirage-bundle", chip, "bin", ptx),
         mirage::checkOptionValue("mirage-bundle", "--device", device,
                                  mirage::DeviceModel::getNames())})
     if (error) {

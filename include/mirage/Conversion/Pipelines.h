@@ -111,11 +111,13 @@ struct MirageToMegaKernelOptions
 /// for `chip`, or 0 for an unknown chip.
 unsigned getMinimumPTXVersion(llvm::StringRef chip);
 
-/// The error for an unknown `chip` or `format` given to `pipeline`, else
-/// nothing.
+/// The error for an unknown `chip` or `format` given to `pipeline`, or a
+/// `ptx` version (times ten) that is neither 0 nor one the NVPTX backend
+/// knows at or above the chip's minimum, else nothing.
 std::optional<std::string> checkGPUCodeOptions(llvm::StringRef pipeline,
                                                llvm::StringRef chip,
-                                               llvm::StringRef format);
+                                               llvm::StringRef format,
+                                               unsigned ptx);
 
 /// The error for an unknown cost-model `device` given to `where` (a pass or
 /// pipeline), else nothing.

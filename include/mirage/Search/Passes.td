@@ -93,6 +93,10 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            /*default=*/"int64_t(1) << 29",
            "Skip (with a remark) subprograms whose tensors hold more elements "
            "than this: the verifier could not evaluate them">,
+    Option<"details", "details", "bool", /*default=*/"false",
+           "Remarks with the search's counters (graphs, schedules, Z3 "
+           "queries), the first rejection and the chosen candidate's full "
+           "verdict; without it they are one short line">,
     Option<"progressInterval", "progress", "double", /*default=*/"10",
            "Seconds between progress lines on stderr (0: none)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",

@@ -23,7 +23,9 @@ namespace mirage::search {
 struct ReportRow {
   /// "program" for the subprogram as written, "#<rank>" for a candidate.
   std::string label;
-  std::string structure;
+  /// Operators and kernels in one line (summarizeMuGraph), and the whole
+  /// µGraph (printMuGraph): maps, wiring and threads included.
+  std::string structure, fullForm;
   double estimatedUs = 0;
   std::optional<double> measuredUs;
   /// "proven", "tested", "rejected: <why>", "not checked (top-k reached)",

@@ -157,6 +157,11 @@ private:
 std::string describe(const EquivalenceResult &result,
                      llvm::StringRef referenceName);
 
+/// The verdict and its strength only, for remarks read by people: "proven
+/// (false-accept probability <= 2^-156)", "tested", "not equivalent (first
+/// mismatch at output #0 element [0, 3])".
+std::string describeBriefly(const EquivalenceResult &result);
+
 } // namespace mirage
 
 #endif // MIRAGE_VERIFY_EQUIVALENCE_H

@@ -28,8 +28,8 @@ void mirage::buildFrontendToPTXPipeline(OpPassManager &pm, FrontendInput input,
 static std::optional<std::string>
 checkFrontendToPTXOptions(llvm::StringRef pipeline,
                           const mirage::FrontendToPTXOptions &options) {
-  if (auto error =
-          mirage::checkGPUCodeOptions(pipeline, options.chip, options.format))
+  if (auto error = mirage::checkGPUCodeOptions(pipeline, options.chip,
+                                               options.format, options.ptx))
     return error;
   return mirage::checkDeviceOption(pipeline, options.device);
 }

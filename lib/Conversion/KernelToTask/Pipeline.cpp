@@ -56,7 +56,11 @@ void mirage::registerMirageToTaskGraphPipeline() {
       [](OpPassManager &pm, const MirageToTaskGraphOptions &options) {
         buildMirageToTaskGraphPipeline(pm, options);
       },
-      [](const MirageToTaskGraphOptions &options) {
+      [](const MirageToTaskGraphOptions &options)
+          -> std::optional<std::string> {
+        if (options.workers < 0)
+          return std::string("mirage-to-task-graph: workers must be 0 (the "
+                             "device's SMs) or positive");
         return checkOptionValue("mirage-to-task-graph", "device",
                                 options.device, DeviceModel::getNames());
       });

@@ -63,8 +63,9 @@ void mirage::registerMirageToMegaKernelPipeline() {
         buildMirageToMegaKernelPipeline(pm, options);
       },
       [](const MirageToMegaKernelOptions &options) {
-        if (auto error = checkGPUCodeOptions("mirage-to-megakernel",
-                                             options.chip, options.format))
+        if (auto error =
+                checkGPUCodeOptions("mirage-to-megakernel", options.chip,
+                                    options.format, options.ptx))
           return error;
         return checkDeviceOption("mirage-to-megakernel", options.device);
       });

@@ -69,10 +69,25 @@ unsigned mirage::getMinimumPTXVersion(llvm::StringRef chip) {
 
 std::optional<std::string> mirage::checkGPUCodeOptions(llvm::StringRef pipeline,
                                                        llvm::StringRef chip,
-                                                       llvm::StringRef format) {
+                                                       llvm::StringRef format,
+                                                       unsigned ptx) {
   if (auto error = checkOptionValue(pipeline, "chip", chip,
                                     tb::TargetAttr::getKnownChips()))
     return error;
+  // The PTX ISA versions LLVM 22's NVPTX backend knows (an unknown one is
+  // ignored with a warning per function, and the PTX says another).
+  static constexpr unsigned knownPTX[] = {70, 71, 72, 73, 74, 75, 76,
+                                          77, 78, 80, 81, 82, 83, 84,
+                                          85, 86, 87, 88, 90};
+  unsigned minimum = getMinimumPTXVersion(chip);
+  if (ptx && (ptx < minimum || !llvm::is_contained(knownPTX, ptx))) {
+    std::string valid = "0 (the chip's minimum)";
+    for (unsigned version : knownPTX)
+      if (version >= minimum)
+        valid += ", " + std::to_string(version);
+    return formatBadOptionValue(pipeline, "ptx", std::to_string(ptx),
+                                valid + " for " + chip.str());
+  }
   // What gpu-module-to-binary takes; it reports anything else without
   // failing and writes a fatbin.
   if (!llvm::is_contained({"isa", "bin", "fatbin", "llvm", "assembly", "binary",
@@ -192,7 +207,7 @@ void mirage::registerMirageToPTXPipeline() {
       },
       [](const MirageToPTXOptions &options) {
         return checkGPUCodeOptions("mirage-to-ptx", options.chip,
-                                   options.format);
+                                   options.format, options.ptx);
       });
 }
 

@@ -104,12 +104,28 @@ void writeChart(llvm::raw_ostream &os, const SubprogramReport &report) {
 void mirage::search::printReportTable(llvm::raw_ostream &os,
                                       const SubprogramReport &report) {
   os << "search report: " << report.title << "\n  " << report.summary << "\n";
+  // Structures are printed whole (a clipped one hides what tells two
+  // candidates apart); one that repeats an earlier row's says so, since its
+  // kernels then differ only where the one-line form does not look.
   size_t labelWidth = 7, structureWidth = 9;
   for (const ReportRow &row : report.rows) {
     labelWidth = std::max(labelWidth, row.label.size() + 1);
-    structureWidth =
-        std::min<size_t>(std::max(structureWidth, row.structure.size()), 72);
+    structureWidth = std::max(structureWidth, row.structure.size());
   }
+  auto sameAs = [&](size_t index) -> std::string {
+    const ReportRow &row = report.rows[index];
+    for (size_t earlier = 0; earlier < index; ++earlier) {
+      const ReportRow &other = report.rows[earlier];
+      if (other.structure != row.structure)
+        continue;
+      if (other.fullForm == row.fullForm)
+        return " (the same µGraph as " + other.label + ")";
+      return " (as " + other.label +
+             " in this form; they differ in dimension maps, wiring or "
+             "threads: the HTML report shows both whole)";
+    }
+    return "";
+  };
   auto clip = [](llvm::StringRef text, size_t width) {
     return text.size() <= width ? text.str()
                                 : text.take_front(width - 3).str() + "...";
@@ -117,13 +133,13 @@ void mirage::search::printReportTable(llvm::raw_ostream &os,
   os << llvm::formatv(
       "  {0} {1} {2,9} {3,9}  verdict\n", padRight("", labelWidth),
       padRight("structure", structureWidth), "est. us", "meas. us");
-  for (const ReportRow &row : report.rows)
+  for (auto [index, row] : llvm::enumerate(report.rows))
     os << llvm::formatv(
-        "  {0} {1} {2,9} {3,9}  {4}{5}\n",
+        "  {0} {1} {2,9} {3,9}  {4}{5}{6}\n",
         padRight((row.chosen ? "*" : "") + row.label, labelWidth),
-        padRight(clip(row.structure, structureWidth), structureWidth),
-        formatUs(row.estimatedUs), formatUs(row.measuredUs),
-        clip(row.verdict, 100), row.chosen ? " (chosen)" : "");
+        padRight(row.structure, structureWidth), formatUs(row.estimatedUs),
+        formatUs(row.measuredUs), clip(row.verdict, 100),
+        row.chosen ? " (chosen)" : "", sameAs(index));
   if (report.turnedAway > 0) {
     os << "  turned away during the search: " << report.turnedAway;
     if (!report.turnedAwayReasons.empty())
@@ -146,15 +162,18 @@ void mirage::search::writeReportHtml(llvm::raw_ostream &os,
     os << "<h2>" << escapeHtml(report.title) << "</h2>\n<p>"
        << escapeHtml(report.summary) << "</p>\n";
     writeChart(os, report);
-    os << "<table><tr><th></th><th>structure</th><th>estimated us</th>"
-          "<th>measured us</th><th>verdict</th></tr>\n";
+    os << "<table><tr><th></th><th>structure (click for the whole "
+          "µGraph)</th><th>estimated us</th><th>measured us</th>"
+          "<th>verdict</th></tr>\n";
     for (const ReportRow &row : report.rows)
       os << (row.chosen ? "<tr class=\"chosen\">" : "<tr>") << "<td>"
          << escapeHtml(row.label) << (row.chosen ? " (chosen)" : "")
-         << "</td><td><code>" << escapeHtml(row.structure)
-         << "</code></td><td class=\"num\">" << formatUs(row.estimatedUs)
-         << "</td><td class=\"num\">" << formatUs(row.measuredUs) << "</td><td>"
-         << escapeHtml(row.verdict) << "</td></tr>\n";
+         << "</td><td><details><summary><code>" << escapeHtml(row.structure)
+         << "</code></summary><pre>" << escapeHtml(row.fullForm)
+         << "</pre></details></td><td class=\"num\">"
+         << formatUs(row.estimatedUs) << "</td><td class=\"num\">"
+         << formatUs(row.measuredUs) << "</td><td>" << escapeHtml(row.verdict)
+         << "</td></tr>\n";
     os << "</table>\n";
     if (report.turnedAway > 0) {
       os << "<p>Turned away during the search (never ranked): "

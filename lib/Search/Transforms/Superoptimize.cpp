@@ -80,7 +80,7 @@ constexpr unsigned kReportedReasons = 10;
 struct Verified {
   const Candidate *candidate;
   unsigned rank;
-  std::string verdict;
+  std::string verdict, briefVerdict;
   func::FuncOp function;
 };
 
@@ -94,6 +94,9 @@ struct Superoptimize
       return error;
     if (topK == 0)
       return std::string("mirage-superoptimize: top-k must be at least 1");
+    if (timeBudget < 0 || progressInterval < 0)
+      return std::string("mirage-superoptimize: time-budget and progress "
+                         "must be 0 (none) or positive");
     return std::nullopt;
   }
   MIRAGE_CHECK_PASS_OPTIONS_AT_PARSE
@@ -304,9 +307,9 @@ private:
       function->setAttr("mirage.estimated_us",
                         builder.getF64FloatAttr(candidate.cost));
       verdicts[rank] = stringifyVerdict(checked->verdict).str();
-      verified.push_back(
-          {&candidate, static_cast<unsigned>(rank),
-           describe(*checked, label), function});
+      verified.push_back({&candidate, static_cast<unsigned>(rank),
+                          describe(*checked, label), describeBriefly(*checked),
+                          function});
     }
 
     double referenceCost = estimateCost(problem->reference,
@@ -317,27 +320,34 @@ private:
 
     InFlightDiagnostic remark = emitRemark(loc);
     const SearchStats &stats = result->stats;
+    remark << llvm::formatv("@{0} subprogram #{1} ({2} ops): searched in "
+                            "{3:f1} s",
+                            function.getSymName(), index, subprogram.ops.size(),
+                            stats.seconds);
+    if (details)
+      remark << llvm::formatv(
+          " ({0} kernel graphs, {1} block graphs, {2} complete, {3} "
+          "schedules; Z3 {4} queries, {5} cached)",
+          stats.kernelGraphs, stats.blockGraphs, stats.completeGraphs,
+          stats.schedules, stats.subexpr.queries, stats.subexpr.cacheHits);
     remark << llvm::formatv(
-        "@{0} subprogram #{1} ({2} ops): searched in {3:f1} s ({4} kernel "
-        "graphs, {5} block graphs, {6} complete, {7} schedules; Z3 {8} "
-        "queries, {9} cached){10}; {13} candidates screened in float64, {11} "
-        "verified, {12} rejected",
-        function.getSymName(), index, subprogram.ops.size(), stats.seconds,
-        stats.kernelGraphs, stats.blockGraphs, stats.completeGraphs,
-        stats.schedules, stats.subexpr.queries, stats.subexpr.cacheHits,
+        "{0}; {1} candidates screened in float64, {2} verified, {3} rejected",
         result->incomplete.empty() ? "" : "; incomplete: " + result->incomplete,
-        verified.size(), rejected, stats.testedCandidates);
+        stats.testedCandidates, verified.size(), rejected);
     if (!firstRejection.empty())
-      remark << " (first: " << firstRejection << ")";
+      remark << (details ? " (first: " + firstRejection + ")"
+                         : std::string(" (details=true or report= says why)"));
     if (chosen) {
       const MuGraph &graph = chosen->candidate->graph;
       remark << llvm::formatv(
-          "; chose #{0}: {1} kernels ({2} graph-defined), estimated {3:f1} us "
+          "; chose #{0}: {1} kernel{7} ({2} graph-defined), estimated {3:f1} "
+          "us "
           "against {4:f1} us for the program{5}; {6}",
           chosen->rank + 1, graph.ops.size(), graph.getNumCustomOps(),
           chosen->candidate->cost, referenceCost,
           measured.empty() ? "" : " (chosen by measured time)",
-          chosen->verdict);
+          details ? chosen->verdict : chosen->briefVerdict,
+          graph.ops.size() == 1 ? "" : "s");
     } else {
       remark << llvm::formatv("; kept the program (estimated {0:f1} us{1})",
                               referenceCost,
@@ -360,11 +370,13 @@ private:
                                     : std::optional<double>(it->second);
       };
       subprogramReport.rows.push_back(
-          {"program", summarizeMuGraph(problem->reference), referenceCost,
-           measuredUs(label), "as written", chosen == nullptr});
+          {"program", summarizeMuGraph(problem->reference),
+           printMuGraph(problem->reference), referenceCost, measuredUs(label),
+           "as written", chosen == nullptr});
       for (auto [rank, candidate] : llvm::enumerate(result->candidates)) {
         ReportRow row{"#" + std::to_string(rank + 1),
                       summarizeMuGraph(candidate.graph),
+                      candidate.text,
                       candidate.cost,
                       std::nullopt,
                       verdicts[rank].empty() ? "not checked (top-k reached)"

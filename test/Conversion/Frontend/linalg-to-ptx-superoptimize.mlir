@@ -5,7 +5,7 @@
 // lowering: exp(x) * y becomes one graph-defined kernel, then PTX.
 
 // CHECK: remark: @scaled_exp subprogram #1 (2 ops): searched
-// CHECK-SAME: chose #1: 1 kernels (1 graph-defined)
+// CHECK-SAME: chose #1: 1 kernel (1 graph-defined)
 // CHECK: gpu.binary @scaled_exp_kernels
 // CHECK-SAME: .target sm_90a
 // PLAIN-NOT: remark
