@@ -76,11 +76,16 @@ SaturationStats TileEGraph::saturate(const SaturationOptions &options) {
       double seconds = std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - start)
                            .count();
+      std::string left;
+      if (options.timeLimitSeconds > 0)
+        left = llvm::formatv("; at most {0:f0} s left (time limit)",
+                             std::max(0.0, options.timeLimitSeconds - seconds))
+                   .str();
       *options.progress << llvm::formatv(
-          "[mirage-tile-eqsat] iteration {0}: {1} e-nodes, {2} e-classes, "
-          "{3} matches applied, {4:f1} s\n",
-          iteration.index + 1, g.getNumNodes(), g.getNumClasses(),
-          iteration.getTotalApplied(), seconds);
+          "[mirage-tile-eqsat] iteration {0} of at most {1}: {2} e-nodes "
+          "(limit {3}), {4} matches applied, {5:f1} s{6}\n",
+          iteration.index + 1, options.iterations, g.getNumNodes(),
+          options.nodeLimit, iteration.getTotalApplied(), seconds, left);
       options.progress->flush();
     }
     return HookResult::Continue;

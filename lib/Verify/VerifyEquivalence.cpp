@@ -74,6 +74,11 @@ struct VerifyEquivalence
       });
     }
 
+    // Unset, progress shows where a person watches (not in lit, not in a
+    // log).
+    bool showProgress =
+        progress.hasValue() ? bool(progress) : llvm::errs().is_displayed();
+    auto allStarted = std::chrono::steady_clock::now();
     for (auto [index, pair] : llvm::enumerate(pairs)) {
       Operation *c = pair.first;
       func::FuncOp r = pair.second;
@@ -84,12 +89,25 @@ struct VerifyEquivalence
                                              started)
             .count();
       };
-      if (progress)
+      if (showProgress)
         options.progress = [&, place = index + 1](StringRef check) {
+          // What remains, from the pairs done so far (they differ in size,
+          // so this is rough).
+          std::string left;
+          if (index > 0) {
+            double each =
+                std::chrono::duration<double>(started - allStarted).count() /
+                double(index);
+            left = llvm::formatv("; about {0:F0} s left",
+                                 std::max(0.0, each - seconds()) +
+                                     each * double(pairs.size() - place))
+                       .str();
+          }
           llvm::errs() << llvm::formatv(
               "mirage-verify-equivalence: [{0}/{1}] @{2} against @{3}: {4} "
-              "({5:F1} s)\n",
-              place, pairs.size(), name, r.getSymName(), check, seconds());
+              "({5:F1} s{6})\n",
+              place, pairs.size(), name, r.getSymName(), check, seconds(),
+              left);
         };
       // A task graph lowered to a mega-kernel runs in its workers' orders.
       std::optional<WorkerQueues> queues;
@@ -104,7 +122,7 @@ struct VerifyEquivalence
       }
       auto result = graph ? checkEquivalence(graph, r, options, queues)
                           : checkEquivalence(cast<func::FuncOp>(c), r, options);
-      if (progress)
+      if (showProgress)
         options.progress(result ? stringifyVerdict(result->verdict)
                                 : StringRef("failed"));
       if (!result) {

@@ -81,8 +81,14 @@ def MirageTileEqsat : Pass<"mirage-tile-eqsat", "::mlir::ModuleOp"> {
            /*default=*/"int64_t(1) << 29",
            "Reject (with the reason) candidates whose check would evaluate "
            "tensors of more elements than this">,
+    Option<"details", "details", "bool", /*default=*/"false",
+           "Remarks with the extraction's counts, the first candidates that "
+           "were not expressible or were rejected, and the chosen "
+           "candidate's full verdict; without it, when a candidate is "
+           "chosen, one short line">,
     Option<"progress", "progress", "bool", /*default=*/"false",
-           "Report saturation iterations and extraction on stderr">,
+           "Report saturation iterations and extraction on stderr; unset: "
+           "on when stderr is a terminal">,
   ];
 }
 

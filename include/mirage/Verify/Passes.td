@@ -74,7 +74,8 @@ def MirageVerifyEquivalence
            "Report a failed check as an error and fail the pass">,
     Option<"progress", "progress", "bool", /*default=*/"false",
            "One line on stderr per check of each pair as it starts (which "
-           "pair of how many, which check, seconds so far)">,
+           "pair of how many, which check, seconds so far, an estimate of "
+           "what remains); unset: on when stderr is a terminal">,
     Option<"threads", "threads", "unsigned", /*default=*/"0",
            "Interpreter threads (0: one per core)">,
   ];

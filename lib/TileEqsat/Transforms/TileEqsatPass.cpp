@@ -88,6 +88,12 @@ struct TileEqsatPass : public mirage::impl::MirageTileEqsatBase<TileEqsatPass> {
   }
 
 private:
+  /// Unset, progress shows where a person watches (not in lit, not in a
+  /// log).
+  bool showsProgress() const {
+    return progress.hasValue() ? bool(progress) : llvm::errs().is_displayed();
+  }
+
   void optimize(func::FuncOp function) {
     Location loc = function.getLoc();
     StringRef name = function.getSymName();
@@ -99,7 +105,7 @@ private:
                       << llvm::toString(program.takeError());
       return;
     }
-    if (progress)
+    if (showsProgress())
       llvm::errs() << "[mirage-tile-eqsat] @" << name << ": "
                    << getSequence(*program->context, program->term,
                                   program->term.getRoot())
@@ -116,7 +122,7 @@ private:
     saturation.rules = ruleSets;
     saturation.fission = fission;
     saturation.propagation = propagation;
-    saturation.progress = progress ? &llvm::errs() : nullptr;
+    saturation.progress = showsProgress() ? &llvm::errs() : nullptr;
     SaturationStats stats = egraph.saturate(saturation);
     if (getenv("MIRAGE_TILE_EQSAT_DEBUG") && egraph.getRunner())
       egraph.getRunner()->printReport(llvm::errs());
@@ -134,7 +140,7 @@ private:
     ExtractionResult result = extractCandidates(egraph, extraction);
     ProgramEstimate own =
         estimateProgram(*program->context, program->term, extraction.cost);
-    if (progress)
+    if (showsProgress())
       llvm::errs() << llvm::formatv(
           "[mirage-tile-eqsat] @{0}: {1} loop structures (kernel limit {2}), "
           "{3} candidates in {4:f2} s; for block graphs {5} structures, {6} "
@@ -245,20 +251,27 @@ private:
       }
       chosen = *fn;
       chosenRank = rank;
-      verdict = describe(*checked, reference.getSymName());
+      verdict = details ? describe(*checked, reference.getSymName())
+                        : describeBriefly(*checked);
       break;
     }
 
+    // One short line unless `details`: the extraction's counts and the
+    // first candidates turned away are for whoever tunes the pass; the
+    // reason a program was kept is always given.
     InFlightDiagnostic remark = emitRemark(loc);
     remark << llvm::formatv(
         "@{0}: {1} e-classes, {2} e-nodes, {3:e1} programs represented; "
-        "saturated in {4:f2} s ({5}, {6} iterations); extracted {7} loop "
-        "structures (up to {8} kernels) into {9} candidates in {10:f2} s",
+        "saturated in {4:f2} s ({5}, {6} iterations)",
         name, stats.classes, stats.nodes, stats.programs.count, stats.seconds,
-        egraph::toString(stats.stopReason), stats.iterations,
-        unconstrained.structures, unconstrained.kernelLimit,
-        unconstrained.candidates.size(),
-        unconstrained.structureSeconds + unconstrained.completionSeconds);
+        egraph::toString(stats.stopReason), stats.iterations);
+    if (details)
+      remark << llvm::formatv(
+          "; extracted {0} loop structures (up to {1} kernels) into {2} "
+          "candidates in {3:f2} s",
+          unconstrained.structures, unconstrained.kernelLimit,
+          unconstrained.candidates.size(),
+          unconstrained.structureSeconds + unconstrained.completionSeconds);
     if (!unconstrained.candidates.empty()) {
       const Candidate &best = unconstrained.candidates.front();
       remark << llvm::formatv("; best: {0} (the program: {1:f1} us)",
@@ -266,20 +279,22 @@ private:
       if (!bestReason.empty())
         remark << ", not expressible as block graphs: " << bestReason;
     }
-    remark << llvm::formatv(
-        "; for block graphs {0} loop structures, {1} candidates in {2:f2} s; "
-        "{3} distinct candidates ranked; tried {4}: {5} not expressible as "
-        "block graphs",
-        result.structures, result.candidates.size(),
-        result.structureSeconds + result.completionSeconds, buildables.size(),
-        std::min<size_t>(buildables.size(),
-                         chosenRank ? *chosenRank + 1 : unsigned(maxBuilt)),
-        inexpressible);
-    if (!firstInexpressible.empty())
-      remark << " (first: " << firstInexpressible << ")";
-    remark << llvm::formatv(", {0} built, {1} rejected", built, rejected);
-    if (!firstRejection.empty())
-      remark << " (first: " << firstRejection << ")";
+    if (details || !chosen) {
+      remark << llvm::formatv(
+          "; for block graphs {0} loop structures, {1} candidates in {2:f2} "
+          "s; {3} distinct candidates ranked; tried {4}: {5} not expressible "
+          "as block graphs",
+          result.structures, result.candidates.size(),
+          result.structureSeconds + result.completionSeconds, buildables.size(),
+          std::min<size_t>(buildables.size(),
+                           chosenRank ? *chosenRank + 1 : unsigned(maxBuilt)),
+          inexpressible);
+      if (!firstInexpressible.empty())
+        remark << " (first: " << firstInexpressible << ")";
+      remark << llvm::formatv(", {0} built, {1} rejected", built, rejected);
+      if (!firstRejection.empty())
+        remark << " (first: " << firstRejection << ")";
+    }
     bool use = chosen && buildables[*chosenRank].estimate.us < own.us;
     if (chosen) {
       remark << llvm::formatv("; chose #{0}: {1}; {2}", *chosenRank + 1,
