@@ -38,7 +38,7 @@ echo
 # The superoptimizer on the reference program: Mirage's Fig. 3 kernel.
 program="$build/demo-rmsnorm_linear_bs1.mlir"
 sed -n '/func.func @rmsnorm_linear_bs1(/,/^}/p' "$example" > "$program"
-echo "== mirage-opt --mirage-superoptimize $program (about 45 s on 2 cores)"
+echo "== mirage-opt --mirage-superoptimize $program (about 100 s on 2 cores)"
 "$build/bin/mirage-opt" "$program" --mirage-superoptimize="progress=30" \
   -o "$build/demo-superoptimized.mlir"
 echo "-- the µGraph it chose ($build/demo-superoptimized.mlir):"

@@ -5,7 +5,7 @@
 // RUN: mirage-opt %examples/decoder_small.mlir --mirage-to-task-graph --mirage-verify-equivalence -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL
 // RUN: mirage-opt %examples/qwen3_decode.mlir --mirage-to-task-graph -mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=QWEN3
 
-// SMALL: remark: schedule: {{[0-9]+}} tasks ({{[0-9]+}} empty, {{.*}}) and {{[0-9]+}} events on 132 workers
+// SMALL: remark: schedule: {{[0-9]+}} tasks ({{[0-9]+}} empty, {{.*}}) and {{[0-9]+}} events on 396 workers
 // The softmax takes a maximum: outside the Lax fragment, checked in
 // float64, in both input regimes.
 // SMALL: remark: tested, not proven: agrees with @decoder_small (outside the Lax fragment: {{.*}}); the float64 check agrees on seeded inputs; no finite-field proof covers these programs; float64 on inputs in [-1, 1) and +-2^[-10, {{[0-9]+}}]: {{.*}}; 6 task orders

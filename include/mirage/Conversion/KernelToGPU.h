@@ -24,9 +24,13 @@ namespace mirage {
 /// refuses. The lowering runs a looped graph whose tiles fit only once with
 /// one stage (load, wait, compute); a pass that builds graphs should not
 /// build one, and asks for `requirePipeline` to have it refused too.
+/// `residentBlocks` is how many of the graph's blocks share an SM's bytes in
+/// flight (0: as the kernel's grid spreads over the SMs; a mega-kernel's
+/// task bodies, which a worker runs one at a time: 1).
 mlir::FailureOr<int64_t>
 planBlockGraphSharedMemory(tb::GraphOp graph, int64_t chipSharedMemory = 0,
-                           bool requirePipeline = false);
+                           bool requirePipeline = false,
+                           int64_t residentBlocks = 0);
 
 /// The f32 registers per thread that `graph`'s tensor-core accumulators take
 /// at once as the lowering plans them (default options): the sums of every

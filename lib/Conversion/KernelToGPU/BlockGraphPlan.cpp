@@ -621,9 +621,12 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
     int64_t stageBytes = 0;
     for (tb::InputIteratorOp iterator : pipelined)
       stageBytes += getStageStride(iterator.getResult());
-    int64_t resident = std::clamp<int64_t>(
-        llvm::divideCeil(getNumElements(graph.getGrid()), kNumSMs), 1,
-        kMaxResidentBlocks);
+    int64_t resident =
+        options.residentBlocks
+            ? options.residentBlocks
+            : std::clamp<int64_t>(
+                  llvm::divideCeil(getNumElements(graph.getGrid()), kNumSMs), 1,
+                  kMaxResidentBlocks);
     wanted = std::clamp<int64_t>(
         llvm::divideCeil(kAutoPipelineBytes, resident * stageBytes), 2,
         kMaxPipelineStages);
@@ -697,9 +700,11 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
 
 FailureOr<int64_t> mirage::planBlockGraphSharedMemory(tb::GraphOp graph,
                                                       int64_t chipSharedMemory,
-                                                      bool requirePipeline) {
+                                                      bool requirePipeline,
+                                                      int64_t residentBlocks) {
   Options options;
   options.chipSharedMemory = chipSharedMemory;
+  options.residentBlocks = residentBlocks;
   BlockGraphPlan plan(graph, options);
   if (failed(plan.build()))
     return failure();

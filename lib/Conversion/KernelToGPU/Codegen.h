@@ -59,6 +59,11 @@ struct Options {
   int64_t chipSharedMemory = 0;
   /// 0: enough stages for kAutoPipelineBytes of input tiles in flight.
   unsigned pipelineStages = 0;
+  /// How many blocks of a graph share an SM's bytes in flight when the
+  /// stage count is automatic (0: the grid over kNumSMs, at most
+  /// kMaxResidentBlocks, as a kernel's blocks spread over the SMs). A
+  /// mega-kernel's worker runs its tasks one at a time: 1.
+  int64_t residentBlocks = 0;
   bool tensorCores = true;
   bool asyncCopy = true;
   /// Start kernels with griddepcontrol (sm_90 and later), so that they may

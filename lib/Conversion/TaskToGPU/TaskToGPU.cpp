@@ -304,6 +304,13 @@ void MegaKernelLowering::buildKernel() {
       b.getDenseI32ArrayAttr({static_cast<int32_t>(tables.threads), 1, 1}));
   kernel.setKnownGridSizeAttr(
       b.getDenseI32ArrayAttr({static_cast<int32_t>(tables.workers), 1, 1}));
+  // Every worker must be resident at once (they wait on each other): with
+  // more workers than SMs, ptxas limits registers so that as many CTAs fit
+  // on one SM.
+  if (int64_t perSM = llvm::divideCeil(tables.workers, codegen::kNumSMs);
+      perSM > 1)
+    kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                    b.getI32IntegerAttr(static_cast<int32_t>(perSM)));
   Block &entry = kernel.getBody().front();
   args.assign(entry.getArguments().begin(), entry.getArguments().end());
   b.setInsertionPointToStart(&entry);
@@ -497,6 +504,9 @@ struct ConvertTaskToGPU
       options.chipSharedMemory =
           tb::TargetAttr::getKnown(module.getContext(), chip).getSmemPerBlock();
     options.pipelineStages = pipelineStages;
+    // A worker runs one task at a time: its stages alone keep the SM's
+    // bytes in flight.
+    options.residentBlocks = 1;
     options.tensorCores = tensorCores;
     options.asyncCopy = asyncCopy;
     SmallVector<tg::GraphOp> graphs(module.getOps<tg::GraphOp>());

@@ -7,6 +7,7 @@
 
 #include "mirage/Dialect/Task/Transforms/Passes.h"
 
+#include "mirage/Conversion/KernelToGPU.h"
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Task/Transforms/TaskGraphIO.h"
 #include "mirage/IR/OptionChecks.h"
@@ -95,6 +96,41 @@ struct LabelLaunch : public tg::impl::TgLabelLaunchBase<LabelLaunch> {
   }
 };
 
+/// Worker CTAs per SM when the worker count is left to tg-schedule: as many
+/// as the largest task body's shared memory (planned as the lowering plans
+/// it: one task at a time per worker) and its threads let an SM hold, at
+/// most kMaxWorkersPerSM, so that one worker's loads overlap another's
+/// waits and arithmetic. The mega-kernel's lowering limits registers to
+/// match (nvvm.minctasm). 1 where a body cannot be planned (the lowering
+/// reports why).
+static constexpr int64_t kMaxWorkersPerSM = 4;
+/// Shared memory the driver reserves per block, plus the kernel's own.
+static constexpr int64_t kReservedSharedPerWorker = 2048;
+
+static int64_t getWorkersPerSM(GraphOp graph, const DeviceModel &device) {
+  int64_t shared = 0, threads = 32;
+  bool planned = true;
+  ScopedDiagnosticHandler quiet(graph.getContext(),
+                                [](Diagnostic &) { return success(); });
+  graph.walk([&](tb::GraphOp body) {
+    FailureOr<int64_t> bytes = planBlockGraphSharedMemory(
+        body, device.smemPerBlock, /*requirePipeline=*/false,
+        /*residentBlocks=*/1);
+    if (failed(bytes)) {
+      planned = false;
+      return WalkResult::interrupt();
+    }
+    shared = std::max(shared, *bytes);
+    threads = std::max<int64_t>(threads, body.getThreads());
+    return WalkResult::advance();
+  });
+  if (!planned)
+    return 1;
+  return std::max<int64_t>(
+      1, std::min({device.smemPerSM / (shared + kReservedSharedPerWorker),
+                   device.maxThreadsPerSM / threads, kMaxWorkersPerSM}));
+}
+
 struct Schedule : public tg::impl::TgScheduleBase<Schedule> {
   using Base::Base;
   std::optional<std::string> checkOptions() const {
@@ -117,8 +153,10 @@ struct Schedule : public tg::impl::TgScheduleBase<Schedule> {
     FailureOr<DeviceModel> device = getDeviceModel(op, this->device);
     if (failed(device))
       return signalPassFailure();
-    unsigned count = workers ? static_cast<unsigned>(workers)
-                             : static_cast<unsigned>(device->sms);
+    unsigned count =
+        workers
+            ? static_cast<unsigned>(workers)
+            : static_cast<unsigned>(device->sms * getWorkersPerSM(op, *device));
     ImportedGraph imported = importGraph(op, *device);
     tgc::scheduleAheadOfTime(imported.graph, count, kEmptyTaskMicros);
     exportGraph(op, imported.graph);

@@ -65,7 +65,9 @@ def TgSchedule : Pass<"tg-schedule", "::mirage::tg::GraphOp"> {
   }];
   let options = [
     Option<"workers", "workers", "int64_t", /*default=*/"0",
-           "Worker SMs (0: the SMs of the target chip, tb.target)">,
+           "Worker CTAs (0: the device's SMs times the workers an SM holds: "
+           "as many as the largest task body's shared memory and threads "
+           "allow, at most 4)">,
     Option<"device", "device", "std::string", /*default=*/"\"h100\"",
            "Device whose rates the estimates use (h100, h200)">,
   ];
