@@ -30,17 +30,20 @@ struct Executable::State {
   std::vector<int> megaKernelOf;
   /// The mega-kernels' address tables: one slot per distinct binding of the
   /// caller's addresses, holding every mega-kernel step's table side by
-  /// side (tableOffsets, in words). A slot is written once, by memset
-  /// operations on the caller's stream, which a CUDA graph capture records
-  /// with their values (a copy from host memory it would not allow), and is
-  /// never given to other addresses, so a captured graph's slot stays its
-  /// own. Pools of slots are added outside captures and never freed before
-  /// the executable.
+  /// side (tableOffsets, in words). A slot is written once, when its
+  /// binding first runs, by a copy on the executable's own stream that the
+  /// host waits for, and is never given to other addresses: a run, or a
+  /// CUDA graph captured from one, reads its slot with no copy of its own
+  /// (a copy in the caller's stream would be captured and replayed every
+  /// time, and memsets per word cost about a microsecond each in a graph).
+  /// Pools of slots are added outside captures and never freed before the
+  /// executable.
   std::vector<DeviceMemory> slotPools;
   std::vector<size_t> tableOffsets;
   size_t slotWords = 0, slotsUsed = 0;
   std::map<std::vector<CUdeviceptr>, CUdeviceptr> slotOf;
   CUdeviceptr slot = 0;
+  StreamPtr uploadStream;
 
   Expected<CUdeviceptr> writeSlot(CUstream stream);
 };
@@ -74,22 +77,38 @@ Expected<CUdeviceptr> Executable::State::writeSlot(CUstream stream) {
   CUdeviceptr address = slotPools[slotsUsed / slotsPerPool].get() +
                         (slotsUsed % slotsPerPool) * slotWords * 8;
   ++slotsUsed;
+  std::vector<uint64_t> words(slotWords);
   for (size_t m = 0; m < megaKernels.size(); ++m) {
     const std::vector<unsigned> &ids =
         manifest.steps[megaKernels[m].step].mega.addressTable;
-    for (size_t j = 0; j < ids.size(); ++j) {
-      uint64_t value = uint64_t(set.pointers[ids[j]]);
-      CUdeviceptr word = address + (tableOffsets[m] + j) * 8;
-      for (Status status :
-           {cuCheck(cuMemsetD32Async(word, uint32_t(value), 1, stream),
-                    manifest.name + ": writing an address table"),
-            cuCheck(
-                cuMemsetD32Async(word + 4, uint32_t(value >> 32), 1, stream),
-                manifest.name + ": writing an address table")})
-        if (!status.ok())
-          return status;
-    }
+    for (size_t j = 0; j < ids.size(); ++j)
+      words[tableOffsets[m] + j] = uint64_t(set.pointers[ids[j]]);
   }
+  if (!uploadStream.get())
+    if (Status status = cuCheck(
+            cuStreamCreate(uploadStream.receive(), CU_STREAM_NON_BLOCKING),
+            manifest.name + ": cuStreamCreate");
+        !status.ok())
+      return status;
+  // While the caller's stream is captured (global mode forbids waiting
+  // on a stream), this thread relaxes its capture mode for the copy: the
+  // upload stream is not captured, so the copy runs now, not in the graph.
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  if (Status status = cuCheck(cuThreadExchangeStreamCaptureMode(&mode),
+                              "cuThreadExchangeStreamCaptureMode");
+      !status.ok())
+    return status;
+  Status copied =
+      cuCheck(cuMemcpyHtoDAsync(address, words.data(), words.size() * 8,
+                                uploadStream.get()),
+              manifest.name + ": writing an address table (cuMemcpyHtoDAsync)");
+  if (copied.ok())
+    copied = cuCheck(cuStreamSynchronize(uploadStream.get()),
+                     manifest.name + ": writing an address table "
+                                     "(cuStreamSynchronize)");
+  cuThreadExchangeStreamCaptureMode(&mode);
+  if (!copied.ok())
+    return copied;
   return address;
 }
 
