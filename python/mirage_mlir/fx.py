@@ -211,9 +211,20 @@ def _to_copy(g, node, args, kwargs):
 
 
 def _expand(g, node, args, kwargs):
-    if list(args[0].shape) != _static_shape(_val(node)):
-        raise Unsupported("expand to a larger shape")
-    return args[0]
+    """Size-1 dims (and new leading ones) grown to the result's sizes, as
+    concatenated copies: GQA's repeat_kv (expand, then reshape) becomes a
+    concat of each KV head's copies, as PyTorch copies it in the reshape."""
+    x, target = args[0], _static_shape(_val(node))
+    shape = [1] * (len(target) - len(x.shape)) + list(x.shape)
+    if list(x.shape) != shape:
+        x = g.reshape(x, shape)
+    for dim, (have, want) in enumerate(zip(shape, target)):
+        if have == want:
+            continue
+        if have != 1:
+            raise Unsupported(f"expand of a dim of size {have} to {want}")
+        x = g.concat([x] * want, dim)
+    return x
 
 
 def _permute(g, node, args, kwargs):

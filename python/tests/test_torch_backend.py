@@ -82,6 +82,9 @@ OP_CASES = [
     ("chunk", lambda x: x.chunk(2, dim=-1)[0] * 2, [(4, 8)]),
     ("slice", lambda x: x[:, 2:6].exp(), [(4, 8)]),
     ("clone", lambda x: x.clone().exp(), [(4, 8)]),
+    ("expand", lambda x, y: x.expand(3, 4, 8) * y, [(4, 1), (3, 4, 8)]),
+    ("repeat_kv", lambda k: k[:, :, None, :, :].expand(1, 2, 3, 5, 8).reshape(1, 6, 5, 8),
+     [(1, 2, 5, 8)]),
 ]
 
 
@@ -106,7 +109,7 @@ def models():
     return [(name, model, inputs) for name, model, inputs in torch_models.models(GEN)]
 
 
-@pytest.mark.parametrize("index", range(3), ids=["mlp", "attention", "decoder_layer"])
+@pytest.mark.parametrize("index", range(4), ids=["mlp", "attention", "decoder_layer", "decoder_layer_gqa"])
 def test_models_compile_without_fallback(index):
     name, model, inputs = models()[index]
     expected, got, compilation = compile_and_run(model, *inputs)
