@@ -98,7 +98,7 @@ def matches(expected, actual):
     return True
 
 
-def run(command, build):
+def run_documented_command(command, build):
     words = shlex.split(command)
     tool = pathlib.Path(words[0]).name
     if tool not in TOOLS:
@@ -125,7 +125,7 @@ def main():
                 print(f"SKIP {where}: {skip}")
                 continue
             ran += 1
-            done, error = run(command, build)
+            done, error = run_documented_command(command, build)
             if error:
                 failed += 1
                 print(f"FAIL {where}: {error}")

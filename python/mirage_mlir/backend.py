@@ -172,8 +172,7 @@ def _bundle(program, options, path):
         import tempfile
 
         directory = tempfile.mkdtemp(prefix="mirage-bundles-")
-    bundle = os.path.join(directory,
-                          program.name + ("_megakernel" if options["megakernel"] else ""))
+    bundle = os.path.join(directory, Module.bundle_name(program.name, options["megakernel"]))
     if not os.path.exists(os.path.join(bundle, "manifest.json")):
         bundle = program.module.write_bundle(program.name, directory, chip=options["chip"],
                                              megakernel=options["megakernel"])

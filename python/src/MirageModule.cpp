@@ -424,6 +424,15 @@ PYBIND11_MODULE(_mirage, m) {
       .def("run", &PyModule::run, py::arg("pipeline"),
            "Runs a pass pipeline such as 'tb-report-resources' in place and "
            "returns the remarks it emitted.")
+      .def_static(
+          "bundle_name",
+          [](const std::string &function, bool megakernel) {
+            mirage::BundleOptions options;
+            options.megakernel = megakernel;
+            return mirage::getBundleName(function, options);
+          },
+          py::arg("function"), py::arg("megakernel") = false,
+          "The name (and directory) write_bundle gives a function's bundle.")
       .def("write_bundle", &PyModule::writeBundle, py::arg("function"),
            py::arg("directory"), py::arg("chip") = "sm_90a",
            py::arg("fuse") = true, py::arg("reference") = false,

@@ -110,7 +110,8 @@ def test_write_bundle_compiles_a_function(tmp_path):
     x = g.input([8, 64], "f16")
     g.output(g.exp(x))
     path = g.to_module().write_bundle("f", str(tmp_path), ptxas="none")
-    assert path == str(tmp_path / "f")
+    assert path == str(tmp_path / "f") == str(tmp_path / mm.Module.bundle_name("f"))
+    assert mm.Module.bundle_name("f", megakernel=True) == "f_megakernel"
     manifest = (tmp_path / "f" / "manifest.json").read_text()
     assert '"name": "f"' in manifest and '"chip": "sm_90a"' in manifest
     assert (tmp_path / "f" / "kernels.ptx").exists()

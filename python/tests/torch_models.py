@@ -93,14 +93,21 @@ class DecoderLayer(nn.Module):
         return x + self.mlp(self.rms_norm(x, self.norm2)), keys, values
 
 
-def models(generator, dtype=torch.float32):
-    """(name, model, inputs) for each model, weights and inputs drawn from
-    `generator`."""
+def _draws(generator, dtype):
+    """randn and rand drawing from `generator`, in `dtype`."""
     def randn(*shape):
         return torch.randn(*shape, generator=generator).to(dtype)
 
     def rand(*shape):
         return torch.rand(*shape, generator=generator).to(dtype)
+
+    return randn, rand
+
+
+def models(generator, dtype=torch.float32):
+    """(name, model, inputs) for each model, weights and inputs drawn from
+    `generator`."""
+    randn, rand = _draws(generator, dtype)
 
     torch.manual_seed(0)
     return [
@@ -118,11 +125,7 @@ def qwen3_sized(generator, dtype=torch.float16):
     intermediate 12288, 32 query heads and 8 key/value heads of 128) for a
     decode step over 1023 cached positions: for timing on a GPU, not for the
     CPU tests."""
-    def randn(*shape):
-        return torch.randn(*shape, generator=generator).to(dtype)
-
-    def rand(*shape):
-        return torch.rand(*shape, generator=generator).to(dtype)
+    randn, rand = _draws(generator, dtype)
 
     torch.manual_seed(0)
     return [
