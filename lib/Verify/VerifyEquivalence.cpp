@@ -10,6 +10,7 @@
 
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/Dialect/Task/IR/Task.h"
+#include "mirage/IR/OptionChecks.h"
 #include "mirage/Semantics/Parallel.h"
 #include "mirage/Verify/Equivalence.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -74,10 +75,7 @@ struct VerifyEquivalence
       });
     }
 
-    // Unset, progress shows where a person watches (not in lit, not in a
-    // log).
-    bool showProgress =
-        progress.hasValue() ? bool(progress) : llvm::errs().is_displayed();
+    bool showProgress = showsProgress(progress);
     auto allStarted = std::chrono::steady_clock::now();
     for (auto [index, pair] : llvm::enumerate(pairs)) {
       Operation *c = pair.first;

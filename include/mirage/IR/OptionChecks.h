@@ -13,11 +13,13 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 #include <string>
@@ -37,6 +39,13 @@ inline std::string formatBadOptionValue(llvm::StringRef where,
 
 /// The error for `value` of `option` when it is not one of `valid`, else
 /// nothing.
+/// Whether a pass's `progress` option shows progress: as given, or unset,
+/// where a person watches (stderr is a terminal: not in lit, not in a log).
+inline bool
+showsProgress(const mlir::detail::PassOptions::Option<bool> &progress) {
+  return progress.hasValue() ? bool(progress) : llvm::errs().is_displayed();
+}
+
 inline std::optional<std::string>
 checkOptionValue(llvm::StringRef where, llvm::StringRef option,
                  llvm::StringRef value, llvm::ArrayRef<llvm::StringRef> valid) {

@@ -88,12 +88,6 @@ struct TileEqsatPass : public mirage::impl::MirageTileEqsatBase<TileEqsatPass> {
   }
 
 private:
-  /// Unset, progress shows where a person watches (not in lit, not in a
-  /// log).
-  bool showsProgress() const {
-    return progress.hasValue() ? bool(progress) : llvm::errs().is_displayed();
-  }
-
   void optimize(func::FuncOp function) {
     Location loc = function.getLoc();
     StringRef name = function.getSymName();
@@ -105,7 +99,7 @@ private:
                       << llvm::toString(program.takeError());
       return;
     }
-    if (showsProgress())
+    if (showsProgress(progress))
       llvm::errs() << "[mirage-tile-eqsat] @" << name << ": "
                    << getSequence(*program->context, program->term,
                                   program->term.getRoot())
@@ -122,7 +116,7 @@ private:
     saturation.rules = ruleSets;
     saturation.fission = fission;
     saturation.propagation = propagation;
-    saturation.progress = showsProgress() ? &llvm::errs() : nullptr;
+    saturation.progress = showsProgress(progress) ? &llvm::errs() : nullptr;
     SaturationStats stats = egraph.saturate(saturation);
     if (getenv("MIRAGE_TILE_EQSAT_DEBUG") && egraph.getRunner())
       egraph.getRunner()->printReport(llvm::errs());
@@ -140,7 +134,7 @@ private:
     ExtractionResult result = extractCandidates(egraph, extraction);
     ProgramEstimate own =
         estimateProgram(*program->context, program->term, extraction.cost);
-    if (showsProgress())
+    if (showsProgress(progress))
       llvm::errs() << llvm::formatv(
           "[mirage-tile-eqsat] @{0}: {1} loop structures (kernel limit {2}), "
           "{3} candidates in {4:f2} s; for block graphs {5} structures, {6} "
