@@ -76,7 +76,7 @@
 // CHECK-SAME: .visible .entry binary_k1(
 // CHECK-SAME: .visible .entry binary_k2(
 // CHECK-SAME: .visible .entry binary_k3(
-// CHECK-SAME: div.rn.f32
+// CHECK-SAME: div.approx.f32
 // CHECK-SAME: .visible .entry binary_k4(
 // CHECK-SAME: .visible .entry binary_k5(
 // CHECK-SAME: max.NaN.f32

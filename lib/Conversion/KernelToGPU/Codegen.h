@@ -205,6 +205,14 @@ public:
 mlir::Value emitScalarOp(mlir::OpBuilder &b, mlir::Location loc, OpKind kind,
                          const OpParams &params, mlir::ValueRange operands);
 
+/// lhs / rhs in f32 (scalars or vectors) as the GPU divides: with the
+/// approximate-function flag, which NVPTX lowers to `div.approx.f32` (2 ulp
+/// for divisors of magnitude 2^-126 to 2^126) instead of the IEEE `div.rn`
+/// sequence with its slow path: results are rounded to f16 or bf16, or
+/// checked at 1e-2, and norms and softmax divide every element.
+mlir::Value emitDivide(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
+                       mlir::Value rhs);
+
 /// Combines an accumulated value with a new one: a sum for ReduceSum and
 /// AccumSum, a maximum for ReduceMax and AccumMax.
 mlir::Value emitCombine(mlir::OpBuilder &b, mlir::Location loc, OpKind kind,

@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 using namespace mlir;
 using namespace mirage;
@@ -59,7 +60,7 @@ struct FormulaEmitter {
     case Primitive::Neg:
       return arith::NegFOp::create(b, loc, operand(0));
     case Primitive::Recip:
-      return arith::DivFOp::create(b, loc, constant(1.0), operand(0));
+      return emitDivide(b, loc, constant(1.0), operand(0));
     case Primitive::Exp:
       return math::ExpOp::create(b, loc, operand(0));
     case Primitive::Sqrt:
@@ -87,13 +88,21 @@ struct FormulaEmitter {
     return foldChain<Value>(
         formula, [&](const Formula &f) { return emit(f); },
         [&](Value acc, Value x, bool inverse) -> Value {
-          if (inverse)
-            return InverseOp::create(b, loc, acc, x);
-          return Op::create(b, loc, acc, x);
+          if (!inverse)
+            return Op::create(b, loc, acc, x);
+          if constexpr (std::is_same_v<InverseOp, arith::DivFOp>)
+            return emitDivide(b, loc, acc, x);
+          return InverseOp::create(b, loc, acc, x);
         });
   }
 };
 } // namespace
+
+Value codegen::emitDivide(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return arith::DivFOp::create(
+      b, loc, lhs, rhs,
+      arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::afn));
+}
 
 Value codegen::emitScalarOp(OpBuilder &b, Location loc, OpKind kind,
                             const OpParams &params, ValueRange operands) {

@@ -257,16 +257,18 @@ void codegen::emitRmsNorm(KernelBuilder &kb, const OpParams &params,
     Value rms = math::SqrtOp::create(
         b, kb.loc,
         arith::AddFOp::create(b, kb.loc, mean, kb.f32(params.scalar)));
+    // One division per row, a product per element.
+    Value inverse = emitDivide(b, kb.loc, kb.f32(1.0), rms);
     if (run > 1)
-      rms = vector::BroadcastOp::create(
-          b, kb.loc, VectorType::get({run}, b.getF32Type()), rms);
+      inverse = vector::BroadcastOp::create(
+          b, kb.loc, VectorType::get({run}, b.getF32Type()), inverse);
     auto writeLoop =
         scf::ForOp::create(b, kb.loc, first, kb.index(width), kb.index(step));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(writeLoop.getBody());
     Value column = writeLoop.getInductionVar();
-    Value y = arith::DivFOp::create(b, kb.loc,
-                                    load(input, at(rowIndices, column)), rms);
+    Value y = arith::MulFOp::create(
+        b, kb.loc, load(input, at(rowIndices, column)), inverse);
     if (operands.size() > 1)
       y = arith::MulFOp::create(b, kb.loc, y,
                                 load(operands[1], ValueRange{column}));
