@@ -92,6 +92,11 @@ static cl::opt<bool>
                  "manifest (version 3) then passes tensor maps"),
         cl::cat(bundleCategory));
 static cl::opt<bool>
+    wgmma("wgmma", cl::init(false),
+          cl::desc("Run the tile matmuls of per-operator kernels that fit a "
+                   "warpgroup with wgmma (sm_90a); bundle <function>_wgmma"),
+          cl::cat(bundleCategory));
+static cl::opt<bool>
     megakernel("megakernel",
                cl::desc("Compile each function into one persistent kernel "
                         "(mirage-to-megakernel; manifest version 2)"),
@@ -120,7 +125,8 @@ int main(int argc, char **argv) {
   for (std::optional<std::string> error :
        {mirage::checkGPUCodeOptions("mirage-bundle", chip, "bin", ptx),
         mirage::checkOptionValue("mirage-bundle", "--device", device,
-                                 mirage::DeviceModel::getNames())})
+                                 mirage::DeviceModel::getNames()),
+        mirage::checkWgmmaChip("mirage-bundle", chip, wgmma)})
     if (error) {
       llvm::errs() << "error: " << *error << "\n";
       return 1;
@@ -158,6 +164,7 @@ int main(int argc, char **argv) {
   options.asyncCopy = asyncCopy;
   options.dependentLaunch = dependentLaunch;
   options.tma = tma;
+  options.wgmma = wgmma;
   options.megakernel = megakernel;
   options.workers = workers;
   options.device = device;

@@ -65,6 +65,11 @@ def ConvertKernelToGPU : Pass<"convert-kn-to-gpu", "::mlir::ModuleOp"> {
            "on one mbarrier per stage, from tensor maps the host creates "
            "(nvgpu.tma.create.descriptor); kernels whose tiles TMA cannot "
            "copy keep cp.async">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "Run the tile matmuls that fit a warpgroup (m a multiple of 64, "
+           "operand rows of 32, 64 or 128-byte swizzle) with "
+           "wgmma.mma_async from shared-memory descriptors; needs "
+           "chip=sm_90a. The others keep mma.sync">,
   ];
 }
 

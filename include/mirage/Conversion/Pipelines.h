@@ -79,6 +79,11 @@ struct MirageToPTXOptions : public GPUCodeOptions<MirageToPTXOptions> {
                      "engine and mbarriers where the chip has them (sm_90 "
                      "and later; convert-kn-to-gpu tma)"),
       llvm::cl::init(false)};
+  Option<bool> wgmma{
+      *this, "wgmma",
+      llvm::cl::desc("Run tile matmuls that fit a warpgroup with wgmma "
+                     "(chip=sm_90a only; convert-kn-to-gpu wgmma)"),
+      llvm::cl::init(false)};
 };
 
 /// The options of mirage-to-megakernel: the task graph's and the device
@@ -130,6 +135,11 @@ bool hasDependentLaunch(llvm::StringRef chip);
 /// Whether `chip` has the bulk tensor copy engine (TMA) and mbarrier
 /// transaction counts.
 bool hasTensorMemoryAccelerator(llvm::StringRef chip);
+
+/// An error for `where` when wgmma is asked for on a chip without it (only
+/// sm_90a has wgmma.mma_async).
+std::optional<std::string> checkWgmmaChip(llvm::StringRef where,
+                                          llvm::StringRef chip, bool wgmma);
 
 /// Adds the passes of mirage-to-ptx to `pm` (a ModuleOp pass manager): the
 /// kernel-graph stage, then the GPU stage.

@@ -645,6 +645,7 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
   Location loc = graph.getLoc();
   kb.emplace(b, loc, static_cast<int64_t>(graph.getThreads()),
              taskBody ? Value(entry.getArgument(0)) : Value());
+  kb->asyncProxyReadsShared = plan.usesWgmma();
   auto workgroup = gpu::AddressSpaceAttr::get(
       b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
   sharedMemory = gpu::DynamicSharedMemoryOp::create(

@@ -19,8 +19,9 @@ using namespace mirage::codegen;
 /// Tiles and auxiliary buffers are placed at multiples of 128 bytes, so a
 /// swizzled tile's rows start on the 128-byte bank period.
 static constexpr int64_t kTileAlignment = 128;
-/// Tiles the copy engine writes start at multiples of 1024 bytes: its
-/// swizzles XOR address bits, and the 128-byte swizzle repeats every 1024.
+/// Tiles the copy engine writes or wgmma reads start at multiples of 1024
+/// bytes: their swizzles XOR address bits, and the 128-byte swizzle repeats
+/// every 1024.
 static constexpr int64_t kTmaTileAlignment = 1024;
 /// Shared memory taken by the mbarriers (static, before the dynamic
 /// buffer, which is aligned to kTmaTileAlignment behind them).
@@ -179,9 +180,12 @@ static Shape getTmaBoxShape(const TileLayout &layout) {
 }
 
 int64_t BlockGraphPlan::getStageStride(Value value) const {
+  bool swizzlePeriod = usesTma() || wgmmaOperands.contains(value);
   return llvm::alignTo(getLayout(value).getBytes(),
-                       usesTma() ? kTmaTileAlignment : kTileAlignment);
+                       swizzlePeriod ? kTmaTileAlignment : kTileAlignment);
 }
+
+bool BlockGraphPlan::usesWgmma() const { return !wgmmaOperands.empty(); }
 
 nvgpu::TensorMapDescriptorType
 BlockGraphPlan::getTensorMapType(tb::InputIteratorOp iterator) const {
@@ -443,8 +447,13 @@ void BlockGraphPlan::decideMatmuls() {
                                       layouts[matmul.getRhs()]))
       continue;
     bool transposed = isTransposedRhs(matmul.getRhs());
+    bool warpgroup =
+        options.wgmma &&
+        canUseWgmma(layouts[matmul.getLhs()], layouts[matmul.getRhs()],
+                    transposed, graph.getThreads());
     mmaMatmuls.emplace(op, MmaMatmul(layouts[matmul.getLhs()],
-                                     layouts[matmul.getRhs()], transposed));
+                                     layouts[matmul.getRhs()], transposed,
+                                     warpgroup));
     if (transposed) {
       // Read in place: no transposed tile, the matmul reads the source.
       Operation *transpose = matmul.getRhs().getDefiningOp();
@@ -453,7 +462,12 @@ void BlockGraphPlan::decideMatmuls() {
     }
     for (Value operand : matmul.getOperands()) {
       Value stored = getStoredOperand(operand);
-      layouts[stored].swizzled = layouts[stored].canSwizzle();
+      if (warpgroup) {
+        layouts[stored] = getWgmmaLayout(layouts[stored]);
+        wgmmaOperands.insert(stored);
+      } else if (!wgmmaOperands.contains(stored)) {
+        layouts[stored].swizzled = layouts[stored].canSwizzle();
+      }
     }
 
     Value result = matmul.getResult();
@@ -671,6 +685,8 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
           runningMaxSlots[def] = addSlot(
               0, loopEnd, getNumElements(getShape(def->getOperand(1))) * 4);
       }
+      if (wgmmaOperands.contains(value))
+        alignment = kTmaTileAlignment;
       slots[value] = addSlot(start, end, bytes, alignment);
     }
     // Written and read within the step's own level.

@@ -93,6 +93,9 @@ public:
   /// Whether the pipelined tiles arrive by the bulk tensor copy engine (one
   /// mbarrier per stage) rather than by cp.async.
   bool usesTma() const { return !tmaSwizzles.empty(); }
+  /// Whether some matmul runs on wgmma, which reads its operand tiles
+  /// through the async proxy.
+  bool usesWgmma() const;
   /// The tensor map a pipelined tile is copied through (usesTma only).
   mlir::nvgpu::TensorMapDescriptorType
   getTensorMapType(tb::InputIteratorOp iterator) const;
@@ -187,6 +190,8 @@ private:
   /// `inlined`).
   llvm::DenseSet<mlir::Operation *> transposedRhs;
   std::map<mlir::Operation *, MmaMatmul> mmaMatmuls;
+  /// Tiles wgmma reads: in its layout, on the swizzle's 1024-byte period.
+  llvm::DenseSet<mlir::Value> wgmmaOperands;
   llvm::SmallVector<RegisterSum> registerSums;
   /// Matmul -> the elementwise op it stores; and back.
   llvm::DenseMap<mlir::Operation *, mlir::Operation *> epilogues, absorbedBy;

@@ -72,6 +72,9 @@ struct Options {
   /// Load pipelined input tiles with the bulk tensor copy engine (sm_90),
   /// where every one of a kernel's pipelined tiles allows it.
   bool tma = false;
+  /// Run the tensor-core matmuls that fit a warpgroup (canUseWgmma) with
+  /// wgmma.mma_async from shared-memory descriptors (sm_90a only).
+  bool wgmma = false;
 };
 
 //===----------------------------------------------------------------------===//
@@ -193,7 +196,12 @@ public:
   mlir::Value warpReduce(mlir::Value value, OpKind combine,
                          int64_t lanes = 32);
 
+  /// A block barrier. With `asyncProxyReadsShared` (wgmma reads tiles that
+  /// ordinary stores and cp.async wrote), each thread first makes its
+  /// shared-memory writes visible to the async proxy
+  /// (fence.proxy.async.shared::cta), as the tensor cores read through it.
   void barrier();
+  bool asyncProxyReadsShared = false;
 };
 
 //===----------------------------------------------------------------------===//
@@ -362,6 +370,21 @@ llvm::LogicalResult emitTileOp(KernelBuilder &kb, mlir::Operation *op,
 /// dims (or none on one side), 16-byte aligned rows.
 bool canUseTensorCores(const TileLayout &lhs, const TileLayout &rhs);
 
+/// Whether such a matmul can run on wgmma in a block of `threads` threads:
+/// whole warpgroups, m a multiple of 64 (a warpgroup's 64 rows; decode-sized
+/// m is not padded, see docs/Codegen.md), and both operands in a layout a
+/// shared-memory descriptor describes: swizzled rows of 32, 64 or 128 bytes
+/// (longer rows as 128-byte column blocks). The left operand is K-major
+/// ([m, k]: k of 16, 32, 64, or a multiple of 64); the right one K-major when
+/// stored transposed ([n, k]) and N-major otherwise ([k, n]: n of 16, 32, 64
+/// or a multiple of 64).
+bool canUseWgmma(const TileLayout &lhs, const TileLayout &rhs,
+                 bool rhsTransposed, int64_t threads);
+
+/// The layout wgmma reads an operand tile in: swizzled, with rows longer than
+/// 128 bytes stored as 128-byte column blocks.
+TileLayout getWgmmaLayout(TileLayout layout);
+
 /// A matmul on tensor cores. The output [batch..., m, n] is cut into jobs
 /// (a 16-row tile by one or, when n is a multiple of 16, two 8-column mma
 /// tiles) that the warps take in turn. Results live in registers as a
@@ -375,7 +398,12 @@ public:
   /// layout): its rows are the tensor cores' column-major B operand, loaded
   /// by ldmatrix without .trans, so no transposed copy is made.
   MmaMatmul(const TileLayout &lhs, const TileLayout &rhs,
-            bool rhsTransposed = false);
+            bool rhsTransposed = false, bool warpgroup = false);
+
+  /// Whether this matmul runs on wgmma: a job is then 64 rows of one
+  /// warpgroup, each of its warps holding the fragments of 16 of them in
+  /// mma.sync's accumulator layout (which wgmma's is, per warp).
+  bool isWarpgroup() const { return warpgroup; }
 
   int64_t getStateSize(const KernelBuilder &kb, bool rescaled) const;
   /// Zero sums and, with `rescaled`, -infinity maxima.
@@ -407,11 +435,14 @@ public:
       llvm::function_ref<mlir::Value(mlir::Value)> epilogue = {}) const;
 
 private:
-  /// Where a job's output starts.
+  /// Where a job's output starts: the warp's first row (for wgmma, also
+  /// its warpgroup's, `groupRow`) and first column.
   struct Job {
     llvm::SmallVector<mlir::Value> batch;
-    mlir::Value row, column;
+    mlir::Value row, column, groupRow;
   };
+  /// Warps, or warpgroups with wgmma: the units jobs are dealt to.
+  int64_t getNumJobUnits(const KernelBuilder &kb) const;
   int64_t getNumJobs() const { return batch * mTiles * nJobs; }
   int64_t getJobsPerWarp(const KernelBuilder &kb) const;
   int64_t getStatePerJob(bool rescaled) const;
@@ -428,18 +459,24 @@ private:
   void storeJob(KernelBuilder &kb, const Job &job, mlir::ValueRange jobState,
                 const SmemTile &out,
                 llvm::function_ref<mlir::Value(mlir::Value)> epilogue) const;
-  /// acc + lhs @ rhs for one job (the k loop of ldmatrix + mma.sync).
+  /// acc + lhs @ rhs for one job (the k loop of ldmatrix + mma.sync, or
+  /// the wgmma sequence).
   llvm::SmallVector<mlir::Value> multiplyJob(KernelBuilder &kb,
                                              const SmemTile &lhs,
                                              const SmemTile &rhs,
                                              const Job &job,
                                              mlir::ValueRange acc) const;
+  llvm::SmallVector<mlir::Value>
+  multiplyWarpgroupJob(KernelBuilder &kb, const SmemTile &lhs,
+                       const SmemTile &rhs, const Job &job,
+                       mlir::ValueRange acc) const;
 
   Shape batchShape;
   int64_t batch, m, n, k;
   int64_t mTiles, nTilesPerJob, nJobs;
   bool lhsBatched, rhsBatched;
   bool rhsTransposed;
+  bool warpgroup;
 };
 
 /// Computes a `th.graph` node of a block graph (ThreadGraph.cpp).

@@ -7,6 +7,7 @@
 #include "Codegen.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -229,7 +230,15 @@ Value KernelBuilder::warpReduce(Value value, OpKind combine, int64_t lanes) {
   return value;
 }
 
-void KernelBuilder::barrier() { gpu::BarrierOp::create(b, loc); }
+void KernelBuilder::barrier() {
+  if (asyncProxyReadsShared)
+    NVVM::FenceProxyOp::create(
+        b, loc,
+        NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  gpu::BarrierOp::create(b, loc);
+}
 
 //===----------------------------------------------------------------------===//
 // Shared-memory planning

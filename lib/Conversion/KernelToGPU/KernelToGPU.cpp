@@ -290,6 +290,9 @@ struct ConvertKernelToGPU
   using Base::Base;
 
   std::optional<std::string> checkOptions() const {
+    if (wgmma && chip != "sm_90a")
+      return formatBadOptionValue("convert-kn-to-gpu", "chip", chip,
+                                  "sm_90a with wgmma");
     if (chip.empty())
       return std::nullopt;
     return checkOptionValue("convert-kn-to-gpu", "chip", chip,
@@ -308,6 +311,7 @@ struct ConvertKernelToGPU
     options.asyncCopy = asyncCopy;
     options.dependentLaunch = dependentLaunch;
     options.tma = tma;
+    options.wgmma = wgmma;
     SmallVector<func::FuncOp> functions;
     for (auto function : module.getOps<func::FuncOp>()) {
       // linalg or tosa input is converted first, not passed through.

@@ -14,11 +14,23 @@
 // 8 (l / 16) of the 16x16 block it loads; for the x2 load (B, one 8-column
 // tile) lanes 0..15 give rows 0..15 of the 16x8 block.
 //
+// With wgmma (sm_90a), a warpgroup multiplies 64 rows at once
+// (`wgmma.mma_async.m64nNk16`), both operands read by the tensor cores from
+// shared memory through matrix descriptors. Warp w of the group holds rows
+// 16 w to 16 w + 15 of the result in the layout above, one 2x2 fragment
+// per 8 columns (PTX ISA, "Register fragments: wgmma .m64nNk16"), so sums,
+// epilogues and stores are shared with mma.sync. The tiles' swizzled layout
+// (TileLayout) is the descriptors' 32, 64 or 128-byte swizzle on tiles that
+// start at multiples of 1024 bytes.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Codegen.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -36,9 +48,48 @@ bool codegen::canUseTensorCores(const TileLayout &lhs, const TileLayout &rhs) {
   return fitsTensorCoreTiles(lhs.shape, rhs.shape, /*elementBytes=*/2);
 }
 
+/// Rows of 32, 64 or 128 bytes, or 128-byte column blocks: the swizzled
+/// rows a matrix descriptor describes.
+static bool hasWgmmaRows(int64_t elements, int64_t elementBytes) {
+  int64_t rowBytes = elements * elementBytes;
+  return rowBytes == 32 || rowBytes == 64 || rowBytes % 128 == 0;
+}
+
+/// Columns of one wgmma job: all of them up to 128 (64 accumulator registers
+/// per thread; wgmma takes up to 256), else 128 or 64-column slices, so
+/// that an N-major job starts on a column block. 0 when none fits.
+static int64_t getWgmmaJobColumns(int64_t n) {
+  if (n <= 128)
+    return n % 8 == 0 ? n : 0;
+  for (int64_t columns : {128, 64})
+    if (n % columns == 0)
+      return columns;
+  return 0;
+}
+
+bool codegen::canUseWgmma(const TileLayout &lhs, const TileLayout &rhs,
+                          bool rhsTransposed, int64_t threads) {
+  if (threads % 128 != 0 || !canUseTensorCores(lhs, rhs))
+    return false;
+  ArrayRef<int64_t> a = lhs.shape;
+  int64_t m = a[a.size() - 2], k = a.back(), n = rhs.shape.back();
+  int64_t bytes = lhs.getElementBytes();
+  return m % 64 == 0 && hasWgmmaRows(k, bytes) &&
+         (rhsTransposed || hasWgmmaRows(n, bytes)) &&
+         getWgmmaJobColumns(n) != 0;
+}
+
+TileLayout codegen::getWgmmaLayout(TileLayout layout) {
+  layout.swizzled = true;
+  int64_t rowBytes = layout.shape.back() * layout.getElementBytes();
+  if (rowBytes > 128)
+    layout.blockColumns = 128 / layout.getElementBytes();
+  return layout;
+}
+
 MmaMatmul::MmaMatmul(const TileLayout &lhs, const TileLayout &rhs,
-                     bool rhsTransposed)
-    : rhsTransposed(rhsTransposed) {
+                     bool rhsTransposed, bool warpgroup)
+    : rhsTransposed(rhsTransposed), warpgroup(warpgroup) {
   ArrayRef<int64_t> a = lhs.shape, w = rhs.shape;
   lhsBatched = a.size() > 2;
   rhsBatched = w.size() > 2;
@@ -47,13 +98,18 @@ MmaMatmul::MmaMatmul(const TileLayout &lhs, const TileLayout &rhs,
   m = a[a.size() - 2];
   k = a.back();
   n = w.back();
-  mTiles = (m + 15) / 16;
-  nTilesPerJob = getTensorCoreJobColumns(n) / 8;
+  mTiles = warpgroup ? m / 64 : (m + 15) / 16;
+  nTilesPerJob =
+      (warpgroup ? getWgmmaJobColumns(n) : getTensorCoreJobColumns(n)) / 8;
   nJobs = n / (8 * nTilesPerJob);
 }
 
+int64_t MmaMatmul::getNumJobUnits(const KernelBuilder &kb) const {
+  return warpgroup ? kb.getNumWarps() / 4 : kb.getNumWarps();
+}
+
 int64_t MmaMatmul::getJobsPerWarp(const KernelBuilder &kb) const {
-  return (getNumJobs() + kb.getNumWarps() - 1) / kb.getNumWarps();
+  return llvm::divideCeil(getNumJobs(), getNumJobUnits(kb));
 }
 
 int64_t MmaMatmul::getStatePerJob(bool rescaled) const {
@@ -83,7 +139,12 @@ MmaMatmul::Job MmaMatmul::decodeJob(KernelBuilder &kb, Value job) const {
   Job decoded;
   decoded.column = kb.mul(kb.rem(job, nJobs), 8 * nTilesPerJob);
   Value rest = kb.div(job, nJobs);
-  decoded.row = kb.mul(kb.rem(rest, mTiles), 16);
+  if (warpgroup) {
+    decoded.groupRow = kb.mul(kb.rem(rest, mTiles), 64);
+    decoded.row = kb.add(decoded.groupRow, kb.mul(kb.rem(kb.warpId, 4), 16));
+  } else {
+    decoded.row = kb.mul(kb.rem(rest, mTiles), 16);
+  }
   decoded.batch = kb.delinearize(kb.div(rest, mTiles), batchShape);
   return decoded;
 }
@@ -93,13 +154,15 @@ SmallVector<Value> MmaMatmul::forEachJob(
     function_ref<SmallVector<Value>(const Job &, ValueRange)> body) const {
   OpBuilder &b = kb.b;
   SmallVector<Value> result(state);
-  int64_t warps = kb.getNumWarps();
+  // A warpgroup's warps take the same jobs: wgmma runs on all four.
+  int64_t units = getNumJobUnits(kb);
+  Value unit = warpgroup ? kb.div(kb.warpId, 4) : kb.warpId;
   for (int64_t j = 0, e = getJobsPerWarp(kb); j < e; ++j) {
-    Value job = kb.add(kb.warpId, j * warps);
+    Value job = kb.add(unit, j * units);
     MutableArrayRef<Value> mine =
         MutableArrayRef<Value>(result).slice(j * perJob, perJob);
-    // Guard only when some warp runs out of jobs at this step.
-    if ((j + 1) * warps <= getNumJobs()) {
+    // Guard only when some unit runs out of jobs at this step.
+    if ((j + 1) * units <= getNumJobs()) {
       SmallVector<Value> updated = body(decodeJob(kb, job), mine);
       llvm::copy(updated, mine.begin());
       continue;
@@ -131,6 +194,8 @@ SmallVector<Value> MmaMatmul::multiplyJob(KernelBuilder &kb,
                                           const SmemTile &lhs,
                                           const SmemTile &rhs, const Job &job,
                                           ValueRange acc) const {
+  if (warpgroup)
+    return multiplyWarpgroupJob(kb, lhs, rhs, job, acc);
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Type elementType = lhs.layout.elementType;
@@ -189,6 +254,134 @@ SmallVector<Value> MmaMatmul::multiplyJob(KernelBuilder &kb,
   }
   scf::YieldOp::create(b, loc, next);
   return SmallVector<Value>(loop.getResults());
+}
+
+/// The matrix descriptor (PTX ISA, "Matrix Descriptor Format") of the
+/// operand of `tile` that starts at element `indices` (a row that is a
+/// multiple of 8, so its swizzle pattern is the identity): start address,
+/// leading and stride byte offsets (in 16-byte units) and swizzle mode. The
+/// stride offset goes to the next 8 stored rows (of m or n when K-major, of k
+/// when N-major); an N-major operand's leading offset goes to the next
+/// 128-byte column block (a K-major one's is unused: 1).
+static Value createDescriptor(KernelBuilder &kb, const SmemTile &tile,
+                              ValueRange indices, bool kMajor) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  const TileLayout &layout = tile.layout;
+  int64_t elementBytes = layout.getElementBytes();
+  int64_t rowBytes = layout.getStoredRowLength() * elementBytes;
+  int64_t rows = layout.getNumElements() / layout.shape.back();
+  uint64_t leading = kMajor ? 1 : rows * rowBytes / 16;
+  uint64_t stride = 8 * rowBytes / 16;
+  uint64_t swizzle = rowBytes == 128 ? 1 : rowBytes == 64 ? 2 : 3;
+  uint64_t fields = (leading << 16) | (stride << 32) | (swizzle << 62);
+  Value base =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, tile.buffer);
+  Value address =
+      kb.add(base, kb.mul(kb.getElementOffset(layout, indices), elementBytes));
+  Type i64 = b.getI64Type();
+  auto constant = [&](uint64_t value) {
+    return arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(i64, static_cast<int64_t>(value)));
+  };
+  Value start = arith::ShRUIOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc,
+                            arith::IndexCastUIOp::create(b, loc, i64, address),
+                            constant(0x3ffff)),
+      constant(4));
+  return arith::OrIOp::create(b, loc, start, constant(fields));
+}
+
+/// Passes f32 `values` through the PTX statement `instruction` (inline asm
+/// whose outputs are its inputs), so that everything that reads them comes
+/// after it and everything that writes them before: the accumulators of
+/// wgmma are written by the fence's predecessors and read after the wait.
+static SmallVector<Value> passThrough(KernelBuilder &kb, StringRef instruction,
+                                      ArrayRef<Value> values) {
+  OpBuilder &b = kb.b;
+  std::string constraints;
+  for (size_t i = 0; i < values.size(); ++i)
+    constraints += "=f,";
+  for (size_t i = 0; i < values.size(); ++i)
+    constraints += (i ? "," : "") + std::to_string(i);
+  auto type = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(values.size(), b.getF32Type()));
+  Value result = LLVM::InlineAsmOp::create(
+                     b, kb.loc, type, values, instruction, constraints,
+                     /*has_side_effects=*/true,
+                     /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                     LLVM::AsmDialectAttr(), ArrayAttr())
+                     .getResult(0);
+  SmallVector<Value> passed;
+  for (size_t i = 0; i < values.size(); ++i)
+    passed.push_back(LLVM::ExtractValueOp::create(
+        b, kb.loc, result, ArrayRef<int64_t>{static_cast<int64_t>(i)}));
+  return passed;
+}
+
+SmallVector<Value> MmaMatmul::multiplyWarpgroupJob(KernelBuilder &kb,
+                                                   const SmemTile &lhs,
+                                                   const SmemTile &rhs,
+                                                   const Job &job,
+                                                   ValueRange acc) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  MLIRContext *context = b.getContext();
+  // Accumulator register j of a thread: fragment j / 4, entry j % 4.
+  SmallVector<Value> registers;
+  for (Value fragment : acc)
+    for (int64_t half = 0; half < 2; ++half)
+      for (int64_t c = 0; c < 2; ++c)
+        registers.push_back(vector::ExtractOp::create(
+            b, loc, fragment, ArrayRef<int64_t>{half, c}));
+  registers = passThrough(kb, "wgmma.fence.sync.aligned;", registers);
+  auto structType = LLVM::LLVMStructType::getLiteral(
+      context, SmallVector<Type>(registers.size(), b.getF32Type()));
+  Value d = LLVM::PoisonOp::create(b, loc, structType);
+  for (auto [j, value] : llvm::enumerate(registers))
+    d = LLVM::InsertValueOp::create(b, loc, d, value,
+                                    ArrayRef<int64_t>{static_cast<int64_t>(j)});
+  NVVM::WGMMATypes type = lhs.layout.elementType.isF16()
+                              ? NVVM::WGMMATypes::f16
+                              : NVVM::WGMMATypes::bf16;
+  auto shape = NVVM::MMAShapeAttr::get(context, 64, 8 * nTilesPerJob, /*k=*/16);
+  for (int64_t k0 = 0; k0 < k; k0 += 16) {
+    SmallVector<Value> a = lhsBatched ? job.batch : SmallVector<Value>();
+    SmallVector<Value> w = rhsBatched ? job.batch : SmallVector<Value>();
+    a.append({job.groupRow, kb.index(k0)});
+    if (rhsTransposed)
+      w.append({job.column, kb.index(k0)});
+    else
+      w.append({kb.index(k0), job.column});
+    // B as stored [n, k] is wgmma's K-major ("col") B; [k, n] is N-major.
+    d = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, structType, d, createDescriptor(kb, lhs, a, /*kMajor=*/true),
+        createDescriptor(kb, rhs, w, /*kMajor=*/rhsTransposed), shape, type,
+        type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+        rhsTransposed ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        /*satfinite=*/nullptr);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  for (auto [j, value] : llvm::enumerate(registers))
+    value = LLVM::ExtractValueOp::create(
+        b, loc, d, ArrayRef<int64_t>{static_cast<int64_t>(j)});
+  registers = passThrough(kb, "wgmma.wait_group.sync.aligned 0;", registers);
+  auto fragmentType = VectorType::get({2, 2}, b.getF32Type());
+  Value zero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(fragmentType, b.getF32FloatAttr(0.0)));
+  SmallVector<Value> next;
+  for (int64_t t = 0; t < nTilesPerJob; ++t) {
+    Value fragment = zero;
+    for (int64_t half = 0; half < 2; ++half)
+      for (int64_t c = 0; c < 2; ++c)
+        fragment =
+            vector::InsertOp::create(b, loc, registers[4 * t + 2 * half + c],
+                                     fragment, ArrayRef<int64_t>{half, c});
+    next.push_back(fragment);
+  }
+  return next;
 }
 
 SmallVector<Value> MmaMatmul::accumulate(KernelBuilder &kb,

@@ -118,6 +118,14 @@ bool mirage::hasTensorMemoryAccelerator(llvm::StringRef chip) {
   return isSm90OrLater(chip);
 }
 
+std::optional<std::string> mirage::checkWgmmaChip(llvm::StringRef where,
+                                                  llvm::StringRef chip,
+                                                  bool wgmma) {
+  if (!wgmma || chip == "sm_90a")
+    return std::nullopt;
+  return formatBadOptionValue(where, "chip", chip, "sm_90a with wgmma");
+}
+
 /// The toolkit gpu-module-to-binary takes ptxas from: without one it only
 /// finds ptxas when CUDA_HOME is set.
 static std::string getCudaPath(llvm::StringRef requested) {
@@ -188,6 +196,7 @@ void mirage::buildMirageToPTXGPUStage(OpPassManager &pm,
   lowering.dependentLaunch =
       options.dependentLaunch && hasDependentLaunch(options.chip);
   lowering.tma = options.tma && hasTensorMemoryAccelerator(options.chip);
+  lowering.wgmma = options.wgmma;
   pm.addPass(createConvertKernelToGPU(lowering));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -206,6 +215,9 @@ void mirage::registerMirageToPTXPipeline() {
         buildMirageToPTXPipeline(pm, options);
       },
       [](const MirageToPTXOptions &options) {
+        if (auto error =
+                checkWgmmaChip("mirage-to-ptx", options.chip, options.wgmma))
+          return error;
         return checkGPUCodeOptions("mirage-to-ptx", options.chip,
                                    options.format, options.ptx);
       });

@@ -733,6 +733,7 @@ lowerPerOperator(ModuleOp module, llvm::StringRef function, unsigned numInputs,
   pipeline.asyncCopy = options.asyncCopy;
   pipeline.dependentLaunch = options.dependentLaunch;
   pipeline.tma = options.tma;
+  pipeline.wgmma = options.wgmma;
   log << "  lowering: mirage-to-ptx (" << options.chip << ")\n";
   // In two stages, so that the kernels are read while they are block
   // graphs: the model's view of each goes into the manifest.
@@ -830,7 +831,9 @@ std::string mirage::getBundleName(llvm::StringRef function,
                                   const BundleOptions &options) {
   if (options.megakernel)
     return (function + "_megakernel").str();
-  return (function + (options.tma ? "_tma" : "")).str();
+  return (function + (options.tma ? "_tma" : "") +
+          (options.wgmma ? "_wgmma" : ""))
+      .str();
 }
 
 llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
