@@ -466,10 +466,13 @@ private:
                                              const SmemTile &rhs,
                                              const Job &job,
                                              mlir::ValueRange acc) const;
+  /// acc + lhs @ rhs for the wgmma jobs `jobs` of this warpgroup, `acc`
+  /// holding their sums one after the other: one fence, commit and wait
+  /// for all of them, so that the tensor cores run the jobs back to back.
   llvm::SmallVector<mlir::Value>
-  multiplyWarpgroupJob(KernelBuilder &kb, const SmemTile &lhs,
-                       const SmemTile &rhs, const Job &job,
-                       mlir::ValueRange acc) const;
+  multiplyWarpgroupJobs(KernelBuilder &kb, const SmemTile &lhs,
+                        const SmemTile &rhs, llvm::ArrayRef<Job> jobs,
+                        mlir::ValueRange acc) const;
 
   Shape batchShape;
   int64_t batch, m, n, k;

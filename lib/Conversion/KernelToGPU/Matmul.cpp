@@ -195,7 +195,7 @@ SmallVector<Value> MmaMatmul::multiplyJob(KernelBuilder &kb,
                                           const SmemTile &rhs, const Job &job,
                                           ValueRange acc) const {
   if (warpgroup)
-    return multiplyWarpgroupJob(kb, lhs, rhs, job, acc);
+    return multiplyWarpgroupJobs(kb, lhs, rhs, job, acc);
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Type elementType = lhs.layout.elementType;
@@ -320,15 +320,16 @@ static SmallVector<Value> passThrough(KernelBuilder &kb, StringRef instruction,
   return passed;
 }
 
-SmallVector<Value> MmaMatmul::multiplyWarpgroupJob(KernelBuilder &kb,
-                                                   const SmemTile &lhs,
-                                                   const SmemTile &rhs,
-                                                   const Job &job,
-                                                   ValueRange acc) const {
+SmallVector<Value> MmaMatmul::multiplyWarpgroupJobs(KernelBuilder &kb,
+                                                    const SmemTile &lhs,
+                                                    const SmemTile &rhs,
+                                                    ArrayRef<Job> jobs,
+                                                    ValueRange acc) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   MLIRContext *context = b.getContext();
-  // Accumulator register j of a thread: fragment j / 4, entry j % 4.
+  // Accumulator register j of a job: fragment j / 4, entry j % 4.
+  int64_t perJob = 4 * nTilesPerJob;
   SmallVector<Value> registers;
   for (Value fragment : acc)
     for (int64_t half = 0; half < 2; ++half)
@@ -337,42 +338,50 @@ SmallVector<Value> MmaMatmul::multiplyWarpgroupJob(KernelBuilder &kb,
             b, loc, fragment, ArrayRef<int64_t>{half, c}));
   registers = passThrough(kb, "wgmma.fence.sync.aligned;", registers);
   auto structType = LLVM::LLVMStructType::getLiteral(
-      context, SmallVector<Type>(registers.size(), b.getF32Type()));
-  Value d = LLVM::PoisonOp::create(b, loc, structType);
-  for (auto [j, value] : llvm::enumerate(registers))
-    d = LLVM::InsertValueOp::create(b, loc, d, value,
-                                    ArrayRef<int64_t>{static_cast<int64_t>(j)});
+      context, SmallVector<Type>(perJob, b.getF32Type()));
   NVVM::WGMMATypes type = lhs.layout.elementType.isF16()
                               ? NVVM::WGMMATypes::f16
                               : NVVM::WGMMATypes::bf16;
   auto shape = NVVM::MMAShapeAttr::get(context, 64, 8 * nTilesPerJob, /*k=*/16);
-  for (int64_t k0 = 0; k0 < k; k0 += 16) {
-    SmallVector<Value> a = lhsBatched ? job.batch : SmallVector<Value>();
-    SmallVector<Value> w = rhsBatched ? job.batch : SmallVector<Value>();
-    a.append({job.groupRow, kb.index(k0)});
-    if (rhsTransposed)
-      w.append({job.column, kb.index(k0)});
-    else
-      w.append({kb.index(k0), job.column});
-    // B as stored [n, k] is wgmma's K-major ("col") B; [k, n] is N-major.
-    d = NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, structType, d, createDescriptor(kb, lhs, a, /*kMajor=*/true),
-        createDescriptor(kb, rhs, w, /*kMajor=*/rhsTransposed), shape, type,
-        type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
-        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
-        rhsTransposed ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-        /*satfinite=*/nullptr);
+  SmallVector<Value> sums;
+  for (auto [index, job] : llvm::enumerate(jobs)) {
+    MutableArrayRef<Value> mine =
+        MutableArrayRef<Value>(registers).slice(index * perJob, perJob);
+    Value d = LLVM::PoisonOp::create(b, loc, structType);
+    for (auto [j, value] : llvm::enumerate(mine))
+      d = LLVM::InsertValueOp::create(
+          b, loc, d, value, ArrayRef<int64_t>{static_cast<int64_t>(j)});
+    for (int64_t k0 = 0; k0 < k; k0 += 16) {
+      SmallVector<Value> a = lhsBatched ? job.batch : SmallVector<Value>();
+      SmallVector<Value> w = rhsBatched ? job.batch : SmallVector<Value>();
+      a.append({job.groupRow, kb.index(k0)});
+      if (rhsTransposed)
+        w.append({job.column, kb.index(k0)});
+      else
+        w.append({kb.index(k0), job.column});
+      // B as stored [n, k] is wgmma's K-major ("col") B; [k, n] is N-major.
+      d = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, structType, d, createDescriptor(kb, lhs, a, /*kMajor=*/true),
+          createDescriptor(kb, rhs, w, /*kMajor=*/rhsTransposed), shape, type,
+          type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+          NVVM::MMALayout::row,
+          rhsTransposed ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          /*satfinite=*/nullptr);
+    }
+    sums.push_back(d);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  for (auto [j, value] : llvm::enumerate(registers))
-    value = LLVM::ExtractValueOp::create(
-        b, loc, d, ArrayRef<int64_t>{static_cast<int64_t>(j)});
+  for (auto [index, d] : llvm::enumerate(sums))
+    for (int64_t j = 0; j < perJob; ++j)
+      registers[index * perJob + j] =
+          LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{j});
   registers = passThrough(kb, "wgmma.wait_group.sync.aligned 0;", registers);
   auto fragmentType = VectorType::get({2, 2}, b.getF32Type());
   Value zero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(fragmentType, b.getF32FloatAttr(0.0)));
   SmallVector<Value> next;
-  for (int64_t t = 0; t < nTilesPerJob; ++t) {
+  for (size_t t = 0; t < acc.size(); ++t) {
     Value fragment = zero;
     for (int64_t half = 0; half < 2; ++half)
       for (int64_t c = 0; c < 2; ++c)
@@ -388,6 +397,15 @@ SmallVector<Value> MmaMatmul::accumulate(KernelBuilder &kb,
                                          const SmemTile &lhs,
                                          const SmemTile &rhs,
                                          ValueRange state) const {
+  int64_t units = getNumJobUnits(kb);
+  if (warpgroup && getNumJobs() % units == 0) {
+    // Every warpgroup has the same number of jobs: all in one group.
+    SmallVector<Job> jobs;
+    Value unit = kb.div(kb.warpId, 4);
+    for (int64_t j = 0, e = getJobsPerWarp(kb); j < e; ++j)
+      jobs.push_back(decodeJob(kb, kb.add(unit, j * units)));
+    return multiplyWarpgroupJobs(kb, lhs, rhs, jobs, state);
+  }
   return forEachJob(kb, state, nTilesPerJob,
                     [&](const Job &job, ValueRange acc) {
                       return multiplyJob(kb, lhs, rhs, job, acc);
