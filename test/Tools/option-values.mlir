@@ -9,7 +9,6 @@
 // RUN: not mirage-opt %s --pass-pipeline="builtin.module(mirage-to-ptx{format=cubin})" 2>&1 | FileCheck %s --check-prefix=NESTED --implicit-check-not=func.func --implicit-check-not=note:
 // RUN: not mirage-opt %s --mirage-to-megakernel="device=a100" 2>&1 | FileCheck %s --check-prefix=MEGA-DEVICE --implicit-check-not=func.func --implicit-check-not=note:
 // RUN: not mirage-opt %s --mirage-to-megakernel="chip=sm_75" 2>&1 | FileCheck %s --check-prefix=MEGA-CHIP --implicit-check-not=func.func --implicit-check-not=note:
-// RUN: not mirage-opt %s --mirage-to-ptx="chip=sm_90 wgmma=true" 2>&1 | FileCheck %s --check-prefix=WGMMA --implicit-check-not=func.func --implicit-check-not=note:
 // RUN: not mirage-opt %s --mirage-to-ptx="ptx=7" 2>&1 | FileCheck %s --check-prefix=PTX --implicit-check-not=func.func --implicit-check-not=note: --implicit-check-not=warning
 // RUN: not mirage-opt %s --mirage-to-megakernel="chip=sm_90a ptx=80" 2>&1 | FileCheck %s --check-prefix=MEGA-PTX --implicit-check-not=func.func --implicit-check-not=note:
 // RUN: not mirage-opt %s --mirage-to-task-graph="workers=-3" 2>&1 | FileCheck %s --check-prefix=TASK-WORKERS --implicit-check-not=func.func --implicit-check-not=kn-fuse
@@ -33,7 +32,6 @@
 // mirage-bundle's flags, before the input is read or a bundle written:
 // RUN: rm -rf %t && not mirage-bundle %s -o %t --chip=sm_89a 2>&1 | FileCheck %s --check-prefix=BUNDLE-CHIP --implicit-check-not="[1/"
 // RUN: not mirage-bundle %s -o %t --megakernel --device=a100 2>&1 | FileCheck %s --check-prefix=BUNDLE-DEVICE --implicit-check-not="[1/"
-// RUN: not mirage-bundle %s -o %t --chip=sm_80 --wgmma 2>&1 | FileCheck %s --check-prefix=BUNDLE-WGMMA --implicit-check-not="[1/"
 // RUN: not mirage-bundle %s -o %t --ptx=7 2>&1 | FileCheck %s --check-prefix=BUNDLE-PTX --implicit-check-not="[1/"
 // RUN: not ls %t
 //
@@ -47,7 +45,6 @@
 // NESTED: error: mirage-to-ptx: unknown value 'cubin' for option 'format'; valid values: isa, bin, fatbin, llvm
 // MEGA-DEVICE: error: mirage-to-megakernel: unknown value 'a100' for option 'device'; valid values: h100, h200
 // MEGA-CHIP: error: mirage-to-megakernel: unknown value 'sm_75' for option 'chip'; valid values: sm_80,
-// WGMMA: error: mirage-to-ptx: unknown value 'sm_90' for option 'chip'; valid values: sm_90a with wgmma
 // PTX: error: mirage-to-ptx: unknown value '7' for option 'ptx'; valid values: 0 (the chip's minimum), 83, 84, 85, 86, 87, 88, 90 for sm_90a
 // MEGA-PTX: error: mirage-to-megakernel: unknown value '80' for option 'ptx'; valid values: 0 (the chip's minimum), 83,
 // TASK-WORKERS: error: mirage-to-task-graph: workers must be 0 (the device's SMs) or positive
@@ -66,7 +63,6 @@
 // SCHEDULE-DEVICE: error: tg-schedule: unknown value 'a100' for option 'device'; valid values: h100, h200
 // CHECK-SCHEDULE-DEVICE: error: tg-check-schedule: unknown value 'a100' for option 'device'; valid values: h100, h200
 // BUNDLE-CHIP: error: mirage-bundle: unknown value 'sm_89a' for option 'chip'; valid values: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a
-// BUNDLE-WGMMA: error: mirage-bundle: unknown value 'sm_80' for option 'chip'; valid values: sm_90a with wgmma
 // BUNDLE-PTX: error: mirage-bundle: unknown value '7' for option 'ptx'; valid values: 0 (the chip's minimum), 83,
 // BUNDLE-DEVICE: error: mirage-bundle: unknown value 'a100' for option '--device'; valid values: h100, h200
 

@@ -92,9 +92,10 @@ static cl::opt<bool>
                  "manifest (version 3) then passes tensor maps"),
         cl::cat(bundleCategory));
 static cl::opt<bool>
-    wgmma("wgmma", cl::init(false),
+    wgmma("wgmma", cl::init(true),
           cl::desc("Run the tile matmuls of per-operator kernels that fit a "
-                   "warpgroup with wgmma (sm_90a); bundle <function>_wgmma"),
+                   "warpgroup with wgmma where the chip has it (sm_90a); "
+                   "--wgmma=false keeps mma.sync (bundle <function>_mma)"),
           cl::cat(bundleCategory));
 static cl::opt<bool>
     megakernel("megakernel",
@@ -125,8 +126,7 @@ int main(int argc, char **argv) {
   for (std::optional<std::string> error :
        {mirage::checkGPUCodeOptions("mirage-bundle", chip, "bin", ptx),
         mirage::checkOptionValue("mirage-bundle", "--device", device,
-                                 mirage::DeviceModel::getNames()),
-        mirage::checkWgmmaChip("mirage-bundle", chip, wgmma)})
+                                 mirage::DeviceModel::getNames())})
     if (error) {
       llvm::errs() << "error: " << *error << "\n";
       return 1;

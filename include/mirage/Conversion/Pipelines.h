@@ -81,9 +81,9 @@ struct MirageToPTXOptions : public GPUCodeOptions<MirageToPTXOptions> {
       llvm::cl::init(false)};
   Option<bool> wgmma{
       *this, "wgmma",
-      llvm::cl::desc("Run tile matmuls that fit a warpgroup with wgmma "
-                     "(chip=sm_90a only; convert-kn-to-gpu wgmma)"),
-      llvm::cl::init(false)};
+      llvm::cl::desc("Run tile matmuls that fit a warpgroup with wgmma where "
+                     "the chip has it (sm_90a; convert-kn-to-gpu wgmma)"),
+      llvm::cl::init(true)};
 };
 
 /// The options of mirage-to-megakernel: the task graph's and the device
@@ -136,10 +136,9 @@ bool hasDependentLaunch(llvm::StringRef chip);
 /// transaction counts.
 bool hasTensorMemoryAccelerator(llvm::StringRef chip);
 
-/// An error for `where` when wgmma is asked for on a chip without it (only
-/// sm_90a has wgmma.mma_async).
-std::optional<std::string> checkWgmmaChip(llvm::StringRef where,
-                                          llvm::StringRef chip, bool wgmma);
+/// Whether `chip` has warpgroup matrix multiplies (wgmma.mma_async: sm_90a
+/// only, the architecture-specific target).
+bool hasWarpgroupMma(llvm::StringRef chip);
 
 /// Adds the passes of mirage-to-ptx to `pm` (a ModuleOp pass manager): the
 /// kernel-graph stage, then the GPU stage.

@@ -50,8 +50,8 @@ struct BundleOptions {
   /// arguments).
   bool tma = false;
   /// Per-operator kernels run the tile matmuls that fit a warpgroup with
-  /// wgmma (sm_90a).
-  bool wgmma = false;
+  /// wgmma where the chip has it (sm_90a).
+  bool wgmma = true;
   /// Options of the block-graph lowering.
   unsigned pipelineStages = 0;
   bool tensorCores = true;
@@ -60,9 +60,9 @@ struct BundleOptions {
 
 /// The bundle's name (its manifest's `name`, and the directory mirage-bundle
 /// writes it to): the function's, with `_megakernel` appended for a
-/// mega-kernel, `_tma` for per-operator kernels with TMA loads and `_wgmma`
-/// for those with wgmma matmuls, so that the forms of a program can sit side
-/// by side.
+/// mega-kernel, `_tma` for per-operator kernels with TMA loads and `_mma`
+/// for those kept on mma.sync where the chip has wgmma, so that the forms of
+/// a program can sit side by side.
 std::string getBundleName(llvm::StringRef function,
                           const BundleOptions &options);
 

@@ -118,13 +118,7 @@ bool mirage::hasTensorMemoryAccelerator(llvm::StringRef chip) {
   return isSm90OrLater(chip);
 }
 
-std::optional<std::string> mirage::checkWgmmaChip(llvm::StringRef where,
-                                                  llvm::StringRef chip,
-                                                  bool wgmma) {
-  if (!wgmma || chip == "sm_90a")
-    return std::nullopt;
-  return formatBadOptionValue(where, "chip", chip, "sm_90a with wgmma");
-}
+bool mirage::hasWarpgroupMma(llvm::StringRef chip) { return chip == "sm_90a"; }
 
 /// The toolkit gpu-module-to-binary takes ptxas from: without one it only
 /// finds ptxas when CUDA_HOME is set.
@@ -196,7 +190,7 @@ void mirage::buildMirageToPTXGPUStage(OpPassManager &pm,
   lowering.dependentLaunch =
       options.dependentLaunch && hasDependentLaunch(options.chip);
   lowering.tma = options.tma && hasTensorMemoryAccelerator(options.chip);
-  lowering.wgmma = options.wgmma;
+  lowering.wgmma = options.wgmma && hasWarpgroupMma(options.chip);
   pm.addPass(createConvertKernelToGPU(lowering));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -215,9 +209,6 @@ void mirage::registerMirageToPTXPipeline() {
         buildMirageToPTXPipeline(pm, options);
       },
       [](const MirageToPTXOptions &options) {
-        if (auto error =
-                checkWgmmaChip("mirage-to-ptx", options.chip, options.wgmma))
-          return error;
         return checkGPUCodeOptions("mirage-to-ptx", options.chip,
                                    options.format, options.ptx);
       });

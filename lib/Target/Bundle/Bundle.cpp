@@ -831,8 +831,8 @@ std::string mirage::getBundleName(llvm::StringRef function,
                                   const BundleOptions &options) {
   if (options.megakernel)
     return (function + "_megakernel").str();
-  return (function + (options.tma ? "_tma" : "") +
-          (options.wgmma ? "_wgmma" : ""))
+  bool mmaSync = !options.wgmma && hasWarpgroupMma(options.chip);
+  return (function + (options.tma ? "_tma" : "") + (mmaSync ? "_mma" : ""))
       .str();
 }
 
