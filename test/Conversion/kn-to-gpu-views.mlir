@@ -61,3 +61,61 @@ func.func @copies(%gu: tensor<8x2x12288xf16>) -> (tensor<8x256xf16>, tensor<16x6
   } : (tensor<8x2x12288xf16>) -> (tensor<8x256xf16>, tensor<16x6144xf16>)
   return %0#0, %0#1 : tensor<8x256xf16>, tensor<16x6144xf16>
 }
+
+// A concat read only by elementwise ops is read in place too: RoPE's
+// rotate_half (concat(-x2, x1)) computes each part at the run, moved into
+// the part and clamped into it, and selects the part that holds the run;
+// -x2 is computed inside it. Everything is read from global memory by the
+// one expression: no tile, no barrier before the store.
+// CHECK-LABEL: gpu.func @rope_k0(
+// CHECK-NOT: memref.view
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.for
+// CHECK: arith.minui %{{.*}}, %c56 : index
+// CHECK: vector.load
+// CHECK: arith.cmpi ult, %{{.*}}, %c64 : index
+// CHECK: arith.select %{{.*}}, %c0, %{{.*}} : index
+// CHECK: arith.minui %{{.*}}, %c56 : index
+// CHECK: arith.negf {{.*}} : vector<8xf32>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK: vector.store
+// CHECK: gpu.return
+func.func @rope(%q: tensor<256x128xf16>, %cos: tensor<256x128xf16>, %sin: tensor<256x128xf16>) -> tensor<256x128xf16> {
+  %0 = kn.kernel(%q, %cos, %sin) {
+    tb.graph grid [64] threads 128 forloop 1 {
+    ^bb0(%a: tensor<256x128xf16>, %c: tensor<256x128xf16>, %s: tensor<256x128xf16>):
+      %1 = tb.input_iterator %a imap <x -> 0> fmap <i -> replica> : tensor<256x128xf16> -> !tb.tile<4x128xf16>
+      %2 = tb.input_iterator %c imap <x -> 0> fmap <i -> replica> : tensor<256x128xf16> -> !tb.tile<4x128xf16>
+      %3 = tb.input_iterator %s imap <x -> 0> fmap <i -> replica> : tensor<256x128xf16> -> !tb.tile<4x128xf16>
+      %4:2 = tb.split %1 dim 1 sizes [64, 64] : !tb.tile<4x128xf16>
+      %5 = tb.neg %4#1 : !tb.tile<4x64xf16>
+      %6 = tb.concat %5, %4#0 dim 1 : !tb.tile<4x64xf16>, !tb.tile<4x64xf16>
+      %7 = tb.mul %1, %2 : !tb.tile<4x128xf16>, !tb.tile<4x128xf16>
+      %8 = tb.mul %6, %3 : !tb.tile<4x128xf16>, !tb.tile<4x128xf16>
+      %9 = tb.add %7, %8 : !tb.tile<4x128xf16>, !tb.tile<4x128xf16>
+      %10 = tb.output_saver %9 omap <x -> 0> : !tb.tile<4x128xf16> -> tensor<256x128xf16>
+      tb.yield %10 : tensor<256x128xf16>
+    }
+  } : (tensor<256x128xf16>, tensor<256x128xf16>, tensor<256x128xf16>) -> tensor<256x128xf16>
+  return %0 : tensor<256x128xf16>
+}
+
+// A concat that a reduction reads keeps its tile: its parts are copied in.
+// CHECK-LABEL: gpu.func @concat_copies_k0(
+// CHECK: memref.view {{.*}} to memref<512xf16, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: gpu.return
+func.func @concat_copies(%x: tensor<256x64xf16>, %y: tensor<256x64xf16>) -> tensor<256x1xf16> {
+  %0 = kn.kernel(%x, %y) {
+    tb.graph grid [64] threads 128 forloop 1 {
+    ^bb0(%a: tensor<256x64xf16>, %b: tensor<256x64xf16>):
+      %1 = tb.input_iterator %a imap <x -> 0> fmap <i -> replica> : tensor<256x64xf16> -> !tb.tile<4x64xf16>
+      %2 = tb.input_iterator %b imap <x -> 0> fmap <i -> replica> : tensor<256x64xf16> -> !tb.tile<4x64xf16>
+      %3 = tb.concat %1, %2 dim 1 : !tb.tile<4x64xf16>, !tb.tile<4x64xf16>
+      %4 = tb.reduce_sum %3 dim 1 : !tb.tile<4x128xf16>
+      %5 = tb.output_saver %4 omap <x -> 0> : !tb.tile<4x1xf16> -> tensor<256x1xf16>
+      tb.yield %5 : tensor<256x1xf16>
+    }
+  } : (tensor<256x64xf16>, tensor<256x64xf16>) -> tensor<256x1xf16>
+  return %0 : tensor<256x1xf16>
+}

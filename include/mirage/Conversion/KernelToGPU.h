@@ -57,17 +57,20 @@ int64_t getBlockGraphLoadsInFlight(tb::GraphOp graph,
 ///
 /// An elementwise op whose only user is an elementwise op of its phase with
 /// the same result shape, or one that broadcasts it along its rows (a
-/// per-row mean or norm: last dim 1), or a reduction of its phase, is
-/// computed inside that user, in registers.
+/// per-row mean or norm: last dim 1), or a reduction of its phase, or a
+/// concat read in place (`isView`), is computed inside that user, in
+/// registers.
 bool isComputedInUser(
     mlir::Operation *op,
-    llvm::function_ref<bool(mlir::Operation *, mlir::Operation *)> samePhase);
+    llvm::function_ref<bool(mlir::Operation *, mlir::Operation *)> samePhase,
+    llvm::function_ref<bool(mlir::Operation *)> isView);
 
-/// A split, or a reshape that only adds or drops unit dims, whose users are
-/// all elementwise ops or such views (`isView`) of its phase, and whose
-/// operand is not a matmul's result (which may never get a tile), is read
-/// in place: its users index its operand's tile. Callers visit users before
-/// their operands so that a view of a view is one.
+/// A split, a reshape that only adds or drops unit dims, or a concat, whose
+/// users are all elementwise ops or such views (`isView`) of its phase, and
+/// whose operands are not a matmul's result (which may never get a tile),
+/// is read in place: its users index its operand's tile (a concat's users
+/// read the operand that holds each element, or compute it there). Callers
+/// visit users before their operands so that a view of a view is one.
 bool isReadInPlace(
     mlir::Operation *op, llvm::function_ref<bool(mlir::Operation *)> isView,
     llvm::function_ref<bool(mlir::Operation *, mlir::Operation *)> samePhase);

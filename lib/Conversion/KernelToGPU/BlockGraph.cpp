@@ -489,6 +489,20 @@ void BlockGraphEmitter::emitAccumulate(Operation *op, Value iteration) {
 
 ElementExpr BlockGraphEmitter::buildExpr(Value value) {
   Operation *def = value.getDefiningOp();
+  if (auto concat = dyn_cast_or_null<tb::ConcatOp>(def);
+      concat && plan.isView(concat)) {
+    // Each element from the part that holds it (evaluateAt).
+    ElementExpr node;
+    node.kind = OpKind::Concat;
+    node.params.dim = static_cast<int64_t>(concat.getDim());
+    node.shape.assign(concat.getType().getShape());
+    for (Value operand : concat->getOperands()) {
+      node.operands.push_back(buildExpr(operand));
+      node.params.ints.push_back(
+          cast<tb::TileType>(operand.getType()).getShape()[node.params.dim]);
+    }
+    return node;
+  }
   if (def && plan.isView(def)) {
     // The operand's leaf, indexed through this split piece or reshape.
     ElementExpr leaf = buildExpr(def->getOperand(0));

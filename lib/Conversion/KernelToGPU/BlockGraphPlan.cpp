@@ -89,12 +89,16 @@ static bool endsMatmulEpilogue(Operation *op) {
 }
 
 bool mirage::isComputedInUser(
-    Operation *op, function_ref<bool(Operation *, Operation *)> samePhase) {
+    Operation *op, function_ref<bool(Operation *, Operation *)> samePhase,
+    function_ref<bool(Operation *)> isView) {
   if (!isElementwise(op))
     return false;
   Operation *user = getOnlyUser(op->getResult(0));
   if (!user || !samePhase(op, user))
     return false;
+  // A concat read in place evaluates each part where its users read it.
+  if (getKind(user) == OpKind::Concat)
+    return isView(user);
   // A reduction folds the chain as it reads it.
   std::optional<OpKind> userKind = getKind(user);
   if (userKind == OpKind::ReduceSum || userKind == OpKind::ReduceMax)
@@ -116,14 +120,20 @@ bool mirage::isReadInPlace(
     function_ref<bool(Operation *, Operation *)> samePhase) {
   std::optional<OpKind> kind = getKind(op);
   bool viewable =
-      kind == OpKind::Split ||
+      kind == OpKind::Split || kind == OpKind::Concat ||
       (kind == OpKind::Reshape && isUnitDimReshape(getShape(op->getOperand(0)),
                                                    getShape(op->getResult(0))));
+  auto isMatmulResult = [](Value operand) {
+    return getKind(operand.getDefiningOp()) == OpKind::Matmul;
+  };
   if (!viewable || op->use_empty() ||
-      getKind(op->getOperand(0).getDefiningOp()) == OpKind::Matmul)
+      llvm::any_of(op->getOperands(), isMatmulResult))
     return false;
+  // A concat's users choose the part per element: no view may index it.
+  bool viewUsers = kind != OpKind::Concat;
   return llvm::all_of(op->getUsers(), [&](Operation *user) {
-    return (isElementwise(user) || isView(user)) && samePhase(op, user);
+    return (isElementwise(user) || (viewUsers && isView(user))) &&
+           samePhase(op, user);
   });
 }
 
@@ -136,8 +146,9 @@ void mirage::findUntiledOps(
             op, [&](Operation *user) { return views.contains(user); },
             samePhase))
       views.insert(op);
+  auto isView = [&](Operation *op) { return views.contains(op); };
   for (Operation *op : ops)
-    if (views.contains(op) || isComputedInUser(op, samePhase))
+    if (views.contains(op) || isComputedInUser(op, samePhase, isView))
       untiled.insert(op);
 }
 

@@ -294,7 +294,10 @@ struct TileSinks {
 
 struct ElementExpr {
   OpKind kind = OpKind::Exp;
+  /// For a concat read in place (kind Concat): params.dim, and in
+  /// params.ints the sizes of its parts along it; `shape` is its result's.
   OpParams params;
+  Shape shape;
   std::vector<ElementExpr> operands;
   /// A leaf has one of the two.
   std::optional<SmemTile> tile;

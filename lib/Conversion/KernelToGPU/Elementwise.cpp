@@ -4,7 +4,10 @@
 // each thread takes runs of 8 contiguous elements (or single elements where
 // a layout splits runs), reads the leaves it needs from shared memory (or
 // global memory, for input tiles given no shared-memory tile),
-// evaluates the operators in registers and stores the result.
+// evaluates the operators in registers and stores the result. A concat read
+// in place evaluates every part at the run (its indices moved into the
+// part, clamped into it where the run lies elsewhere) and selects the one
+// that holds the run: no branch, and all loads still issued first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,10 +79,20 @@ static bool viewKeepsRuns(const ElementExpr &leaf, int64_t width) {
          view.offset.back() % width == 0;
 }
 
+/// Whether a concat along its last dim keeps runs of `width` within a part.
+static bool isConcatAlongRuns(const ElementExpr &expr) {
+  return expr.kind == OpKind::Concat &&
+         expr.params.dim == static_cast<int64_t>(expr.shape.size()) - 1;
+}
+
 bool codegen::leavesHaveRuns(const ElementExpr &expr, int64_t width) {
   if (expr.isLeaf())
     return getLeafShape(expr).back() == 1 ||
            (tileHasRuns(expr, width) && viewKeepsRuns(expr, width));
+  if (isConcatAlongRuns(expr) &&
+      llvm::any_of(expr.params.ints,
+                   [&](int64_t size) { return size % width != 0; }))
+    return false;
   return llvm::all_of(expr.operands, [&](const ElementExpr &operand) {
     return leavesHaveRuns(operand, width);
   });
@@ -118,15 +131,45 @@ static Value loadLeaf(KernelBuilder &kb, const ElementExpr &expr,
                                 llvm::Align(16));
 }
 
+namespace {
+/// What an expression's evaluation at one run loaded: each leaf's elements,
+/// and per concat whether the run lies before the end of each of its parts
+/// but the last.
+struct LoadedLeaves {
+  llvm::DenseMap<const ElementExpr *, Value> values;
+  llvm::DenseMap<const ElementExpr *, SmallVector<Value>> beforePartEnds;
+};
+} // namespace
+
 /// Loads every leaf of `expr` first, so that all of a thread's loads are in
 /// flight together: warps issue in order, and a conversion or an operator
 /// waiting for one load would hold back the loads after it.
 static void loadLeaves(KernelBuilder &kb, const ElementExpr &expr,
                        ValueRange indices, ArrayRef<int64_t> shape,
-                       int64_t width,
-                       llvm::DenseMap<const ElementExpr *, Value> &loaded) {
+                       int64_t width, LoadedLeaves &loaded) {
   if (expr.isLeaf()) {
-    loaded[&expr] = loadLeaf(kb, expr, indices, shape, width);
+    loaded.values[&expr] = loadLeaf(kb, expr, indices, shape, width);
+    return;
+  }
+  if (expr.kind == OpKind::Concat) {
+    int64_t dim = expr.params.dim, offset = 0;
+    int64_t run = isConcatAlongRuns(expr) ? width : 1;
+    Value index = indices[dim];
+    for (auto [part, size] : llvm::zip(expr.operands, expr.params.ints)) {
+      SmallVector<Value> at(indices);
+      Value shifted = index;
+      if (offset > 0)
+        shifted = arith::SelectOp::create(
+            kb.b, kb.loc, kb.lessThan(index, offset), kb.index(0),
+            arith::SubIOp::create(kb.b, kb.loc, index, kb.index(offset)));
+      at[dim] = kb.min(shifted, size - run);
+      Shape partShape(shape);
+      partShape[dim] = size;
+      loadLeaves(kb, part, at, partShape, width, loaded);
+      offset += size;
+      if (&part != &expr.operands.back())
+        loaded.beforePartEnds[&expr].push_back(kb.lessThan(index, offset));
+    }
     return;
   }
   for (const ElementExpr &operand : expr.operands)
@@ -135,9 +178,20 @@ static void loadLeaves(KernelBuilder &kb, const ElementExpr &expr,
 
 /// `expr` in f32 on its loaded leaves (scalars, or vectors of `width`).
 static Value compute(KernelBuilder &kb, const ElementExpr &expr, int64_t width,
-                     const llvm::DenseMap<const ElementExpr *, Value> &loaded) {
+                     const LoadedLeaves &loaded) {
+  if (expr.kind == OpKind::Concat && !expr.isLeaf()) {
+    // The last part, unless the run lies before the end of an earlier one.
+    ArrayRef<Value> before = loaded.beforePartEnds.at(&expr);
+    Value value = compute(kb, expr.operands.back(), width, loaded);
+    for (int64_t part = static_cast<int64_t>(before.size()) - 1; part >= 0;
+         --part)
+      value = arith::SelectOp::create(
+          kb.b, kb.loc, before[part],
+          compute(kb, expr.operands[part], width, loaded), value);
+    return value;
+  }
   if (expr.isLeaf()) {
-    Value value = kb.convert(loaded.lookup(&expr), kb.b.getF32Type());
+    Value value = kb.convert(loaded.values.lookup(&expr), kb.b.getF32Type());
     if (width > 1 && !isa<VectorType>(value.getType()))
       value = vector::BroadcastOp::create(
           kb.b, kb.loc, VectorType::get({width}, kb.b.getF32Type()), value);
@@ -152,7 +206,7 @@ static Value compute(KernelBuilder &kb, const ElementExpr &expr, int64_t width,
 Value codegen::evaluateAt(KernelBuilder &kb, const ElementExpr &expr,
                           ValueRange indices, ArrayRef<int64_t> shape,
                           int64_t width) {
-  llvm::DenseMap<const ElementExpr *, Value> loaded;
+  LoadedLeaves loaded;
   loadLeaves(kb, expr, indices, shape, width, loaded);
   return compute(kb, expr, width, loaded);
 }
