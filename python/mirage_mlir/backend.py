@@ -208,6 +208,7 @@ def _compile_aten(gm, example_inputs, options):
     global _last
     compilation = Compilation()
     _last = compilation
+    _fx.fold_repeated_heads(gm)
     for node in gm.graph.nodes:
         reason = _fx.why_unsupported(node) if node.op == "call_function" else None
         if reason:

@@ -349,6 +349,101 @@ _HANDLERS = {
 SUPPORTED_OPS = sorted(str(packet).replace("aten.", "") for packet in _HANDLERS)
 
 
+def _packet(node):
+    if not isinstance(node, torch.fx.Node) or node.op != "call_function":
+        return None
+    return getattr(node.target, "overloadpacket", None)
+
+
+def _shape(node):
+    return list(_val(node).shape)
+
+
+def _source_of_same_shape(node):
+    """Where a value comes from through ops that keep its shape (views,
+    expands and copies to the same shape, as aten's bmm decomposition adds)."""
+    while (_packet(node) in (aten.expand, aten.view, aten._unsafe_view, aten.reshape,
+                             aten.clone)
+           and _shape(node) == _shape(node.args[0])):
+        node = node.args[0]
+    return node
+
+
+def _repeated_heads(node):
+    """``(x, repeats, transposed)`` when ``node`` is ``x`` ([G, T, D]) with
+    every head repeated ``repeats`` times in a row, as Hugging Face's
+    repeat_kv makes it (``x[:, None].expand(G, r, T, D).reshape(G * r, T,
+    D)``), transposed to [G * r, D, T] if ``transposed``; else None."""
+    node = _source_of_same_shape(node)
+    transposed = False
+    swaps_last_two = (
+        (_packet(node) == aten.transpose and sorted(d % 3 for d in node.args[1:3]) == [1, 2])
+        or (_packet(node) == aten.permute and [d % 3 for d in node.args[1]] == [0, 2, 1]))
+    if swaps_last_two:
+        transposed = True
+        node = _source_of_same_shape(node.args[0])
+    if _packet(node) not in (aten.view, aten._unsafe_view, aten.reshape):
+        return None
+    expanded = node.args[0]
+    if _packet(expanded) == aten.clone:
+        expanded = expanded.args[0]
+    if _packet(expanded) != aten.expand or _packet(expanded.args[0]) != aten.unsqueeze:
+        return None
+    unsqueezed = expanded.args[0]
+    x = unsqueezed.args[0]
+    if len(_shape(x)) != 3 or unsqueezed.args[1] % 4 != 1:
+        return None
+    groups, length, dim = _shape(x)
+    repeats = _shape(expanded)[1]
+    if (_shape(expanded) != [groups, repeats, length, dim]
+            or _shape(node) != [groups * repeats, length, dim]):
+        return None
+    return x, repeats, transposed
+
+
+def fold_repeated_heads(gm):
+    """Rewrites, in place, batched matmuls whose right operand repeats every
+    head of a [G, T, D] tensor r times (grouped-query attention's repeat_kv)
+    into matmuls over the G groups with the r heads of a group stacked as
+    rows: [G * r, S, K] @ repeat(x) = ([G, r * S, K] @ x) viewed back. The
+    repeated copies of K and V are never made. Returns how many matmuls it
+    rewrote."""
+    graph = gm.graph
+    rewritten = 0
+    for node in list(graph.nodes):
+        if _packet(node) != aten.bmm:
+            continue
+        lhs, rhs = node.args[:2]
+        found = _repeated_heads(rhs)
+        heads, rows, inner = _shape(lhs)
+        if not found or heads % found[1] != 0:
+            continue
+        x, repeats, transposed = found
+        like = _val(node)
+
+        def add(target, args, shape):
+            new = graph.call_function(target, args)
+            new.meta["val"] = like.new_empty(shape)
+            return new
+
+        with graph.inserting_before(node):
+            stacked = add(aten.reshape.default, (lhs, [heads // repeats, repeats * rows, inner]),
+                          [heads // repeats, repeats * rows, inner])
+            right = x
+            if transposed:
+                right = add(aten.transpose.int, (x, 1, 2), [_shape(x)[0], _shape(x)[2], _shape(x)[1]])
+            product = add(aten.bmm.default, (stacked, right),
+                          [heads // repeats, repeats * rows, _shape(right)[2]])
+            result = add(aten.reshape.default, (product, _shape(node)), _shape(node))
+        node.replace_all_uses_with(result)
+        graph.erase_node(node)
+        rewritten += 1
+    if rewritten:
+        graph.eliminate_dead_code()
+        gm.recompile()
+    return rewritten
+
+
 def _handler(node):
     if node.op != "call_function":
         return None

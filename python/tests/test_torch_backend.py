@@ -5,6 +5,7 @@ Every model runs with execute="reference", so its outputs come from the kn
 programs (rounded to the graph's dtypes), not from PyTorch.
 """
 
+import math
 import warnings
 
 import pytest
@@ -116,6 +117,47 @@ def test_models_compile_without_fallback(index):
     assert compilation.fallbacks == {}, compilation.fallbacks
     assert len(compilation.programs) == 1
     assert_close(got, expected)
+
+
+def grouped_query_attention(q, keys, values):
+    groups, length, dim = keys.shape
+    repeats = q.shape[0] // groups
+
+    def repeat_kv(x):  # as Hugging Face's repeat_kv
+        return x[:, None].expand(groups, repeats, length, dim).reshape(groups * repeats, length, dim)
+
+    scores = q @ repeat_kv(keys).transpose(1, 2) / math.sqrt(dim)
+    return torch.softmax(scores, dim=-1) @ repeat_kv(values)
+
+
+def test_grouped_query_attention_reads_each_kv_head_once():
+    # The 4 query heads of a group are stacked as rows against its K and V:
+    # no repeated copies of K and V, two matmuls over the 2 groups.
+    q, k, v = randn(8, 1, 16), randn(2, 5, 16), randn(2, 5, 16)
+    expected, got, compilation = compile_and_run(grouped_query_attention, q, k, v)
+    assert compilation.fallbacks == {}
+    text = str(compilation.programs[0].module)
+    assert "kn.concat" not in text
+    assert "kn.matmul %1, %0 : tensor<2x4x16xf32>, tensor<2x16x5xf32>" in text
+    assert text.count("kn.matmul") == 2
+    assert_close(got, expected)
+
+
+def test_repeated_heads_used_elsewhere_are_copied():
+    # A repeated K that is also returned keeps its copies; the matmul still
+    # reads the groups directly.
+    def fn(q, keys):
+        repeated = keys[:, None].expand(2, 4, 5, 16).reshape(8, 5, 16)
+        return q @ repeated.transpose(1, 2), repeated * 2
+
+    q, k = randn(8, 1, 16), randn(2, 5, 16)
+    expected, got, compilation = compile_and_run(fn, q, k)
+    assert compilation.fallbacks == {}
+    text = str(compilation.programs[0].module)
+    assert text.count("kn.concat") == 1
+    assert "tensor<2x4x16xf32>, tensor<2x16x5xf32>" in text
+    for a, b in zip(got, expected):
+        assert_close(a, b)
 
 
 def test_decoder_layer_program_is_one_function_of_kn_ops():
