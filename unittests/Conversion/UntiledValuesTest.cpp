@@ -3,9 +3,9 @@
 // kn-fuse counts a plan's shared memory by the lowering's own rules
 // (isComputedInUser, isReadInPlace in KernelToGPU.h), which read kn and tb
 // ops alike: elementwise chains are computed in their users (elementwise
-// ops of their shape, or broadcasting them along rows, or reductions),
-// splits and unit-dim reshapes read by elementwise ops are views; anything
-// else gets a tile.
+// ops of their shape, or broadcasting them along rows, or reductions, or
+// concats read in place), splits, unit-dim reshapes and concats read by
+// elementwise ops are views; anything else gets a tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +26,7 @@ using namespace mirage;
 namespace {
 
 constexpr const char *kProgram = R"(
-func.func @f(%gu: tensor<8x64xf16>, %x: tensor<8x32xf16>, %w: tensor<32x32xf16>, %c: tensor<32xf16>) -> (tensor<8x32xf16>, tensor<8x32xf16>, tensor<1x8x32xf16>, tensor<256xf16>, tensor<8x32xf16>, tensor<8x16xf16>) {
+func.func @f(%gu: tensor<8x64xf16>, %x: tensor<8x32xf16>, %w: tensor<32x32xf16>, %c: tensor<32xf16>) -> (tensor<8x32xf16>, tensor<8x32xf16>, tensor<1x8x32xf16>, tensor<256xf16>, tensor<8x32xf16>, tensor<8x16xf16>, tensor<8x64xf16>, tensor<8x1xf16>) {
   %g, %u = kn.split %gu dim 1 sizes [32, 32] : tensor<8x64xf16>
   %s = kn.silu %g : tensor<8x32xf16>
   %gated = kn.mul %s, %u : tensor<8x32xf16>, tensor<8x32xf16>
@@ -47,7 +47,12 @@ func.func @f(%gu: tensor<8x64xf16>, %x: tensor<8x32xf16>, %w: tensor<32x32xf16>,
   %mx = kn.reduce_max %x dim 1 : tensor<8x32xf16>
   %half = kn.mul_scalar %mx, 0.5 : tensor<8x1xf16>
   %d = kn.sub %x, %half : tensor<8x32xf16>, tensor<8x1xf16>
-  return %gated, %b, %rs, %fs, %b, %pe : tensor<8x32xf16>, tensor<8x32xf16>, tensor<1x8x32xf16>, tensor<256xf16>, tensor<8x32xf16>, tensor<8x16xf16>
+  %hi = kn.neg %x : tensor<8x32xf16>
+  %cat = kn.concat %hi, %x dim 1 : tensor<8x32xf16>, tensor<8x32xf16>
+  %rot = kn.mul %cat, %gu : tensor<8x64xf16>, tensor<8x64xf16>
+  %cat2 = kn.concat %x, %x dim 1 : tensor<8x32xf16>, tensor<8x32xf16>
+  %sum = kn.reduce_sum %cat2 dim 1 : tensor<8x64xf16>
+  return %gated, %b, %rs, %fs, %b, %pe, %rot, %sum : tensor<8x32xf16>, tensor<8x32xf16>, tensor<1x8x32xf16>, tensor<256xf16>, tensor<8x32xf16>, tensor<8x16xf16>, tensor<8x64xf16>, tensor<8x1xf16>
 }
 )";
 
@@ -71,8 +76,9 @@ protected:
     return name;
   }
 
-  bool computedInUser(StringRef name) {
-    return isComputedInUser(byName.at(name.str()), everyPhase);
+  bool computedInUser(StringRef name, bool usersAreViews = false) {
+    return isComputedInUser(byName.at(name.str()), everyPhase,
+                            [&](Operation *) { return usersAreViews; });
   }
   bool readInPlace(StringRef name) {
     return isReadInPlace(
@@ -116,7 +122,16 @@ TEST_F(UntiledValuesTest, PhasesAndNestedViews) {
       split, [](Operation *) { return false; },
       [&](Operation *a, Operation *b) { return a == split && b == split; }));
   EXPECT_FALSE(isComputedInUser(
-      byName.at("%1"), [](Operation *, Operation *) { return false; }));
+      byName.at("%1"), [](Operation *, Operation *) { return false; },
+      [](Operation *) { return false; }));
+}
+
+TEST_F(UntiledValuesTest, ConcatsReadByElementwiseOpsAreViews) {
+  EXPECT_TRUE(readInPlace("%21"));  // concat read by mul
+  EXPECT_FALSE(readInPlace("%23")); // concat read by reduce_sum
+  // neg, a part of the concat: computed inside it when it is a view.
+  EXPECT_TRUE(computedInUser("%20", /*usersAreViews=*/true));
+  EXPECT_FALSE(computedInUser("%20"));
 }
 
 } // namespace
