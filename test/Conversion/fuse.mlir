@@ -179,6 +179,31 @@ func.func @split_k_residual(%x: tensor<1x16384xf16>, %w: tensor<16384x512xf16>, 
   return %r : tensor<1x512xf16>
 }
 
+// Split-K of nn.Linear's layout ([n, k] weight, transposed): the weight is
+// sliced along k as stored and n moves last inside the products' kernel, so
+// every block loads rows of the weight slice by slice; the transpose of the
+// whole weight is gone.
+// CHECK-LABEL: func.func @split_k_linear_weight
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4096xf16>, %[[W:.*]]: tensor<1024x4096xf16>)
+// CHECK-NOT: kn.transpose
+// CHECK-DAG: %[[XV:.*]] = kn.reshape %[[X]] : tensor<1x4096xf16> -> tensor<1x[[S:[0-9]+]]x[[K:[0-9]+]]xf16>
+// CHECK-DAG: %[[WV:.*]] = kn.reshape %[[W]] : tensor<1024x4096xf16> -> tensor<1024x[[S]]x[[K]]xf16>
+// CHECK: kn.kernel(%[[XV]], %[[WV]])
+// CHECK: tb.graph grid [{{[0-9]+}}, {{[0-9]+}}] threads 128 forloop {{[0-9]+}}
+// CHECK: tb.transpose %{{.*}} permutation [1, 2, 0]
+// CHECK: tb.matmul
+// CHECK: kn.kernel
+// CHECK: tb.reduce_sum %{{.*}} dim 0 keepdim = false
+// CHECK: tb.silu
+// CHECK-NOT: kn.kernel
+// CHECK: return
+func.func @split_k_linear_weight(%x: tensor<1x4096xf16>, %w: tensor<1024x4096xf16>) -> tensor<1x1024xf16> {
+  %t = kn.transpose %w permutation [1, 0] : tensor<1024x4096xf16>
+  %y = kn.matmul %x, %t : tensor<1x4096xf16>, tensor<4096x1024xf16>
+  %r = kn.silu %y : tensor<1x1024xf16>
+  return %r : tensor<1x1024xf16>
+}
+
 // Not split: slices of k shorter than 128 rows (k = 192).
 // CHECK-LABEL: func.func @split_k_too_short
 // CHECK-NOT: kn.reshape

@@ -226,6 +226,15 @@ INSTANTIATE_TEST_SUITE_P(
           %p = kn.div %e, %s : tensor<8x64xf16>, tensor<8x1xf16>
           return %p : tensor<8x64xf16>
         })mlir"},
+        // The same with nn.Linear's [n, k] weight: k sliced in place, n
+        // moved last inside the products' kernel; no copy of the weight.
+        Case{"SplitKLinearWeight", 2,
+             R"mlir(func.func @f(%x: tensor<1x4096xf16>, %w: tensor<1024x4096xf16>) -> tensor<1x1024xf16> {
+          %t = kn.transpose %w permutation [1, 0] : tensor<1024x4096xf16>
+          %y = kn.matmul %x, %t : tensor<1x4096xf16>, tensor<4096x1024xf16>
+          %r = kn.silu %y : tensor<1x1024xf16>
+          return %r : tensor<1x1024xf16>
+        })mlir"},
         Case{"SplitKResidual", 2,
              R"mlir(func.func @f(%x: tensor<1x8192xf16>, %w: tensor<8192x256xf16>, %h: tensor<1x256xf16>) -> tensor<1x256xf16> {
           %y = kn.matmul %x, %w : tensor<1x8192xf16>, tensor<8192x256xf16>

@@ -1057,6 +1057,15 @@ Fuser::getBuildableCost(ArrayRef<Operation *> ops) {
 /// launch when an elementwise or reduction op reads the result (it fuses
 /// into that op's kernel); the split is taken when it beats the plain
 /// matmul by kRelaunchGain.
+/// The [n, k] weight of which `rhs` is the transpose (nn.Linear's layout),
+/// or null.
+static Value getTransposedWeight(Value rhs) {
+  auto transpose = rhs.getDefiningOp<TransposeOp>();
+  if (!transpose || transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
+    return Value();
+  return transpose.getInput();
+}
+
 void Fuser::splitNarrowMatmuls() {
   SmallVector<MatmulOp> matmuls;
   for (Operation &op : function.getBody().front())
@@ -1099,15 +1108,33 @@ void Fuser::splitNarrowMatmuls() {
                                        matmul.getLhs());
       auto lhs = TransposeOp::create(b, loc, lhsView,
                                      b.getDenseI64ArrayAttr({1, 0, 2}));
-      auto rhs = ReshapeOp::create(b, loc, tensor({slices, k / slices, n}),
-                                   matmul.getRhs());
+      SmallVector<Operation *> ops{lhsView, lhs};
+      SmallVector<Operation *> productOps{lhs};
+      Value rhs;
+      if (Value weight = getTransposedWeight(matmul.getRhs())) {
+        // nn.Linear's [n, k]: slice k in place, then move n last; slicing the
+        // transpose instead would need every block to load all of k.
+        auto sliced =
+            ReshapeOp::create(b, loc, tensor({n, slices, k / slices}), weight);
+        auto moved = TransposeOp::create(b, loc, sliced,
+                                         b.getDenseI64ArrayAttr({1, 2, 0}));
+        ops.append({sliced, moved});
+        productOps.push_back(moved);
+        rhs = moved;
+      } else {
+        auto view = ReshapeOp::create(b, loc, tensor({slices, k / slices, n}),
+                                      matmul.getRhs());
+        ops.push_back(view);
+        rhs = view;
+      }
       auto partial = MatmulOp::create(b, loc, lhs, rhs);
       auto sum = ReduceSumOp::create(b, loc, partial, /*dim=*/0,
                                      /*keepdim=*/false);
-      SmallVector<Operation *> ops{lhsView, lhs, rhs, partial, sum};
+      ops.append({partial, sum});
+      productOps.push_back(partial);
       tried.push_back(ops);
       std::optional<std::pair<double, int64_t>> products =
-          getBuildableCost({lhs.getOperation(), partial.getOperation()});
+          getBuildableCost(productOps);
       // The reduction's group has an output only while it has readers.
       matmul.getResult().replaceAllUsesWith(sum.getResult());
       std::optional<std::pair<double, int64_t>> reduction =
@@ -1133,7 +1160,11 @@ void Fuser::splitNarrowMatmuls() {
       continue;
     }
     matmul.getResult().replaceAllUsesWith(best->result);
+    Operation *oldRhs = matmul.getRhs().getDefiningOp();
     matmul->erase();
+    // A weight's transpose that only the plain matmul read is gone with it.
+    if (oldRhs && isa<TransposeOp>(oldRhs) && oldRhs->use_empty())
+      oldRhs->erase();
     partialsOfSplitSum[best->result.getDefiningOp()] =
         best->result.getDefiningOp()->getOperand(0).getDefiningOp();
   }
