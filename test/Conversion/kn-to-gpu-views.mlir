@@ -119,3 +119,52 @@ func.func @concat_copies(%x: tensor<256x64xf16>, %y: tensor<256x64xf16>) -> tens
   } : (tensor<256x64xf16>, tensor<256x64xf16>) -> tensor<256x1xf16>
   return %0 : tensor<256x1xf16>
 }
+
+// A concat of lower rank than its user, broadcast along the user's rows:
+// the part is chosen by the concat's own dim, the user's columns.
+// CHECK-LABEL: gpu.func @broadcast_concat_k0(
+// CHECK: vector.load %arg0[%{{.*}}, %[[COL:.*]]] {{.*}} vector<8xf16>
+// CHECK: arith.cmpi ult, %[[COL]], %c32 : index
+// CHECK: gpu.return
+func.func @broadcast_concat(%x: tensor<256x64xf16>, %a: tensor<32xf16>, %b: tensor<32xf16>) -> tensor<256x64xf16> {
+  %0 = kn.kernel(%x, %a, %b) {
+    tb.graph grid [64] threads 128 forloop 1 {
+    ^bb0(%xd: tensor<256x64xf16>, %ad: tensor<32xf16>, %bd: tensor<32xf16>):
+      %1 = tb.input_iterator %xd imap <x -> 0> fmap <i -> replica> : tensor<256x64xf16> -> !tb.tile<4x64xf16>
+      %2 = tb.input_iterator %ad imap <x -> replica> fmap <i -> replica> : tensor<32xf16> -> !tb.tile<32xf16>
+      %3 = tb.input_iterator %bd imap <x -> replica> fmap <i -> replica> : tensor<32xf16> -> !tb.tile<32xf16>
+      %4 = tb.neg %3 : !tb.tile<32xf16>
+      %5 = tb.concat %2, %4 dim 0 : !tb.tile<32xf16>, !tb.tile<32xf16>
+      %6 = tb.mul %1, %5 : !tb.tile<4x64xf16>, !tb.tile<64xf16>
+      %7 = tb.output_saver %6 omap <x -> 0> : !tb.tile<4x64xf16> -> tensor<256x64xf16>
+      tb.yield %7 : tensor<256x64xf16>
+    }
+  } : (tensor<256x64xf16>, tensor<32xf16>, tensor<32xf16>) -> tensor<256x64xf16>
+  return %0 : tensor<256x64xf16>
+}
+
+// An elementwise epilogue candidate of a matmul that feeds a concat read in
+// place by two users is computed inside the concat, not as an epilogue.
+// CHECK-LABEL: gpu.func @matmul_concat_k0(
+// CHECK: nvgpu.mma.sync
+// CHECK: math.exp
+// CHECK: gpu.return
+func.func @matmul_concat(%a: tensor<16x64xf16>, %b: tensor<64x64xf16>, %y: tensor<16x64xf16>) -> (tensor<16x128xf16>, tensor<16x128xf16>) {
+  %0:2 = kn.kernel(%a, %b, %y) {
+    tb.graph grid [2] threads 128 forloop 1 {
+    ^bb0(%ad: tensor<16x64xf16>, %bd: tensor<64x64xf16>, %yd: tensor<16x64xf16>):
+      %1 = tb.input_iterator %ad imap <x -> 0> fmap <i -> replica> : tensor<16x64xf16> -> !tb.tile<8x64xf16>
+      %2 = tb.input_iterator %bd imap <x -> replica> fmap <i -> replica> : tensor<64x64xf16> -> !tb.tile<64x64xf16>
+      %3 = tb.input_iterator %yd imap <x -> 0> fmap <i -> replica> : tensor<16x64xf16> -> !tb.tile<8x64xf16>
+      %4 = tb.matmul %1, %2 : !tb.tile<8x64xf16>, !tb.tile<64x64xf16>
+      %5 = tb.silu %4 : !tb.tile<8x64xf16>
+      %6 = tb.concat %5, %3 dim 1 : !tb.tile<8x64xf16>, !tb.tile<8x64xf16>
+      %7 = tb.exp %6 : !tb.tile<8x128xf16>
+      %8 = tb.neg %6 : !tb.tile<8x128xf16>
+      %9 = tb.output_saver %7 omap <x -> 0> : !tb.tile<8x128xf16> -> tensor<16x128xf16>
+      %10 = tb.output_saver %8 omap <x -> 0> : !tb.tile<8x128xf16> -> tensor<16x128xf16>
+      tb.yield %9, %10 : tensor<16x128xf16>, tensor<16x128xf16>
+    }
+  } : (tensor<16x64xf16>, tensor<64x64xf16>, tensor<16x64xf16>) -> (tensor<16x128xf16>, tensor<16x128xf16>)
+  return %0#0, %0#1 : tensor<16x128xf16>, tensor<16x128xf16>
+}

@@ -38,7 +38,7 @@ static constexpr int64_t kTmaMinRowBytes = 128;
 static constexpr int64_t kTmaMinBoxBytes = 1024;
 
 static bool isElementwise(Operation *op) {
-  auto semantics = dyn_cast<SemanticsOpInterface>(op);
+  auto semantics = dyn_cast_or_null<SemanticsOpInterface>(op);
   return semantics && op->getNumResults() == 1 &&
          getOpInfo(semantics.getOpKind()).elementwise;
 }
@@ -492,10 +492,12 @@ void BlockGraphPlan::decideMatmuls() {
     }
     // An epilogue: the elementwise op at the end of the single-use chain
     // from the result, when that chain has no other input.
+    // (An elementwise op inlined into a concat read in place ends no
+    // epilogue: the walk stops at the concat.)
     Operation *root = user;
-    while (inlined.contains(root))
+    while (isElementwise(root) && inlined.contains(root))
       root = getOnlyUser(root->getResult(0));
-    if (!isElementwise(root) || inlined.contains(root) ||
+    if (!root || !isElementwise(root) || inlined.contains(root) ||
         postLoop.contains(root) != postLoop.contains(op) ||
         getShape(root->getResult(0)) != getShape(result))
       continue;

@@ -152,18 +152,21 @@ static void loadLeaves(KernelBuilder &kb, const ElementExpr &expr,
     return;
   }
   if (expr.kind == OpKind::Concat) {
+    // The concat's own indices: its user may broadcast it (numpy-style,
+    // right-aligned) from a lower rank or along size-1 dims.
+    SmallVector<Value> own = kb.broadcastIndices(indices, expr.shape, shape);
     int64_t dim = expr.params.dim, offset = 0;
     int64_t run = isConcatAlongRuns(expr) ? width : 1;
-    Value index = indices[dim];
+    Value index = own[dim];
     for (auto [part, size] : llvm::zip(expr.operands, expr.params.ints)) {
-      SmallVector<Value> at(indices);
+      SmallVector<Value> at(own);
       Value shifted = index;
       if (offset > 0)
         shifted = arith::SelectOp::create(
             kb.b, kb.loc, kb.lessThan(index, offset), kb.index(0),
             arith::SubIOp::create(kb.b, kb.loc, index, kb.index(offset)));
       at[dim] = kb.min(shifted, size - run);
-      Shape partShape(shape);
+      Shape partShape(expr.shape);
       partShape[dim] = size;
       loadLeaves(kb, part, at, partShape, width, loaded);
       offset += size;
