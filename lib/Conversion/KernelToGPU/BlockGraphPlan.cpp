@@ -731,35 +731,25 @@ FailureOr<int64_t> mirage::planBlockGraphSharedMemory(tb::GraphOp graph,
                                                       int64_t chipSharedMemory,
                                                       bool requirePipeline,
                                                       int64_t residentBlocks) {
-  Options options;
-  options.chipSharedMemory = chipSharedMemory;
-  options.residentBlocks = residentBlocks;
-  BlockGraphPlan plan(graph, options);
-  if (failed(plan.build()))
-    return failure();
-  if (requirePipeline && !plan.getPipelined().empty() && plan.getStages() < 2)
-    return graph.emitOpError()
-           << "has loop tiles that fit in shared memory only once: nothing "
-              "would load while the block computes";
-  return plan.getSharedMemoryBytes();
-}
-
-/// The f32 registers per thread a tensor-core product's accumulator
-/// fragments take when `warps` warps share its jobs, as MmaMatmul cuts them
-/// (Matmul.cpp): jobs of 16 rows by 16 columns (8 where n is not a multiple
-/// of 16), a vector<2x2xf32> per 8 columns of a job, and two more registers
-/// per job for a rescaled sum's running maxima. A sum kept across the loop
-/// holds all of a warp's jobs at once; a product stored as it is computed
-/// (multiplyAndStore) holds one job.
-static int64_t getMmaRegisters(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
-                               int64_t warps, bool rescaled, bool allJobs) {
-  int64_t m = lhs[lhs.size() - 2], n = rhs.back();
-  int64_t batch = getNumElements(lhs.size() > 2 ? lhs.drop_back(2)
-                                                : rhs.drop_back(2));
-  int64_t tilesPerJob = n % 16 == 0 ? 2 : 1;
-  int64_t jobs = batch * ((m + 15) / 16) * (n / (8 * tilesPerJob));
-  int64_t held = allJobs ? (jobs + warps - 1) / warps : 1;
-  return held * 4 * (tilesPerJob + (rescaled ? 2 : 0));
+  // As the lowering plans it with mma.sync and with wgmma (whose operand
+  // tiles sit on 1024-byte offsets): the larger, so that the graph lowers
+  // either way.
+  int64_t bytes = 0;
+  for (bool wgmma : {false, true}) {
+    Options options;
+    options.chipSharedMemory = chipSharedMemory;
+    options.residentBlocks = residentBlocks;
+    options.wgmma = wgmma;
+    BlockGraphPlan plan(graph, options);
+    if (failed(plan.build()))
+      return failure();
+    if (requirePipeline && !plan.getPipelined().empty() && plan.getStages() < 2)
+      return graph.emitOpError()
+             << "has loop tiles that fit in shared memory only once: nothing "
+                "would load while the block computes";
+    bytes = std::max(bytes, plan.getSharedMemoryBytes());
+  }
+  return bytes;
 }
 
 /// Builds `plan` without reporting why it fails: the queries below answer
@@ -790,23 +780,28 @@ int64_t mirage::getBlockGraphLoadsInFlight(tb::GraphOp graph,
 }
 
 int64_t mirage::getBlockGraphAccumulatorRegisters(tb::GraphOp graph) {
-  BlockGraphPlan plan(graph, Options());
-  if (failed(buildQuietly(plan)))
-    return 0;
-  int64_t warps = (static_cast<int64_t>(graph.getThreads()) + 31) / 32;
-  int64_t sums = 0, largest = 0;
-  for (Operation &op : graph.getBodyBlock()) {
-    auto matmul = dyn_cast<tb::MatmulOp>(op);
-    if (!matmul || !plan.getMma(matmul))
-      continue;
-    ArrayRef<int64_t> lhs = matmul.getLhs().getType().getShape();
-    ArrayRef<int64_t> rhs = matmul.getRhs().getType().getShape();
-    if (const RegisterSum *sum = plan.getRegisterSum(matmul))
-      sums += getMmaRegisters(lhs, rhs, warps, sum->isRescaled(),
-                              /*allJobs=*/true);
-    else
-      largest = std::max(largest, getMmaRegisters(lhs, rhs, warps, false,
-                                                  /*allJobs=*/false));
+  // With mma.sync and with wgmma (whose jobs are wider): the larger.
+  int64_t registers = 0;
+  for (bool wgmma : {false, true}) {
+    Options options;
+    options.wgmma = wgmma;
+    BlockGraphPlan plan(graph, options);
+    if (failed(buildQuietly(plan)))
+      return 0;
+    int64_t warps = (static_cast<int64_t>(graph.getThreads()) + 31) / 32;
+    int64_t sums = 0, largest = 0;
+    for (Operation &op : graph.getBodyBlock()) {
+      const MmaMatmul *mma = plan.getMma(&op);
+      if (!mma)
+        continue;
+      if (const RegisterSum *sum = plan.getRegisterSum(&op))
+        sums += mma->getAccumulatorRegisters(warps, sum->isRescaled(),
+                                             /*allJobs=*/true);
+      else
+        largest = std::max(largest, mma->getAccumulatorRegisters(
+                                        warps, false, /*allJobs=*/false));
+    }
+    registers = std::max(registers, sums + largest);
   }
-  return sums + largest;
+  return registers;
 }

@@ -409,6 +409,14 @@ public:
   bool isWarpgroup() const { return warpgroup; }
 
   int64_t getStateSize(const KernelBuilder &kb, bool rescaled) const;
+  /// The f32 registers per thread its accumulator fragments take in a block
+  /// of `warps` warps: a vector<2x2xf32> per 8 columns of a job, and (an
+  /// estimate kept from before wgmma) two more per job for a rescaled sum's
+  /// running maxima. A sum kept across the loop holds all of a warp's jobs
+  /// at once; a product stored as it is computed (multiplyAndStore) holds
+  /// one job.
+  int64_t getAccumulatorRegisters(int64_t warps, bool rescaled,
+                                  bool allJobs) const;
   /// Zero sums and, with `rescaled`, -infinity maxima.
   llvm::SmallVector<mlir::Value> createInitialState(KernelBuilder &kb,
                                                     bool rescaled) const;

@@ -112,6 +112,13 @@ int64_t MmaMatmul::getJobsPerWarp(const KernelBuilder &kb) const {
   return llvm::divideCeil(getNumJobs(), getNumJobUnits(kb));
 }
 
+int64_t MmaMatmul::getAccumulatorRegisters(int64_t warps, bool rescaled,
+                                           bool allJobs) const {
+  int64_t units = warpgroup ? warps / 4 : warps;
+  int64_t held = allJobs ? llvm::divideCeil(getNumJobs(), units) : 1;
+  return held * 4 * (nTilesPerJob + (rescaled ? 2 : 0));
+}
+
 int64_t MmaMatmul::getStatePerJob(bool rescaled) const {
   return nTilesPerJob + (rescaled ? 2 : 0);
 }
