@@ -84,6 +84,10 @@ void findUntiledOps(
     llvm::DenseSet<mlir::Operation *> &views,
     llvm::DenseSet<mlir::Operation *> &untiled);
 
+/// Whether `chip` has warpgroup matrix multiplies (wgmma.mma_async: sm_90a
+/// only, the architecture-specific target).
+bool hasWarpgroupMma(llvm::StringRef chip);
+
 /// The name convert-kn-to-gpu gives the gpu.func of the `index`-th kn.kernel
 /// (program order) of `function`.
 std::string getKernelName(llvm::StringRef function, int64_t index);

@@ -136,10 +136,6 @@ bool hasDependentLaunch(llvm::StringRef chip);
 /// transaction counts.
 bool hasTensorMemoryAccelerator(llvm::StringRef chip);
 
-/// Whether `chip` has warpgroup matrix multiplies (wgmma.mma_async: sm_90a
-/// only, the architecture-specific target).
-bool hasWarpgroupMma(llvm::StringRef chip);
-
 /// Adds the passes of mirage-to-ptx to `pm` (a ModuleOp pass manager): the
 /// kernel-graph stage, then the GPU stage.
 void buildMirageToPTXPipeline(mlir::OpPassManager &pm,

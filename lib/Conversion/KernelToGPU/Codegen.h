@@ -452,8 +452,10 @@ private:
     llvm::SmallVector<mlir::Value> batch;
     mlir::Value row, column, groupRow;
   };
-  /// Warps, or warpgroups with wgmma: the units jobs are dealt to.
+  /// Warps, or warpgroups with wgmma: the units jobs are dealt to, and
+  /// this thread's.
   int64_t getNumJobUnits(const KernelBuilder &kb) const;
+  mlir::Value getJobUnit(KernelBuilder &kb) const;
   int64_t getNumJobs() const { return batch * mTiles * nJobs; }
   int64_t getJobsPerWarp(const KernelBuilder &kb) const;
   int64_t getStatePerJob(bool rescaled) const;

@@ -36,6 +36,8 @@ namespace mirage {
 using namespace mlir;
 using namespace mirage;
 
+bool mirage::hasWarpgroupMma(llvm::StringRef chip) { return chip == "sm_90a"; }
+
 std::string mirage::getKernelName(llvm::StringRef function, int64_t index) {
   return (function + "_k" + llvm::Twine(index)).str();
 }
@@ -290,7 +292,7 @@ struct ConvertKernelToGPU
   using Base::Base;
 
   std::optional<std::string> checkOptions() const {
-    if (wgmma && chip != "sm_90a")
+    if (wgmma && !hasWarpgroupMma(chip))
       return formatBadOptionValue("convert-kn-to-gpu", "chip", chip,
                                   "sm_90a with wgmma");
     if (chip.empty())

@@ -108,6 +108,10 @@ int64_t MmaMatmul::getNumJobUnits(const KernelBuilder &kb) const {
   return warpgroup ? kb.getNumWarps() / 4 : kb.getNumWarps();
 }
 
+Value MmaMatmul::getJobUnit(KernelBuilder &kb) const {
+  return warpgroup ? kb.div(kb.warpId, 4) : kb.warpId;
+}
+
 int64_t MmaMatmul::getJobsPerWarp(const KernelBuilder &kb) const {
   return llvm::divideCeil(getNumJobs(), getNumJobUnits(kb));
 }
@@ -163,7 +167,7 @@ SmallVector<Value> MmaMatmul::forEachJob(
   SmallVector<Value> result(state);
   // A warpgroup's warps take the same jobs: wgmma runs on all four.
   int64_t units = getNumJobUnits(kb);
-  Value unit = warpgroup ? kb.div(kb.warpId, 4) : kb.warpId;
+  Value unit = getJobUnit(kb);
   for (int64_t j = 0, e = getJobsPerWarp(kb); j < e; ++j) {
     Value job = kb.add(unit, j * units);
     MutableArrayRef<Value> mine =
@@ -408,7 +412,7 @@ SmallVector<Value> MmaMatmul::accumulate(KernelBuilder &kb,
   if (warpgroup && getNumJobs() % units == 0) {
     // Every warpgroup has the same number of jobs: all in one group.
     SmallVector<Job> jobs;
-    Value unit = kb.div(kb.warpId, 4);
+    Value unit = getJobUnit(kb);
     for (int64_t j = 0, e = getJobsPerWarp(kb); j < e; ++j)
       jobs.push_back(decodeJob(kb, kb.add(unit, j * units)));
     return multiplyWarpgroupJobs(kb, lhs, rhs, jobs, state);

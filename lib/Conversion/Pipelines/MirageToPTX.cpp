@@ -10,6 +10,8 @@
 #include "mirage/Conversion/Pipelines.h"
 
 #include "DeviceToBinary.h"
+#include "mirage/Conversion/KernelToGPU.h"
+#include "mirage/Conversion/KernelToGPU.h"
 #include "mirage/Conversion/Passes.h"
 #include "mirage/CostModel/CostModel.h"
 #include "mirage/Dialect/Block/IR/Block.h"
@@ -117,8 +119,6 @@ bool mirage::hasDependentLaunch(llvm::StringRef chip) {
 bool mirage::hasTensorMemoryAccelerator(llvm::StringRef chip) {
   return isSm90OrLater(chip);
 }
-
-bool mirage::hasWarpgroupMma(llvm::StringRef chip) { return chip == "sm_90a"; }
 
 /// The toolkit gpu-module-to-binary takes ptxas from: without one it only
 /// finds ptxas when CUDA_HOME is set.
