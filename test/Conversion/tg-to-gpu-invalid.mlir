@@ -1,6 +1,7 @@
 // One case per diagnostic of convert-tg-to-gpu.
 // RUN: mirage-opt %s --convert-tg-to-gpu --split-input-file --verify-diagnostics
 // RUN: not mirage-opt %s --convert-tg-to-gpu=chip=sm_00 -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not mirage-opt %s --convert-tg-to-gpu=prefetch-bytes=-1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=PREFETCH
 
 // expected-error @below {{must be linearized and scheduled to become a mega-kernel; run mirage-to-task-graph (or tg-normalize, tg-linearize and tg-schedule) first}}
 tg.graph @unscheduled linearized {
@@ -80,3 +81,4 @@ tg.graph @empty workers 1 linearized {
 }
 
 // CHIP: error: convert-tg-to-gpu: unknown value 'sm_00' for option 'chip'; valid values: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a
+// PREFETCH: error: convert-tg-to-gpu: prefetch-bytes is -1; expected 0 to 1073741824

@@ -3,16 +3,17 @@
 // task 1, so task 2's wait (on task 0) is a same-SM hand-off with neither a
 // wait nor a signal, while task 3 waits on task 1's counter.
 // RUN: mirage-opt %s --convert-tg-to-gpu | FileCheck %s
+// RUN: mirage-opt %s --convert-tg-to-gpu=dynamic-dispatch=true | FileCheck %s --check-prefix=DYN
 
 // The graph stays as the host side, naming the kernel and its tables.
 // CHECK: tg.graph @g
-// CHECK-SAME: mirage.megakernel = {bodies = 1 : i64, dynamic_shared_bytes = {{[0-9]+}} : i64, kernel = @g_megakernel::@g, tables = {needed = @g_needed, operands = @g_operands, queue_starts = @g_queue_starts, queues = @g_queues, storage = @g_storage, tasks = @g_tasks}, threads = 128 : i64}
+// CHECK-SAME: mirage.megakernel = {bodies = 1 : i64, dynamic_dispatch = false, dynamic_shared_bytes = {{[0-9]+}} : i64, kernel = @g_megakernel::@g, tables = {needed = @g_needed, operands = @g_operands, queue_starts = @g_queue_starts, queues = @g_queues, storage = @g_storage, tasks = @g_tasks}, threads = 128 : i64}
 // CHECK-LABEL: gpu.module @g_megakernel
 // CHECK-SAME: dlti.dl_spec = #dlti.dl_spec<index = 32 : i32>
 // One body per distinct block graph: block coordinates, then the buffers.
 // CHECK: func.func private @g_body0(%{{.*}}: index, %{{.*}}: memref<4x64xf32>, %{{.*}}: memref<4x64xf32>)
 // CHECK-NOT: func.func private @g_body1
-// CHECK: gpu.func @g(%{{.*}}: memref<3xi64>, %{{.*}}: memref<32xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<3xi64>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<9xi64>) kernel
+// CHECK: gpu.func @g(%{{.*}}: memref<3xi64>, %{{.*}}: memref<32xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<3xi64>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<10xi64>) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK-SAME: known_grid_size = array<i32: 2, 1, 1>
 // The worker's queue, from the queue starts.
@@ -50,6 +51,32 @@
 // CHECK: memref.global "private" constant @g_needed : memref<3xi32> = dense<[0, 1, 1]>
 // CHECK: memref.global "private" constant @g_operands : memref<4xi32> = dense<[1, 2, 2, 0]>
 // CHECK: memref.global "private" constant @g_storage : memref<3xi32> = dense<[0, 1, 2]>
+// Dynamic dispatch: thread 0 claims tasks from the state's NextTask word
+// (slot 9), starting at epoch * (4 tasks + 2 workers), and hands each to the
+// CTA through a shared-memory word; the next claim is issued once the wait
+// is over, before the body. No worker knows what ran before on its SM, so
+// task 2 now waits on task 0's counter, which task 0 signals.
+// DYN: mirage.megakernel = {bodies = 1 : i64, dynamic_dispatch = true
+// DYN: memref.global "private" @g_claimed_task : memref<1xi32, #gpu.address_space<workgroup>>
+// DYN-LABEL: gpu.func @g(
+// DYN: %[[CLAIMED:.*]] = memref.get_global @g_claimed_task
+// DYN: arith.constant 9 : i32
+// DYN: llvm.atomicrmw add {{.*}} syncscope("device") monotonic
+// DYN: memref.store %{{.*}}, %[[CLAIMED]]
+// DYN: gpu.barrier
+// DYN: scf.while
+// DYN: memref.load %[[CLAIMED]]
+// DYN: arith.cmpi slt, %{{.*}}, %c4_i32
+// DYN: scf.condition
+// DYN: llvm.load %{{.*}} atomic syncscope("device") acquire
+// DYN: llvm.atomicrmw add {{.*}} syncscope("device") monotonic
+// DYN: nvvm.barrier #nvvm.reduction<or>
+// DYN: func.call @g_body0
+// DYN: llvm.fence syncscope("device") release
+// DYN: memref.store %{{.*}}, %[[CLAIMED]]
+// DYN: gpu.barrier
+// DYN: gpu.return
+// DYN: memref.global "private" constant @g_tasks : memref<32xi32> = dense<[0, 0, 0, 0, 0, -1, 1, 0, 0, 0, 1, 0, 0, -1, 2, 0, 0, 1, 0, 0, 0, 1, -1, 2, 0, 1, 1, 0, 0, 2, -1, 2]>
 tg.graph @g workers 2 linearized {
   %y = tg.buffer output 0 : memref<4x64xf32>
   %x = tg.buffer input 0 : memref<4x64xf32>

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mirage/Conversion/MegaKernel.h"
 #include "mirage/Conversion/Pipelines.h"
 #include "mirage/CostModel/CostModel.h"
 #include "mirage/Dialect/Block/IR/Block.h"
@@ -117,6 +118,27 @@ static cl::opt<int64_t>
                         "the run is abandoned and reported (0: no limit)"),
                cl::cat(bundleCategory));
 
+static cl::opt<int64_t> prefetchBytes(
+    "prefetch-bytes", cl::init(0),
+    cl::desc("Mega-kernel: bytes of each task's read-only inputs (weights, "
+             "caches) a worker prefetches into L2 ahead of it (0: none)"),
+    cl::cat(bundleCategory));
+static cl::opt<unsigned>
+    prefetchAhead("prefetch-ahead", cl::init(1),
+                  cl::desc("Mega-kernel: how many tasks ahead a worker "
+                           "prefetches (0: each task's own, before its wait)"),
+                  cl::cat(bundleCategory));
+static cl::opt<bool> dynamicDispatch(
+    "dynamic-dispatch",
+    cl::desc("Mega-kernel: workers claim tasks in the graph's order from one "
+             "shared counter instead of running fixed queues"),
+    cl::cat(bundleCategory));
+static cl::opt<std::string>
+    nameSuffix("suffix",
+               cl::desc("Appended to each bundle's name, to keep variants "
+                        "of one program side by side"),
+               cl::cat(bundleCategory));
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(bundleCategory);
@@ -126,7 +148,8 @@ int main(int argc, char **argv) {
   for (std::optional<std::string> error :
        {mirage::checkGPUCodeOptions("mirage-bundle", chip, "bin", ptx),
         mirage::checkOptionValue("mirage-bundle", "--device", device,
-                                 mirage::DeviceModel::getNames())})
+                                 mirage::DeviceModel::getNames()),
+        mirage::megakernel::checkPrefetchBytes("mirage-bundle", prefetchBytes)})
     if (error) {
       llvm::errs() << "error: " << *error << "\n";
       return 1;
@@ -169,6 +192,10 @@ int main(int argc, char **argv) {
   options.workers = workers;
   options.device = device;
   options.deadlineMs = deadlineMs;
+  options.prefetchBytes = prefetchBytes;
+  options.prefetchAhead = prefetchAhead;
+  options.dynamicDispatch = dynamicDispatch;
+  options.nameSuffix = nameSuffix;
 
   int failures = 0;
   for (auto [index, name] : llvm::enumerate(names)) {

@@ -46,7 +46,7 @@ protected:
 
   /// The program as a mega-kernel of `workers` workers (device code not
   /// lowered further).
-  OwningOpRef<ModuleOp> lower(int64_t workers) {
+  OwningOpRef<ModuleOp> lower(int64_t workers, bool dynamic = false) {
     OwningOpRef<ModuleOp> module =
         parseSourceString<ModuleOp>(kProgram, &context);
     EXPECT_TRUE(module);
@@ -54,7 +54,9 @@ protected:
     MirageToTaskGraphOptions options;
     options.workers = workers;
     buildMirageToTaskGraphPipeline(pm, options);
-    pm.addPass(createConvertTaskToGPU());
+    ConvertTaskToGPUOptions lowering;
+    lowering.dynamicDispatch = dynamic;
+    pm.addPass(createConvertTaskToGPU(lowering));
     ScopedDiagnosticHandler quiet(&context, [](Diagnostic &diagnostic) {
       return success(diagnostic.getSeverity() == DiagnosticSeverity::Remark);
     });
@@ -133,6 +135,29 @@ TEST_F(MegaKernelTablesTest, OneWorkerNeedsNoCounters) {
   EXPECT_EQ(check(*module, *queues).verdict, Verdict::Proven);
 }
 
+TEST_F(MegaKernelTablesTest, DynamicDispatchWaitsOnEveryCounter) {
+  // Any worker may claim any task: every wait with triggers goes through
+  // its counter, and the executor runs every order the events allow.
+  OwningOpRef<ModuleOp> module = lower(4, /*dynamic=*/true);
+  FailureOr<megakernel::Tables> tables =
+      megakernel::buildTables(graphOf(*module), /*dynamic=*/true);
+  ASSERT_TRUE(succeeded(tables));
+  EXPECT_EQ(tables->localWaits, 0u);
+  EXPECT_GT(tables->counterWaits, 0u);
+  FailureOr<WorkerQueues> queues =
+      megakernel::readWorkerQueues(graphOf(*module));
+  ASSERT_TRUE(succeeded(queues));
+  EXPECT_EQ(queues->queues.size(), queues->waits.size());
+  EquivalenceResult result = check(*module, *queues);
+  EXPECT_EQ(result.verdict, Verdict::Proven) << describe(result, "f");
+  // Dropping a wait is caught in some order.
+  auto [task, worker] = findCounterWait(*queues);
+  queues->waits[task] = -1;
+  std::string failure = firstFailure(*module, *queues);
+  EXPECT_NE(failure.find("before any task wrote it"), std::string::npos)
+      << failure;
+}
+
 TEST_F(MegaKernelTablesTest, ACrossWorkerWaitMadeLocalReadsEarly) {
   OwningOpRef<ModuleOp> module = lower(4);
   FailureOr<WorkerQueues> queues =
@@ -178,6 +203,104 @@ TEST_F(MegaKernelTablesTest, ATaskInNoQueueIsRejected) {
   EXPECT_EQ(firstFailure(*module, *queues), "invalid worker queues: task " +
                                                 std::to_string(dropped) +
                                                 " is in no queue");
+}
+
+/// The byte ranges [start, end) of `box` in a row-major buffer of `shape`
+/// with `elementBytes`-byte elements, merged where they touch.
+std::vector<std::pair<int64_t, int64_t>> getBoxBytes(ArrayRef<int64_t> shape,
+                                                     int64_t elementBytes,
+                                                     ArrayRef<int64_t> offsets,
+                                                     ArrayRef<int64_t> sizes) {
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  SmallVector<int64_t> index(shape.size(), 0);
+  int64_t innermost = sizes.back() * elementBytes;
+  while (true) {
+    int64_t start = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      start = start * shape[d] + offsets[d] + index[d];
+    start *= elementBytes;
+    if (!ranges.empty() && ranges.back().second == start)
+      ranges.back().second += innermost;
+    else
+      ranges.emplace_back(start, start + innermost);
+    // The next index over every dim but the innermost.
+    size_t d = shape.size() - 1;
+    while (d-- > 0 && ++index[d] == sizes[d])
+      index[d] = 0;
+    if (d == static_cast<size_t>(-1))
+      return ranges;
+  }
+}
+
+TEST_F(MegaKernelTablesTest, WeightsAreTheReadOnlyInputs) {
+  // Per body: the first projection reads x and w, which only the host
+  // writes; the activation reads h; the second projection a (written) and
+  // v.
+  OwningOpRef<ModuleOp> module = lower(4);
+  FailureOr<megakernel::Tables> tables =
+      megakernel::buildTables(graphOf(*module));
+  ASSERT_TRUE(succeeded(tables));
+  ASSERT_EQ(tables->readOnlyInputs.size(), 3u);
+  EXPECT_EQ(tables->readOnlyInputs[0], (SmallVector<unsigned>{0, 1}));
+  EXPECT_EQ(tables->readOnlyInputs[1], SmallVector<unsigned>{});
+  EXPECT_EQ(tables->readOnlyInputs[2], SmallVector<unsigned>{1});
+}
+
+TEST_F(MegaKernelTablesTest, PrefetchRegionsAreTheTasksReads) {
+  // Uncut, the bytes a task prefetches of an input are exactly the box its
+  // tg.task says it reads, for every task and input.
+  OwningOpRef<ModuleOp> module = lower(4);
+  tg::GraphOp graph = graphOf(*module);
+  unsigned checked = 0;
+  for (auto task : graph.getBodyBlock().getOps<tg::TaskOp>()) {
+    if (task.getKind() != tg::TaskKind::Compute)
+      continue;
+    auto kernel = cast<tg::KernelOp>(
+        SymbolTable::lookupSymbolIn(graph, *task.getKernel()));
+    auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
+    for (auto [input, attr] : llvm::enumerate(*task.getReads())) {
+      auto box = cast<tg::BoxAttr>(attr);
+      auto type = cast<MemRefType>(kernel.getInputs()[input].getType());
+      std::optional<megakernel::PrefetchRegion> region =
+          megakernel::getPrefetchRegion(blockGraph, input,
+                                        megakernel::kMaxPrefetchBytes);
+      ASSERT_TRUE(region);
+      std::vector<std::pair<int64_t, int64_t>> prefetched;
+      for (int64_t run = 0; run < region->runs; ++run) {
+        int64_t start = region->getRunStart(*task.getBlock(), run);
+        if (!prefetched.empty() && prefetched.back().second == start)
+          prefetched.back().second += region->runBytes;
+        else
+          prefetched.emplace_back(start, start + region->runBytes);
+      }
+      EXPECT_EQ(prefetched,
+                getBoxBytes(type.getShape(), type.getElementTypeBitWidth() / 8,
+                            box.getOffsets(), box.getSizes()))
+          << "task block " << task.getBlock()->front() << ", input " << input;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 12u);
+}
+
+TEST_F(MegaKernelTablesTest, PrefetchRegionsAreCutToTheBudget) {
+  // The first projection's weight tile: 64 rows of 16 f32 (64 bytes each).
+  OwningOpRef<ModuleOp> module = lower(4);
+  auto kernel = *graphOf(*module).getBodyBlock().getOps<tg::KernelOp>().begin();
+  auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
+  auto whole = megakernel::getPrefetchRegion(blockGraph, 1, 1 << 20);
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->runs, 64);
+  EXPECT_EQ(whole->runBytes, 64);
+  auto some = megakernel::getPrefetchRegion(blockGraph, 1, 1000);
+  EXPECT_EQ(some->runs, 15);
+  EXPECT_EQ(some->runBytes, 64);
+  auto part = megakernel::getPrefetchRegion(blockGraph, 1, 40);
+  EXPECT_EQ(part->runs, 1);
+  EXPECT_EQ(part->runBytes, 40);
+  EXPECT_EQ(megakernel::checkPrefetchBytes("here", -1),
+            "here: prefetch-bytes is -1; expected 0 to 1073741824");
+  EXPECT_EQ(megakernel::checkPrefetchBytes("here", 0), std::nullopt);
 }
 
 } // namespace

@@ -22,7 +22,7 @@
 //                                          (over all runs: never reset)
 //   6  operands      memref<O x i32>       per kernel, its buffers (inputs,
 //                                          then outputs)
-//   7  state         memref<9 x i64>       StateSlot order
+//   7  state         memref<10 x i64>      StateSlot order
 //
 // The counters and the state persist from run to run: the runtime zeroes
 // them once, and sets the deadline.
@@ -37,14 +37,22 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+namespace mirage::tb {
+class GraphOp;
+} // namespace mirage::tb
+
 namespace mirage::megakernel {
 
 /// The tg.graph attribute convert-tg-to-gpu leaves for the bundle writer: a
 /// dictionary with `kernel` (the kernel's symbol, nested in its gpu.module),
 /// `threads`, `dynamic_shared_bytes`, `bodies` (distinct block graphs) and
 /// `tables`, which maps each table's name below to the private constant
-/// memref.global of i32 holding it.
+/// memref.global of i32 holding it, and `dynamic_dispatch`.
 constexpr llvm::StringLiteral kMegaKernelAttrName = "mirage.megakernel";
+/// Whether the workers claim tasks from one shared counter in the graph's
+/// order (the queues then only fix the worker count) rather than run their
+/// queues.
+constexpr llvm::StringLiteral kDynamicDispatchAttrName = "dynamic_dispatch";
 constexpr llvm::StringLiteral kTaskTable = "tasks";
 constexpr llvm::StringLiteral kQueueStartsTable = "queue_starts";
 constexpr llvm::StringLiteral kQueuesTable = "queues";
@@ -89,6 +97,10 @@ enum StateSlot : unsigned {
   /// Nanoseconds a wait may take before the run is abandoned (0: no limit);
   /// set by the runtime.
   Deadline,
+  /// Dynamic dispatch: tasks claimed over all runs. Every worker's last
+  /// claim of a run is past the tasks, so run r's start at
+  /// r * (tasks + workers).
+  NextTask,
   kStateSlots
 };
 
@@ -119,11 +131,51 @@ struct Tables {
   /// Dependency edges by kind: waits that need a counter in device memory,
   /// and same-SM hand-offs that need none.
   unsigned counterWaits = 0, localWaits = 0;
+  /// Dynamic dispatch: no worker knows its tasks ahead, so every wait goes
+  /// through its counter.
+  bool dynamic = false;
+  /// Per body, the inputs (positions among its kernels' `ins`) that no
+  /// kernel of the graph writes, in every kernel running the body: the
+  /// program's weights and caches, which a task may prefetch before its
+  /// events fire.
+  llvm::SmallVector<llvm::SmallVector<unsigned>> readOnlyInputs;
 };
 
+/// The bytes one block of a block graph reads of one input over all its
+/// iterations, as `runs` runs of `runBytes` contiguous bytes in the
+/// row-major buffer, in row-major order: the region the mega-kernel
+/// prefetches into L2 ahead of the task.
+struct PrefetchRegion {
+  /// The byte offset of block 0's first run, and how much it grows per
+  /// unit of each grid coordinate.
+  int64_t baseBytes = 0;
+  llvm::SmallVector<int64_t, 3> bytesPerBlock;
+  /// Run `r` is the mixed-radix number with digits of `runCounts` (the
+  /// outermost dim first); digit `d` moves the run by `runStrides[d]`
+  /// bytes.
+  llvm::SmallVector<int64_t> runCounts, runStrides;
+  int64_t runs = 0, runBytes = 0;
+
+  /// The byte offset of run `run` of block `block`.
+  int64_t getRunStart(llvm::ArrayRef<int64_t> block, int64_t run) const;
+};
+
+/// The most bytes a task may prefetch (convert-tg-to-gpu prefetch-bytes),
+/// and the error for a value outside 0 to that, given to `where`.
+constexpr int64_t kMaxPrefetchBytes = int64_t(1) << 30;
+std::optional<std::string> checkPrefetchBytes(llvm::StringRef where,
+                                              int64_t bytes);
+
+/// The region of input `argument` of `graph` that one block reads, cut to
+/// its first `maxBytes` (whole runs, or part of the first); std::nullopt
+/// when the graph does not iterate over that input.
+std::optional<PrefetchRegion>
+getPrefetchRegion(tb::GraphOp graph, unsigned argument, int64_t maxBytes);
+
 /// The tables of a linearized, scheduled graph whose tasks are all ahead of
-/// time; a diagnostic on `graph` when it is not one the kernel can run.
-mlir::FailureOr<Tables> buildTables(tg::GraphOp graph);
+/// time, for static or `dynamic` dispatch; a diagnostic on `graph` when it
+/// is not one the kernel can run.
+mlir::FailureOr<Tables> buildTables(tg::GraphOp graph, bool dynamic = false);
 
 /// The dispatch that the tables convert-tg-to-gpu left beside `graph`
 /// describe, for the CPU executor (TaskGraphProgram); a diagnostic on

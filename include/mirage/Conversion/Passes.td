@@ -175,6 +175,28 @@ def ConvertTaskToGPU : Pass<"convert-tg-to-gpu", "::mlir::ModuleOp"> {
       never reset: the last worker to finish advances the epoch. A wait
       longer than the deadline in the state marks the run failed, records
       the task, event, counts and worker, and every worker stops.
+    - with `prefetch-bytes` above 0, per body whose block reads buffers
+      that no kernel of the graph writes (weights, caches), a private
+      `func.func @<graph>_prefetch<k>`: the CTA's threads issue
+      `prefetch.global.L2` for the lines one block reads of them over all
+      its iterations, the first `prefetch-bytes` in row-major order. A
+      worker calls it for the task `prefetch-ahead` positions further in
+      its queue (at the queue's start, for every task up to there) before
+      it waits. A prefetch only warms L2: it changes no value and needs no
+      ordering. Off by default: on an H200 every setting tried made the
+      Qwen3-8B-shaped decode step slower (docs/MegaKernel.md).
+
+    With `dynamic-dispatch`, workers do not run fixed queues: thread 0
+    claims the next task in the graph's (linearized, topological) order from
+    a counter in the state that all workers share, hands it to the CTA
+    through a shared-memory word, and claims the following one once its
+    wait is over, so that the claim's latency hides behind the body. A
+    worker that falls behind its estimate then delays only the tasks it
+    holds; every wait goes through its counter (no worker knows which tasks
+    ran before on its SM). Claims are never reset: run r's start at
+    r * (tasks + workers), as every worker's last claim of a run is past
+    the tasks. Deadlock-free when every worker is resident: the held task
+    with the lowest index waits only on lower, finished or running, tasks.
 
     The graph stays: it is the host side (buffers and tables), marked with
     `mirage.megakernel` = {kernel, threads, dynamic_shared_bytes, bodies}.
@@ -198,6 +220,17 @@ def ConvertTaskToGPU : Pass<"convert-tg-to-gpu", "::mlir::ModuleOp"> {
            "Run f16/bf16 tile matmuls on tensor cores (mma.sync)">,
     Option<"asyncCopy", "async-copy", "bool", /*default=*/"true",
            "Load input tiles with cp.async (else synchronous vector loads)">,
+    Option<"prefetchBytes", "prefetch-bytes", "int64_t",
+           /*default=*/"0",
+           "Bytes of each task's read-only inputs (weights, caches) its "
+           "worker prefetches into L2 ahead of it (0: none; at most 2^30)">,
+    Option<"dynamicDispatch", "dynamic-dispatch", "bool", /*default=*/"false",
+           "Workers claim tasks in the graph's order from one shared counter "
+           "instead of running tg-schedule's queues (every wait then goes "
+           "through its counter; no prefetch)">,
+    Option<"prefetchAhead", "prefetch-ahead", "unsigned", /*default=*/"1",
+           "How many tasks ahead in its queue a worker prefetches (0: each "
+           "task's own, just before its wait)">,
   ];
 }
 

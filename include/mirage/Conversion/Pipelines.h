@@ -110,6 +110,23 @@ struct MirageToMegaKernelOptions
       llvm::cl::desc("mirage-superoptimize: seconds per subprogram (0: the "
                      "whole space)"),
       llvm::cl::init(0.0)};
+  Option<int64_t> prefetchBytes{
+      *this, "prefetch-bytes",
+      llvm::cl::desc("Bytes of each task's read-only inputs a worker "
+                     "prefetches into L2 ahead of it (convert-tg-to-gpu; 0: "
+                     "none)"),
+      llvm::cl::init(0)};
+  Option<bool> dynamicDispatch{
+      *this, "dynamic-dispatch",
+      llvm::cl::desc("Workers claim tasks in the graph's order from one "
+                     "shared counter instead of running fixed queues "
+                     "(convert-tg-to-gpu)"),
+      llvm::cl::init(false)};
+  Option<unsigned> prefetchAhead{
+      *this, "prefetch-ahead",
+      llvm::cl::desc("How many tasks ahead a worker prefetches "
+                     "(convert-tg-to-gpu)"),
+      llvm::cl::init(1)};
 };
 
 /// The lowest PTX ISA version (times ten) that has what the lowering emits

@@ -42,6 +42,14 @@ struct BundleOptions {
   int64_t workers = 0;
   std::string device = "h100";
   int64_t deadlineMs = 2000;
+  /// Mega-kernel: bytes of each task's read-only inputs prefetched into L2,
+  /// `prefetchAhead` tasks ahead (convert-tg-to-gpu).
+  int64_t prefetchBytes = 0;
+  unsigned prefetchAhead = 1;
+  /// Mega-kernel: workers claim tasks from one shared counter.
+  bool dynamicDispatch = false;
+  /// Appended to the bundle's name: variants of one program side by side.
+  std::string nameSuffix;
   /// Per-operator kernels start with griddepcontrol where the chip has it,
   /// and are marked `"pdl": true` in the manifest.
   bool dependentLaunch = true;
@@ -61,8 +69,8 @@ struct BundleOptions {
 /// The bundle's name (its manifest's `name`, and the directory mirage-bundle
 /// writes it to): the function's, with `_megakernel` appended for a
 /// mega-kernel, `_tma` for per-operator kernels with TMA loads and `_mma`
-/// for those kept on mma.sync where the chip has wgmma, so that the forms of
-/// a program can sit side by side.
+/// for those kept on mma.sync where the chip has wgmma, then the name suffix,
+/// so that the forms of a program can sit side by side.
 std::string getBundleName(llvm::StringRef function,
                           const BundleOptions &options);
 

@@ -10,6 +10,7 @@
 #include "mirage/Conversion/Pipelines.h"
 
 #include "DeviceToBinary.h"
+#include "mirage/Conversion/MegaKernel.h"
 #include "mirage/Conversion/Passes.h"
 #include "mirage/Conversion/TaskGraphPipeline.h"
 #include "mirage/IR/OptionChecks.h"
@@ -43,6 +44,9 @@ void mirage::buildMirageToMegaKernelPipeline(
   lowering.pipelineStages = options.pipelineStages;
   lowering.tensorCores = options.tensorCores;
   lowering.asyncCopy = options.asyncCopy;
+  lowering.prefetchBytes = options.prefetchBytes;
+  lowering.prefetchAhead = options.prefetchAhead;
+  lowering.dynamicDispatch = options.dynamicDispatch;
   pm.addPass(createConvertTaskToGPU(lowering));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   device.addPass(createCanonicalizerPass());
@@ -66,6 +70,9 @@ void mirage::registerMirageToMegaKernelPipeline() {
         if (auto error =
                 checkGPUCodeOptions("mirage-to-megakernel", options.chip,
                                     options.format, options.ptx))
+          return error;
+        if (auto error = megakernel::checkPrefetchBytes("mirage-to-megakernel",
+                                                        options.prefetchBytes))
           return error;
         return checkDeviceOption("mirage-to-megakernel", options.device);
       });

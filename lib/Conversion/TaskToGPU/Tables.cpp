@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
@@ -31,7 +32,7 @@ std::string getBodyKey(tg::KernelOp kernel) {
 }
 } // namespace
 
-FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph) {
+FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
   if (!graph.getLinearized() || !graph.getWorkers())
     return graph.emitOpError()
            << "must be linearized and scheduled to become a mega-kernel; run "
@@ -39,6 +40,7 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph) {
               "tg-schedule) first";
   Tables tables;
   tables.workers = static_cast<int64_t>(*graph.getWorkers());
+  tables.dynamic = dynamic;
 
   // Buffers, and the storage of views.
   llvm::DenseMap<Value, int32_t> bufferIndex;
@@ -79,6 +81,27 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph) {
     if (inserted)
       tables.bodies.push_back(kernel);
     kernelBody.push_back(it->second);
+  }
+
+  // Inputs that no kernel writes, per body: read-only in all its kernels.
+  llvm::DenseSet<int32_t> written;
+  for (auto kernel : graph.getBodyBlock().getOps<tg::KernelOp>())
+    for (Value output : kernel.getOutputs())
+      written.insert(tables.storage[bufferIndex.lookup(output)]);
+  SmallVector<SmallVector<bool>> readOnly(tables.bodies.size());
+  for (auto [index, kernel] :
+       llvm::enumerate(graph.getBodyBlock().getOps<tg::KernelOp>())) {
+    SmallVector<bool> &flags = readOnly[kernelBody[index]];
+    flags.resize(kernel.getInputs().size(), true);
+    for (auto [position, input] : llvm::enumerate(kernel.getInputs()))
+      if (written.contains(tables.storage[bufferIndex.lookup(input)]))
+        flags[position] = false;
+  }
+  for (const SmallVector<bool> &flags : readOnly) {
+    SmallVector<unsigned> &positions = tables.readOnlyInputs.emplace_back();
+    for (auto [position, flag] : llvm::enumerate(flags))
+      if (flag)
+        positions.push_back(static_cast<unsigned>(position));
   }
 
   // Events.
@@ -130,9 +153,10 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph) {
     if (tables.needed[event] == 0)
       continue;
     int64_t worker = workerOf[index], at = position[index];
-    bool local = llvm::all_of(triggering[event], [&](int64_t producer) {
-      return workerOf[producer] == worker && position[producer] < at;
-    });
+    bool local =
+        !dynamic && llvm::all_of(triggering[event], [&](int64_t producer) {
+          return workerOf[producer] == worker && position[producer] < at;
+        });
     if (local) {
       ++tables.localWaits;
       continue;
@@ -200,13 +224,21 @@ FailureOr<WorkerQueues> megakernel::readWorkerQueues(tg::GraphOp graph) {
     result.waits.push_back((*tasks)[task * kTaskFields + Wait]);
     result.signals.push_back((*tasks)[task * kTaskFields + Trigger]);
   }
+  for (int32_t count : *needed)
+    result.needed.push_back(static_cast<uint32_t>(count));
+  // Dynamic dispatch: any worker may take any task once its counter is
+  // complete, as if each task had a worker of its own.
+  if (auto dynamic = info.getAs<BoolAttr>(kDynamicDispatchAttrName);
+      dynamic && dynamic.getValue()) {
+    for (uint32_t task = 0; task < result.waits.size(); ++task)
+      result.queues.push_back({task});
+    return result;
+  }
   for (size_t worker = 0; worker + 1 < starts->size(); ++worker) {
     int32_t begin = (*starts)[worker], end = (*starts)[worker + 1];
     if (begin < 0 || begin > end)
       return graph.emitOpError() << "has malformed mega-kernel queue starts";
     result.queues.emplace_back(queues->begin() + begin, queues->begin() + end);
   }
-  for (int32_t count : *needed)
-    result.needed.push_back(static_cast<uint32_t>(count));
   return result;
 }

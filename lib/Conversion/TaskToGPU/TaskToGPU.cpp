@@ -6,7 +6,10 @@
 // the graph's workers. Each worker runs its queue from the tables
 // (MegaKernel.h): thread 0 waits on the task's event with acquire loads,
 // a barrier hands the wait to the CTA, the CTA runs the body, a barrier
-// collects its writes and thread 0 signals with a release add.
+// collects its writes and thread 0 signals with a release add. Before the
+// wait, the CTA prefetches into L2 what a coming task reads of the buffers
+// no task writes (weights, caches), so that DRAM streams them while the
+// worker waits and computes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,26 +43,69 @@ using namespace mirage::megakernel;
 
 /// Backoff of a waiting thread: nanoseconds of the first sleep and the most.
 static constexpr int32_t kFirstSleepNs = 8, kMaxSleepNs = 256;
+/// The L2 line a prefetch brings in.
+static constexpr int64_t kLineBytes = 128;
+
+namespace {
+/// What a worker prefetches: at most `bytes` of each task's read-only
+/// inputs, `ahead` tasks before it runs the task (0: just before its wait).
+struct PrefetchOptions {
+  int64_t bytes = 0;
+  unsigned ahead = 1;
+};
+
+/// The shared-memory word through which thread 0 hands a dynamically
+/// claimed task to the CTA.
+constexpr llvm::StringLiteral kClaimedTaskSuffix = "_claimed_task";
+} // namespace
 
 namespace {
 
 class MegaKernelLowering {
 public:
   MegaKernelLowering(tg::GraphOp graph, Tables tables,
-                     const codegen::Options &options)
-      : graph(graph), tables(std::move(tables)), options(options) {}
+                     const codegen::Options &options,
+                     const PrefetchOptions &prefetch)
+      : graph(graph), tables(std::move(tables)), options(options),
+        prefetch(prefetch) {}
 
   LogicalResult lower();
 
 private:
   LogicalResult buildBodies();
+  /// Per body, a function that prefetches into L2 the first bytes one
+  /// block reads of its read-only inputs (null where it reads none).
+  void buildPrefetchers();
   void buildKernel();
   /// The wait of one task, run by thread 0: spins until the event's counter
   /// reaches this run's target or the deadline passes. Returns whether it
   /// gave up (recording why in the state when it is the first to).
   Value emitWait(OpBuilder &b, Value task, Value event);
-  /// Runs the body of `task` (a switch over the bodies).
-  void emitDispatch(OpBuilder &b, Value taskRecord);
+  /// Calls `functions[body]` for the task (a switch over the bodies; an
+  /// empty task, or a null function, does nothing), passing the thread
+  /// index, the block coordinates and the kernel's buffers, as memrefs or,
+  /// with `addresses`, as device addresses (i64).
+  void emitDispatch(OpBuilder &b, Value taskRecord,
+                    ArrayRef<func::FuncOp> functions, bool addresses);
+  /// Runs task `task` (an i32 index): thread 0 waits on its event, the CTA
+  /// runs its body and thread 0 signals. Returns whether the wait gave up
+  /// (the same for every thread). With `claimNext`, thread 0 also claims
+  /// the next task from the shared counter once its wait is over (so that
+  /// the claim's latency hides behind the body), and `claimNext` holds the
+  /// claim (i64, in thread 0).
+  Value emitTask(OpBuilder &b, Value task, Value *claimNext);
+  /// Thread 0 claims a task from the shared counter (dynamic dispatch):
+  /// the claim (i64) in thread 0, 0 elsewhere.
+  Value emitClaim(OpBuilder &b);
+  /// The worker loops: over the worker's queue (static dispatch), or over
+  /// the tasks it claims, in the graph's order, from a counter that every
+  /// worker shares (dynamic). Both yield whether a wait gave up.
+  void emitStaticQueue(OpBuilder &b, Value failedBefore);
+  void emitDynamicQueue(OpBuilder &b, Value failedBefore);
+  /// Prefetches for the tasks a worker reaches `prefetch.ahead` tasks from
+  /// queue position `position` (all of them up to there at the queue's
+  /// start, `begin`; none past its `end`).
+  void emitPrefetches(OpBuilder &b, Value position, Value begin, Value end);
 
   Value constI32(OpBuilder &b, int64_t value) {
     return arith::ConstantIntOp::create(b, loc, value, 32);
@@ -92,10 +138,11 @@ private:
   tg::GraphOp graph;
   Tables tables;
   codegen::Options options;
+  PrefetchOptions prefetch;
   Location loc = graph.getLoc();
   gpu::GPUModuleOp module;
   std::optional<LLVMTypeConverter> converter;
-  SmallVector<func::FuncOp> bodies;
+  SmallVector<func::FuncOp> bodies, prefetchers;
   int64_t sharedMemoryBytes = 0;
   /// The kernel's arguments, and values every part of it reads.
   SmallVector<Value> args;
@@ -151,6 +198,99 @@ LogicalResult MegaKernelLowering::buildBodies() {
     bodies.push_back(body);
   }
   return success();
+}
+
+void MegaKernelLowering::buildPrefetchers() {
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Type i64 = b.getI64Type();
+  auto pointerType = LLVM::LLVMPointerType::get(b.getContext(), /*global=*/1);
+  for (auto [index, kernel] : llvm::enumerate(tables.bodies)) {
+    auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
+    SmallVector<std::pair<unsigned, PrefetchRegion>> regions;
+    int64_t budget = prefetch.bytes;
+    for (unsigned input : tables.readOnlyInputs[index]) {
+      if (budget <= 0)
+        break;
+      if (auto region = getPrefetchRegion(blockGraph, input, budget)) {
+        budget -= region->runs * region->runBytes;
+        regions.emplace_back(input, *region);
+      }
+    }
+    if (regions.empty()) {
+      prefetchers.push_back(nullptr);
+      continue;
+    }
+    // The thread index, the block's coordinates, then per buffer of the
+    // kernel its device address.
+    size_t gridRank = blockGraph.getGrid().size();
+    SmallVector<Type> argTypes(1 + gridRank, b.getIndexType());
+    argTypes.append(kernel->getNumOperands(), i64);
+    auto function = func::FuncOp::create(
+        b, kernel.getLoc(),
+        (graph.getSymName() + "_prefetch" + llvm::Twine(index)).str(),
+        b.getFunctionType(argTypes, {}));
+    function.setPrivate();
+    Block *entry = function.addEntryBlock();
+    OpBuilder f = OpBuilder::atBlockEnd(entry);
+    Value thread = entry->getArgument(0);
+    auto toI64 = [&](Value value) {
+      return arith::IndexCastUIOp::create(f, loc, i64, value).getResult();
+    };
+    for (auto &[input, region] : regions) {
+      // The block's first byte; then the threads take the lines of its
+      // runs in turn.
+      Value base = arith::AddIOp::create(
+          f, loc, entry->getArgument(1 + gridRank + input),
+          constI64(f, region.baseBytes));
+      for (size_t g = 0; g < gridRank; ++g)
+        base = arith::AddIOp::create(
+            f, loc, base,
+            arith::MulIOp::create(f, loc, toI64(entry->getArgument(1 + g)),
+                                  constI64(f, region.bytesPerBlock[g])));
+      // A run's first line may start before it: one line more than its
+      // length needs.
+      int64_t linesPerRun = llvm::divideCeil(region.runBytes, kLineBytes) + 1;
+      auto lines = scf::ForOp::create(f, loc, thread,
+                                      constIndex(f, region.runs * linesPerRun),
+                                      constIndex(f, tables.threads));
+      OpBuilder::InsertionGuard guard(f);
+      f.setInsertionPointToStart(lines.getBody());
+      Value item = lines.getInductionVar();
+      Value run =
+          arith::DivUIOp::create(f, loc, item, constIndex(f, linesPerRun));
+      Value line =
+          arith::RemUIOp::create(f, loc, item, constIndex(f, linesPerRun));
+      Value start = base;
+      for (size_t d = region.runCounts.size(); d-- > 0;) {
+        Value count = constIndex(f, region.runCounts[d]);
+        Value digit = arith::RemUIOp::create(f, loc, run, count);
+        start = arith::AddIOp::create(
+            f, loc, start,
+            arith::MulIOp::create(f, loc, toI64(digit),
+                                  constI64(f, region.runStrides[d])));
+        run = arith::DivUIOp::create(f, loc, run, count);
+      }
+      Value address = arith::AddIOp::create(
+          f, loc,
+          arith::AndIOp::create(f, loc, start, constI64(f, -kLineBytes)),
+          arith::MulIOp::create(f, loc, toI64(line), constI64(f, kLineBytes)));
+      Value inRun = arith::CmpIOp::create(
+          f, loc, arith::CmpIPredicate::ult, address,
+          arith::AddIOp::create(f, loc, start, constI64(f, region.runBytes)));
+      auto fetch = scf::IfOp::create(f, loc, inRun);
+      f.setInsertionPointToStart(fetch.thenBlock());
+      NVVM::PrefetchOp::create(
+          f, loc,
+          NVVM::PrefetchCacheLevelAttr::get(f.getContext(),
+                                            NVVM::PrefetchCacheLevel::L2),
+          /*evictPriority=*/nullptr,
+          LLVM::IntToPtrOp::create(f, loc, pointerType, address),
+          /*predicate=*/Value(), /*tensormap=*/nullptr, /*uniform=*/nullptr,
+          /*in_param_space=*/nullptr);
+    }
+    func::ReturnOp::create(f, loc);
+    prefetchers.push_back(function);
+  }
 }
 
 Value MegaKernelLowering::emitWait(OpBuilder &b, Value task, Value event) {
@@ -231,7 +371,9 @@ Value MegaKernelLowering::emitWait(OpBuilder &b, Value task, Value event) {
   return expired;
 }
 
-void MegaKernelLowering::emitDispatch(OpBuilder &b, Value taskRecord) {
+void MegaKernelLowering::emitDispatch(OpBuilder &b, Value taskRecord,
+                                      ArrayRef<func::FuncOp> functions,
+                                      bool addresses) {
   Value body = loadField(b, taskRecord, Body);
   Value coordinates[3] = {loadField(b, taskRecord, BlockX),
                           loadField(b, taskRecord, BlockY),
@@ -246,14 +388,18 @@ void MegaKernelLowering::emitDispatch(OpBuilder &b, Value taskRecord) {
              /*has_side_effects=*/true, /*is_align_stack=*/false,
              LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
              .getResult(0));
-  SmallVector<int64_t> cases(bodies.size());
+  SmallVector<int64_t> cases(functions.size());
   std::iota(cases.begin(), cases.end(), 0);
   auto dispatch =
       scf::IndexSwitchOp::create(b, loc, TypeRange{}, toIndex(b, body), cases,
                                  static_cast<unsigned>(cases.size()));
-  for (auto [index, function] : llvm::enumerate(bodies)) {
+  for (auto [index, function] : llvm::enumerate(functions)) {
     OpBuilder::InsertionGuard guard(b);
     b.createBlock(&dispatch.getCaseRegions()[index]);
+    if (!function) {
+      scf::YieldOp::create(b, loc);
+      continue;
+    }
     tg::KernelOp kernel = tables.bodies[index];
     auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
     SmallVector<Value> callArgs = {threadIdPerTask};
@@ -265,7 +411,9 @@ void MegaKernelLowering::emitDispatch(OpBuilder &b, Value taskRecord) {
           arith::AddIOp::create(b, loc, firstOperand,
                                 constIndex(b, static_cast<int64_t>(position))));
       Value address = load(b, args[BuffersArg], toIndex(b, buffer));
-      callArgs.push_back(createMemRef(b, address, cast<MemRefType>(type)));
+      callArgs.push_back(
+          addresses ? address
+                    : createMemRef(b, address, cast<MemRefType>(type)));
     }
     func::CallOp::create(b, loc, function, callArgs);
     scf::YieldOp::create(b, loc);
@@ -276,8 +424,179 @@ void MegaKernelLowering::emitDispatch(OpBuilder &b, Value taskRecord) {
   scf::YieldOp::create(b, loc);
 }
 
-void MegaKernelLowering::buildKernel() {
+void MegaKernelLowering::emitPrefetches(OpBuilder &b, Value position,
+                                        Value begin, Value end) {
+  Value ahead =
+      arith::AddIOp::create(b, loc, position, constIndex(b, prefetch.ahead));
+  Value atStart =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, position, begin);
+  Value first = arith::SelectOp::create(b, loc, atStart, position, ahead);
+  Value last = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, ahead, constIndex(b, 1)), end);
+  auto tasks = scf::ForOp::create(b, loc, first, last, constIndex(b, 1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(tasks.getBody());
+  Value task = load(b, args[QueuesArg], tasks.getInductionVar());
+  emitDispatch(b,
+               arith::MulIOp::create(b, loc, toIndex(b, task),
+                                     constIndex(b, kTaskFields)),
+               prefetchers, /*addresses=*/true);
+}
+
+Value MegaKernelLowering::emitClaim(OpBuilder &b) {
+  auto claim = scf::IfOp::create(b, loc, TypeRange{b.getI64Type()}, isLeader,
+                                 /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(claim.thenBlock());
+  scf::YieldOp::create(
+      b, loc,
+      LLVM::AtomicRMWOp::create(
+          b, loc, LLVM::AtomicBinOp::add,
+          getElementPointer(b, args[StateArg], constI32(b, NextTask)),
+          constI64(b, 1), LLVM::AtomicOrdering::monotonic, "device")
+          .getResult());
+  b.setInsertionPointToStart(claim.elseBlock());
+  scf::YieldOp::create(b, loc, constI64(b, 0));
+  return claim.getResult(0);
+}
+
+Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   MLIRContext *context = graph.getContext();
+  Type i32 = b.getI32Type();
+  Value record = arith::MulIOp::create(b, loc, toIndex(b, task),
+                                       constIndex(b, kTaskFields));
+  Value event = loadField(b, record, Wait);
+  Value mustWait = arith::AndIOp::create(
+      b, loc, isLeader,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, event,
+                            constI32(b, 0)));
+  auto wait = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, mustWait,
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(wait.thenBlock());
+    scf::YieldOp::create(b, loc, emitWait(b, task, event));
+    b.setInsertionPointToStart(wait.elseBlock());
+    scf::YieldOp::create(
+        b, loc, arith::ConstantIntOp::create(b, loc, 0, 1).getResult());
+  }
+  if (claimNext)
+    *claimNext = emitClaim(b);
+  // The barrier hands thread 0's acquire to the CTA and tells every
+  // thread whether the wait gave up.
+  Value gaveUp = arith::ExtUIOp::create(b, loc, i32, wait.getResult(0));
+  Value anyGaveUp =
+      NVVM::BarrierOp::create(
+          b, loc, TypeRange{i32}, Value(), Value(),
+          NVVM::BarrierReductionAttr::get(context, NVVM::BarrierReduction::OR),
+          gaveUp)
+          .getRes();
+  Value gaveUpHere = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                           anyGaveUp, constI32(b, 0));
+  auto body = scf::IfOp::create(b, loc, gaveUpHere, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard inner(b);
+  b.setInsertionPointToStart(body.elseBlock());
+  emitDispatch(b, record, bodies, /*addresses=*/false);
+  // Every thread's writes are done (and shared memory free) before
+  // thread 0 signals.
+  gpu::BarrierOp::create(b, loc);
+  Value trigger = loadField(b, record, Trigger);
+  Value mustSignal = arith::AndIOp::create(
+      b, loc, isLeader,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, trigger,
+                            constI32(b, 0)));
+  auto signal = scf::IfOp::create(b, loc, mustSignal);
+  b.setInsertionPointToStart(signal.thenBlock());
+  // A release fence and a relaxed add: NVPTX drops the ordering of an
+  // atomicrmw (it prints a plain atom.add), but keeps a fence's.
+  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "device");
+  LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add,
+                            getElementPointer(b, args[CountersArg], trigger),
+                            constI64(b, 1), LLVM::AtomicOrdering::monotonic,
+                            "device");
+  return gaveUpHere;
+}
+
+void MegaKernelLowering::emitStaticQueue(OpBuilder &b, Value failedBefore) {
+  Value begin = toIndex(b, load(b, args[QueueStartsArg], worker));
+  Value end =
+      toIndex(b, load(b, args[QueueStartsArg],
+                      arith::AddIOp::create(b, loc, worker, constIndex(b, 1))));
+  // `stopped` once any wait of this worker gave up, after which it runs
+  // nothing more.
+  auto queue = scf::ForOp::create(b, loc, begin, end, constIndex(b, 1),
+                                  ValueRange{failedBefore});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(queue.getBody());
+  Value stopped = queue.getRegionIterArgs()[0];
+  auto run = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, stopped,
+                               /*withElseRegion=*/true);
+  b.setInsertionPointToStart(run.thenBlock());
+  scf::YieldOp::create(b, loc, stopped);
+  b.setInsertionPointToStart(run.elseBlock());
+  if (llvm::any_of(prefetchers, [](func::FuncOp f) { return bool(f); }))
+    emitPrefetches(b, queue.getInductionVar(), begin, end);
+  Value task = load(b, args[QueuesArg], queue.getInductionVar());
+  scf::YieldOp::create(b, loc, emitTask(b, task, /*claimNext=*/nullptr));
+  b.setInsertionPointAfter(run);
+  scf::YieldOp::create(b, loc, run.getResult(0));
+}
+
+void MegaKernelLowering::emitDynamicQueue(OpBuilder &b, Value failedBefore) {
+  // Claims count over all runs: every worker's last claim of a run is past
+  // the graph's tasks, so run r's claims start at r * (tasks + workers).
+  Type i32 = b.getI32Type();
+  int64_t numTasks = static_cast<int64_t>(tables.tasks.size()) / kTaskFields;
+  Value firstClaim = arith::MulIOp::create(
+      b, loc, loadState(b, Epoch), constI64(b, numTasks + tables.workers));
+  auto claimedType = MemRefType::get(
+      {1}, i32, MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::GPUDialect::getWorkgroupAddressSpace()));
+  std::string claimedName = (graph.getSymName() + kClaimedTaskSuffix).str();
+  Value claimed = memref::GetGlobalOp::create(b, loc, claimedType, claimedName);
+  // Thread 0 passes a claim to the CTA (past the tasks: none left).
+  auto publish = [&](Value claim) {
+    auto leader = scf::IfOp::create(b, loc, isLeader);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(leader.thenBlock());
+    Value task = arith::MinSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, claim, firstClaim),
+        constI64(b, numTasks));
+    memref::StoreOp::create(b, loc, arith::TruncIOp::create(b, loc, i32, task),
+                            claimed, ValueRange{constIndex(b, 0)});
+  };
+  publish(emitClaim(b));
+  gpu::BarrierOp::create(b, loc);
+
+  // Until a wait gives up or the claims run past the tasks.
+  auto loop =
+      scf::WhileOp::create(b, loc, TypeRange{i32}, ValueRange{failedBefore});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *before =
+        b.createBlock(&loop.getBefore(), {}, {b.getI1Type()}, {loc});
+    Value task =
+        memref::LoadOp::create(b, loc, claimed, ValueRange{constIndex(b, 0)});
+    Value more = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, task,
+                              constI32(b, numTasks)),
+        arith::XOrIOp::create(b, loc, before->getArgument(0),
+                              arith::ConstantIntOp::create(b, loc, 1, 1)));
+    scf::ConditionOp::create(b, loc, more, ValueRange{task});
+
+    b.createBlock(&loop.getAfter(), {}, {i32}, {loc});
+    Value next;
+    Value gaveUp = emitTask(b, loop.getAfter().getArgument(0), &next);
+    // Every thread read the claimed word before the task's first barrier.
+    publish(next);
+    gpu::BarrierOp::create(b, loc);
+    scf::YieldOp::create(b, loc, gaveUp);
+  }
+}
+
+void MegaKernelLowering::buildKernel() {
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   auto table = [&](int64_t size, Type element) -> Type {
     return MemRefType::get({size}, element);
@@ -319,85 +638,14 @@ void MegaKernelLowering::buildKernel() {
   threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId,
                                    constIndex(b, 0));
-  Value begin = toIndex(b, load(b, args[QueueStartsArg], worker));
-  Value end =
-      toIndex(b, load(b, args[QueueStartsArg],
-                      arith::AddIOp::create(b, loc, worker, constIndex(b, 1))));
-
-  // The queue; `stopped` once any wait of this worker gave up, after which
-  // it runs nothing more. A run after a failed one (whose counters lag the
-  // epoch) runs nothing at all, rather than wait out every deadline.
-  Value noFailure = arith::ConstantIntOp::create(b, loc, 0, 1);
+  // A run after a failed one (whose counters lag the epoch) runs nothing
+  // at all, rather than wait out every deadline.
   Value failedBefore = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::ne, loadState(b, Failed), constI64(b, 0));
-  auto queue = scf::ForOp::create(b, loc, begin, end, constIndex(b, 1),
-                                  ValueRange{failedBefore});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(queue.getBody());
-    Value stopped = queue.getRegionIterArgs()[0];
-    auto run = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, stopped,
-                                 /*withElseRegion=*/true);
-    b.setInsertionPointToStart(run.thenBlock());
-    scf::YieldOp::create(b, loc, stopped);
-
-    b.setInsertionPointToStart(run.elseBlock());
-    Value task = load(b, args[QueuesArg], queue.getInductionVar());
-    Value record = arith::MulIOp::create(b, loc, toIndex(b, task),
-                                         constIndex(b, kTaskFields));
-    Value event = loadField(b, record, Wait);
-    Value mustWait = arith::AndIOp::create(
-        b, loc, isLeader,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, event,
-                              constI32(b, 0)));
-    auto wait = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, mustWait,
-                                  /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(wait.thenBlock());
-      scf::YieldOp::create(b, loc, emitWait(b, task, event));
-      b.setInsertionPointToStart(wait.elseBlock());
-      scf::YieldOp::create(b, loc, noFailure);
-    }
-    // The barrier hands thread 0's acquire to the CTA and tells every
-    // thread whether the wait gave up.
-    Value gaveUp = arith::ExtUIOp::create(b, loc, i32, wait.getResult(0));
-    Value anyGaveUp =
-        NVVM::BarrierOp::create(b, loc, TypeRange{i32}, Value(), Value(),
-                                NVVM::BarrierReductionAttr::get(
-                                    context, NVVM::BarrierReduction::OR),
-                                gaveUp)
-            .getRes();
-    Value gaveUpHere = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                             anyGaveUp, constI32(b, 0));
-    auto body = scf::IfOp::create(b, loc, gaveUpHere, /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(body.elseBlock());
-      emitDispatch(b, record);
-      // Every thread's writes are done (and shared memory free) before
-      // thread 0 signals.
-      gpu::BarrierOp::create(b, loc);
-      Value trigger = loadField(b, record, Trigger);
-      Value mustSignal = arith::AndIOp::create(
-          b, loc, isLeader,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, trigger,
-                                constI32(b, 0)));
-      auto signal = scf::IfOp::create(b, loc, mustSignal);
-      b.setInsertionPointToStart(signal.thenBlock());
-      // A release fence and a relaxed add: NVPTX drops the ordering of an
-      // atomicrmw (it prints a plain atom.add), but keeps a fence's.
-      LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "device");
-      LLVM::AtomicRMWOp::create(
-          b, loc, LLVM::AtomicBinOp::add,
-          getElementPointer(b, args[CountersArg], trigger), constI64(b, 1),
-          LLVM::AtomicOrdering::monotonic, "device");
-    }
-    b.setInsertionPointAfter(body);
-    scf::YieldOp::create(b, loc, gaveUpHere);
-    b.setInsertionPointAfter(run);
-    scf::YieldOp::create(b, loc, run.getResult(0));
-  }
+  if (tables.dynamic)
+    emitDynamicQueue(b, failedBefore);
+  else
+    emitStaticQueue(b, failedBefore);
 
   // The last worker to finish advances the epoch for the next run (which
   // reads it after this kernel ends: no ordering needed).
@@ -441,6 +689,19 @@ LogicalResult MegaKernelLowering::lower() {
   converter.emplace(context, LowerToLLVMOptions(context, DataLayout(module)));
   if (failed(buildBodies()))
     return failure();
+  buildPrefetchers();
+  if (tables.dynamic) {
+    OpBuilder end = OpBuilder::atBlockEnd(module.getBody());
+    memref::GlobalOp::create(
+        end, loc, (graph.getSymName() + kClaimedTaskSuffix).str(),
+        end.getStringAttr("private"),
+        MemRefType::get(
+            {1}, end.getI32Type(), MemRefLayoutAttrInterface(),
+            gpu::AddressSpaceAttr::get(
+                context, gpu::GPUDialect::getWorkgroupAddressSpace())),
+        /*initial_value=*/Attribute(), /*constant=*/false,
+        /*alignment=*/IntegerAttr());
+  }
   buildKernel();
   parent->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   b.getUnitAttr());
@@ -478,6 +739,8 @@ LogicalResult MegaKernelLowering::lower() {
                          b.getI64IntegerAttr(sharedMemoryBytes)),
           b.getNamedAttr("bodies", b.getI64IntegerAttr(
                                        static_cast<int64_t>(bodies.size()))),
+          b.getNamedAttr(kDynamicDispatchAttrName,
+                         b.getBoolAttr(tables.dynamic)),
           b.getNamedAttr("tables", b.getDictionaryAttr(tableSymbols)),
       }));
   return success();
@@ -490,6 +753,8 @@ struct ConvertTaskToGPU
   using Base::Base;
 
   std::optional<std::string> checkOptions() const {
+    if (auto error = checkPrefetchBytes("convert-tg-to-gpu", prefetchBytes))
+      return error;
     if (chip.empty())
       return std::nullopt;
     return checkOptionValue("convert-tg-to-gpu", "chip", chip,
@@ -509,14 +774,18 @@ struct ConvertTaskToGPU
     options.residentBlocks = 1;
     options.tensorCores = tensorCores;
     options.asyncCopy = asyncCopy;
+    PrefetchOptions prefetch{prefetchBytes, prefetchAhead};
+    // Dynamic dispatch has no queue to prefetch from.
+    if (dynamicDispatch)
+      prefetch.bytes = 0;
     SmallVector<tg::GraphOp> graphs(module.getOps<tg::GraphOp>());
     for (tg::GraphOp graph : graphs) {
       if (graph->hasAttr(kMegaKernelAttrName))
         continue;
-      FailureOr<Tables> tables = buildTables(graph);
-      if (failed(tables) ||
-          failed(
-              MegaKernelLowering(graph, std::move(*tables), options).lower()))
+      FailureOr<Tables> tables = buildTables(graph, dynamicDispatch);
+      if (failed(tables) || failed(MegaKernelLowering(graph, std::move(*tables),
+                                                      options, prefetch)
+                                       .lower()))
         return signalPassFailure();
     }
   }

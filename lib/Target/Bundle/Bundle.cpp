@@ -789,6 +789,9 @@ llvm::Expected<LoweredProgram> lowerToMegaKernel(ModuleOp module,
   pipeline.pipelineStages = options.pipelineStages;
   pipeline.tensorCores = options.tensorCores;
   pipeline.asyncCopy = options.asyncCopy;
+  pipeline.prefetchBytes = options.prefetchBytes;
+  pipeline.prefetchAhead = options.prefetchAhead;
+  pipeline.dynamicDispatch = options.dynamicDispatch;
   log << "  lowering: mirage-to-megakernel (" << options.chip << ")\n";
   {
     DiagnosticCollector diagnostics(module.getContext());
@@ -830,9 +833,10 @@ llvm::Expected<LoweredProgram> lowerToMegaKernel(ModuleOp module,
 std::string mirage::getBundleName(llvm::StringRef function,
                                   const BundleOptions &options) {
   if (options.megakernel)
-    return (function + "_megakernel").str();
+    return (function + "_megakernel" + options.nameSuffix).str();
   bool mmaSync = !options.wgmma && hasWarpgroupMma(options.chip);
-  return (function + (options.tma ? "_tma" : "") + (mmaSync ? "_mma" : ""))
+  return (function + (options.tma ? "_tma" : "") + (mmaSync ? "_mma" : "") +
+          options.nameSuffix)
       .str();
 }
 

@@ -60,6 +60,8 @@ enum StateWord : unsigned {
   FailedWorker,
   /// Nanoseconds a wait may take (0: no limit), written by the runtime.
   Deadline,
+  /// Tasks claimed over all runs (kernels compiled with dynamic dispatch).
+  NextTask,
   megaKernelStateWords
 };
 
