@@ -398,6 +398,13 @@ Status driver::setUpMegaKernel(const Manifest &manifest,
                   where + "cuMemAlloc of the state");
       !status.ok())
     return status;
+  if (Status status =
+          cuCheck(cuMemAlloc(device.trace.receive(),
+                             allocationBytes(mega.taskCount() * tracePoints *
+                                             sizeof(uint64_t))),
+                  where + "cuMemAlloc of the trace");
+      !status.ok())
+    return status;
   return resetMegaKernel(device, stream);
 }
 
@@ -457,6 +464,7 @@ Status driver::launchMegaKernel(const Manifest &manifest,
   pointers[CountersParam] = device.counters.get();
   pointers[OperandsParam] = device.operands.get();
   pointers[StateParam] = device.state.get();
+  pointers[TraceParam] = device.trace.get();
   void *params[megaKernelParams];
   for (unsigned p = 0; p < megaKernelParams; ++p)
     params[p] = &pointers[p];
@@ -466,6 +474,22 @@ Status driver::launchMegaKernel(const Manifest &manifest,
                                 nullptr),
                  "steps[" + std::to_string(device.step) + "]: mega-kernel \"" +
                      step.kernel + "\": cuLaunchKernel");
+}
+
+Status driver::readMegaKernelTrace(const Manifest &manifest,
+                                   const MegaKernelDevice &device,
+                                   CUstream stream,
+                                   std::vector<uint64_t> &trace) {
+  std::string where = "steps[" + std::to_string(device.step) +
+                      "]: reading the mega-kernel's trace: ";
+  trace.assign(manifest.steps[device.step].mega.taskCount() * tracePoints, 0);
+  if (Status status =
+          cuCheck(cuMemcpyDtoHAsync(trace.data(), device.trace.get(),
+                                    trace.size() * sizeof(uint64_t), stream),
+                  where + "cuMemcpyDtoHAsync");
+      !status.ok())
+    return status;
+  return cuCheck(cuStreamSynchronize(stream), where + "cuStreamSynchronize");
 }
 
 Status driver::readMegaKernelState(MegaKernelDevice &device, CUstream stream,

@@ -142,7 +142,7 @@ Status enqueueStep(const Manifest &manifest, size_t index,
 struct MegaKernelDevice {
   size_t step = 0;
   DeviceMemory tasks, queueStarts, queues, needed, operands;
-  DeviceMemory counters, state;
+  DeviceMemory counters, state, trace;
   uint64_t counterBytes = 0;
   uint64_t deadlineMs = 0;
   /// What the Deadline word is uploaded from, and the state read back.
@@ -160,6 +160,12 @@ Status checkResidency(const Step &step, const LoadedKernels &kernels,
 /// resets its counters and state, on `stream` (synchronized).
 Status setUpMegaKernel(const Manifest &manifest, MegaKernelDevice &device,
                        CUstream stream);
+
+/// The trace of mega-kernel step `device.step`'s last run (tracePoints
+/// words per task), on `stream` (synchronized).
+Status readMegaKernelTrace(const Manifest &manifest,
+                           const MegaKernelDevice &device, CUstream stream,
+                           std::vector<uint64_t> &trace);
 
 /// Zeroes the counters and state and writes the deadline (after a hang the
 /// counters lag the epoch), on `stream` (synchronized).

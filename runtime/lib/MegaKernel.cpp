@@ -6,7 +6,50 @@
 
 #include "mirage_runtime/MegaKernel.h"
 
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+
 using namespace mirage::runtime;
+
+std::vector<KernelTrace>
+mirage::runtime::summarizeTrace(const MegaKernelSpec &mega,
+                                const std::vector<uint64_t> &trace) {
+  size_t tasks = std::min(mega.taskCount(), trace.size() / tracePoints);
+  uint64_t origin = std::numeric_limits<uint64_t>::max();
+  for (size_t task = 0; task < tasks; ++task)
+    origin = std::min(origin, trace[task * tracePoints + WaitBegan]);
+  auto micros = [&](uint64_t ns) { return double(ns - origin) / 1000.0; };
+  std::map<int32_t, KernelTrace> byKernel;
+  for (size_t task = 0; task < tasks; ++task) {
+    const uint64_t *times = &trace[task * tracePoints];
+    int32_t kernel = mega.field(task, TaskField::Kernel);
+    auto [it, inserted] = byKernel.try_emplace(kernel);
+    KernelTrace &entry = it->second;
+    if (inserted) {
+      entry.kernel = kernel >= 0 && size_t(kernel) < mega.taskKernels.size()
+                         ? mega.taskKernels[size_t(kernel)]
+                     : kernel < 0 ? "(empty)"
+                                  : "kernel " + std::to_string(kernel);
+      entry.firstBodyUs = micros(times[BodyBegan]);
+    }
+    ++entry.tasks;
+    entry.firstBodyUs = std::min(entry.firstBodyUs, micros(times[BodyBegan]));
+    entry.lastEndUs = std::max(entry.lastEndUs, micros(times[BodyEnded]));
+    entry.waitUs += double(times[BodyBegan] - times[WaitBegan]) / 1000.0;
+    entry.bodyUs += double(times[BodyEnded] - times[BodyBegan]) / 1000.0;
+  }
+  std::vector<KernelTrace> result;
+  for (auto &[kernel, entry] : byKernel)
+    result.push_back(entry);
+  std::sort(result.begin(), result.end(),
+            [](const KernelTrace &a, const KernelTrace &b) {
+              return std::tie(a.firstBodyUs, a.kernel) <
+                     std::tie(b.firstBodyUs, b.kernel);
+            });
+  return result;
+}
 
 std::string mirage::runtime::describeHang(const Step &step,
                                           const MegaKernelState &state,

@@ -208,6 +208,19 @@ static JsonValue megaKernelToJson(const MegaKernelResult &mega) {
   object.set("tasks", mega.tasks);
   object.set("events", mega.events);
   object.set("deadline_ms", mega.deadlineMs);
+  JsonValue::Array trace;
+  for (const KernelTrace &entry : mega.trace) {
+    JsonValue kernel = JsonValue::Object();
+    kernel.set("kernel", entry.kernel);
+    kernel.set("tasks", entry.tasks);
+    kernel.set("first_body_us", entry.firstBodyUs);
+    kernel.set("last_end_us", entry.lastEndUs);
+    kernel.set("wait_us", entry.waitUs);
+    kernel.set("body_us", entry.bodyUs);
+    trace.push_back(std::move(kernel));
+  }
+  if (!trace.empty())
+    object.set("trace", std::move(trace));
   if (mega.hang) {
     object.set("hang", *mega.hang);
     object.set("hang_during", mega.hangDuring);

@@ -64,6 +64,8 @@ private:
   }
   Status setUpMegaKernels();
   Status readMegaKernelStates(const std::string &during, bool &hung);
+  /// Keeps each mega-kernel's trace of the last run, per kernel.
+  Status readMegaKernelTraces();
   Status enqueueSteps(const BufferSet &set, bool checked, bool pdl = false,
                       bool firstInSequence = true);
   Status checkedRun();
@@ -248,6 +250,19 @@ Status BundleRun::readMegaKernelStates(const std::string &during, bool &hung) {
       mega.hangDuring = during;
       mega.hangState.assign(device.readBack.begin(), device.readBack.end());
     }
+  }
+  return Status::success();
+}
+
+Status BundleRun::readMegaKernelTraces() {
+  for (size_t m = 0; m < megaKernels.size(); ++m) {
+    std::vector<uint64_t> trace;
+    if (Status status =
+            readMegaKernelTrace(manifest, megaKernels[m], stream.get(), trace);
+        !status.ok())
+      return status;
+    result.megaKernels[m].trace =
+        summarizeTrace(manifest.steps[megaKernels[m].step].mega, trace);
   }
   return Status::success();
 }
@@ -451,6 +466,9 @@ Status BundleRun::time() {
       if (hung) {
         entry.timing.reset();
         entry.error = "a mega-kernel hung; the times are discarded";
+      } else if (Status status = readMegaKernelTraces(); !status.ok()) {
+        result.timings.push_back(std::move(entry));
+        return status;
       }
     }
     if (!result.timing && entry.timing)

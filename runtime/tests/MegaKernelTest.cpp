@@ -106,6 +106,27 @@ TEST(MegaKernelTest, DescribesHangs) {
             "on event -1: counter 7, waiting for 8");
 }
 
+TEST(MegaKernelTest, SummarizesTracesPerKernel) {
+  // Tasks 0, 1 and 3 run k5_matmul; task 2 is empty. Per task: wait began,
+  // body began, body ended (ns).
+  Manifest manifest = manifestWith(steps({megaStep}));
+  std::vector<uint64_t> trace = {1000, 1500, 3500, 1200, 4000, 6000,
+                                 2000, 2100, 2200, 1000, 1100, 2100};
+  std::vector<KernelTrace> kernels =
+      summarizeTrace(manifest.steps[0].mega, trace);
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(kernels[0].kernel, "k5_matmul");
+  EXPECT_EQ(kernels[0].tasks, 3u);
+  EXPECT_DOUBLE_EQ(kernels[0].firstBodyUs, 0.1);
+  EXPECT_DOUBLE_EQ(kernels[0].lastEndUs, 5.0);
+  EXPECT_DOUBLE_EQ(kernels[0].waitUs, 3.4);
+  EXPECT_DOUBLE_EQ(kernels[0].bodyUs, 5.0);
+  EXPECT_EQ(kernels[1].kernel, "(empty)");
+  EXPECT_EQ(kernels[1].tasks, 1u);
+  EXPECT_DOUBLE_EQ(kernels[1].firstBodyUs, 1.1);
+  EXPECT_DOUBLE_EQ(kernels[1].waitUs, 0.1);
+}
+
 TEST(MegaKernelTest, DescribesResidencyRefusals) {
   EXPECT_EQ(describeResidencyRefusal("mk", 264, 1, 128, 180224, 96, 132),
             "mega-kernel \"mk\": 264 workers cannot all be resident: 1 CTA of "

@@ -13,14 +13,17 @@
 // One body per distinct block graph: block coordinates, then the buffers.
 // CHECK: func.func private @g_body0(%{{.*}}: index, %{{.*}}: memref<4x64xf32>, %{{.*}}: memref<4x64xf32>)
 // CHECK-NOT: func.func private @g_body1
-// CHECK: gpu.func @g(%{{.*}}: memref<3xi64>, %{{.*}}: memref<32xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<3xi64>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<10xi64>) kernel
+// CHECK: gpu.func @g(%{{.*}}: memref<3xi64>, %{{.*}}: memref<32xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<3xi64>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<10xi64>, %{{.*}}: memref<12xi64>) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK-SAME: known_grid_size = array<i32: 2, 1, 1>
 // The worker's queue, from the queue starts.
 // CHECK: %[[WORKER:.*]] = gpu.block_id x
 // CHECK: scf.for
-// Thread 0 polls the counter with GPU-scope acquire loads, sleeping between
-// polls, until the deadline in the state.
+// Thread 0 records when it began to wait (the trace), then polls the
+// counter with GPU-scope acquire loads, sleeping between polls, until the
+// deadline in the state.
+// CHECK: llvm.inline_asm has_side_effects "mov.u64 $0, %globaltimer;"
+// CHECK: llvm.store %{{.*}} : i64, !llvm.ptr
 // CHECK: scf.while
 // CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
 // CHECK: nvvm.read.ptx.sreg.globaltimer
@@ -36,6 +39,11 @@
 // CHECK: llvm.inttoptr
 // CHECK: func.call @g_body0
 // CHECK: gpu.barrier
+// Thread 0 records when the body's writes were done, where the trace
+// argument is not null.
+// CHECK: llvm.ptrtoint
+// CHECK: llvm.inline_asm has_side_effects "mov.u64 $0, %globaltimer;"
+// CHECK: llvm.store %{{.*}} : i64, !llvm.ptr
 // The signal: a release fence, then a relaxed add.
 // CHECK: llvm.fence syncscope("device") release
 // CHECK: llvm.atomicrmw add {{.*}} syncscope("device") monotonic

@@ -23,6 +23,8 @@
 //   6  operands      memref<O x i32>       per kernel, its buffers (inputs,
 //                                          then outputs)
 //   7  state         memref<10 x i64>      StateSlot order
+//   8  trace         memref<T*3 x i64>     per task, TracePoint order, or
+//                                          null: nothing is recorded
 //
 // The counters and the state persist from run to run: the runtime zeroes
 // them once, and sets the deadline.
@@ -104,6 +106,11 @@ enum StateSlot : unsigned {
   kStateSlots
 };
 
+/// What thread 0 records per task in the trace (%globaltimer, ns): when it
+/// began to wait for the task's event, when the body began, when the body's
+/// writes were done. The last run's times stay.
+enum TracePoint : unsigned { WaitBegan, BodyBegan, BodyEnded, kTracePoints };
+
 /// The kernel's arguments (see the file comment).
 enum Argument : unsigned {
   BuffersArg,
@@ -114,6 +121,7 @@ enum Argument : unsigned {
   CountersArg,
   OperandsArg,
   StateArg,
+  TraceArg,
   kArguments
 };
 

@@ -94,6 +94,10 @@ private:
   /// the claim's latency hides behind the body), and `claimNext` holds the
   /// claim (i64, in thread 0).
   Value emitTask(OpBuilder &b, Value task, Value *claimNext);
+  /// Thread 0 records %globaltimer as `point` of `task` where the trace
+  /// argument is not null, at once (a time held across the body's call
+  /// would be spilled).
+  void emitTrace(OpBuilder &b, Value task, TracePoint point);
   /// Thread 0 claims a task from the shared counter (dynamic dispatch):
   /// the claim (i64) in thread 0, 0 elsewhere.
   Value emitClaim(OpBuilder &b);
@@ -443,6 +447,32 @@ void MegaKernelLowering::emitPrefetches(OpBuilder &b, Value position,
                prefetchers, /*addresses=*/true);
 }
 
+void MegaKernelLowering::emitTrace(OpBuilder &b, Value task, TracePoint point) {
+  Type i64 = b.getI64Type();
+  Value base = getElementPointer(b, args[TraceArg], constI32(b, 0));
+  Value traced = arith::AndIOp::create(
+      b, loc, isLeader,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                            LLVM::PtrToIntOp::create(b, loc, i64, base),
+                            constI64(b, 0)));
+  auto record = scf::IfOp::create(b, loc, traced);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(record.thenBlock());
+  // Read anew each time: inline assembly with side effects is never merged
+  // or moved.
+  Value time =
+      LLVM::InlineAsmOp::create(
+          b, loc, i64, ValueRange{}, "mov.u64 $0, %globaltimer;", "=l",
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+          .getResult(0);
+  Value index = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, task, constI32(b, kTracePoints)),
+      constI32(b, point));
+  LLVM::StoreOp::create(b, loc, time,
+                        getElementPointer(b, args[TraceArg], index));
+}
+
 Value MegaKernelLowering::emitClaim(OpBuilder &b) {
   auto claim = scf::IfOp::create(b, loc, TypeRange{b.getI64Type()}, isLeader,
                                  /*withElseRegion=*/true);
@@ -463,6 +493,7 @@ Value MegaKernelLowering::emitClaim(OpBuilder &b) {
 Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   MLIRContext *context = graph.getContext();
   Type i32 = b.getI32Type();
+  emitTrace(b, task, WaitBegan);
   Value record = arith::MulIOp::create(b, loc, toIndex(b, task),
                                        constIndex(b, kTaskFields));
   Value event = loadField(b, record, Wait);
@@ -496,10 +527,18 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   auto body = scf::IfOp::create(b, loc, gaveUpHere, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard inner(b);
   b.setInsertionPointToStart(body.elseBlock());
+  emitTrace(b, task, BodyBegan);
   emitDispatch(b, record, bodies, /*addresses=*/false);
   // Every thread's writes are done (and shared memory free) before
   // thread 0 signals.
   gpu::BarrierOp::create(b, loc);
+  // The task from its record, which the body's call keeps live anyway.
+  emitTrace(
+      b,
+      arith::IndexCastOp::create(
+          b, loc, i32,
+          arith::DivUIOp::create(b, loc, record, constIndex(b, kTaskFields))),
+      BodyEnded);
   Value trigger = loadField(b, record, Trigger);
   Value mustSignal = arith::AndIOp::create(
       b, loc, isLeader,
@@ -615,6 +654,9 @@ void MegaKernelLowering::buildKernel() {
   argTypes[OperandsArg] =
       table(static_cast<int64_t>(tables.operands.size()), i32);
   argTypes[StateArg] = table(kStateSlots, i64);
+  argTypes[TraceArg] = table(
+      static_cast<int64_t>(tables.tasks.size() / kTaskFields * kTracePoints),
+      i64);
 
   auto kernel = gpu::GPUFuncOp::create(b, loc, graph.getSymName(),
                                        b.getFunctionType(argTypes, {}));

@@ -18,11 +18,13 @@
 #define MIRAGE_RUNTIME_MEGAKERNEL_H
 
 #include "mirage_runtime/Manifest.h"
+#include "mirage_runtime/Results.h"
 
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mirage::runtime {
 
@@ -39,6 +41,9 @@ enum MegaKernelParam : unsigned {
   OperandsParam,
   /// u64[megaKernelStateWords] (StateWord order).
   StateParam,
+  /// u64[tracePoints] per task (TracePoint order), or null: the
+  /// %globaltimer nanoseconds of the task in the last run.
+  TraceParam,
   megaKernelParams
 };
 
@@ -71,6 +76,16 @@ using MegaKernelState = std::array<uint64_t, megaKernelStateWords>;
 inline uint64_t deadlineNanoseconds(uint64_t milliseconds) {
   return milliseconds * 1000000;
 }
+
+/// What the kernel records per task when given a trace buffer: when thread
+/// 0 began to wait for the task's event, when the body began and when its
+/// writes were done.
+enum TracePoint : unsigned { WaitBegan, BodyBegan, BodyEnded, tracePoints };
+
+/// The trace of mega-kernel `mega` (tracePoints words per task), per
+/// task-graph kernel in the order their first bodies began.
+std::vector<KernelTrace> summarizeTrace(const MegaKernelSpec &mega,
+                                        const std::vector<uint64_t> &trace);
 
 /// The hang that `state` records for mega-kernel `step`: "mega-kernel hang:
 /// task 812 (k5_matmul, block [3, 0, 0]) on worker 17 waited more than

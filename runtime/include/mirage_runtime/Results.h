@@ -95,6 +95,16 @@ struct ModeTiming {
   std::optional<std::string> error;
 };
 
+/// One task-graph kernel's tasks in a traced run (times in microseconds
+/// from the first task's wait): when the first body began and the last
+/// ended, and the waits and bodies summed over its tasks. Empty tasks are
+/// one group, kernel "(empty)".
+struct KernelTrace {
+  std::string kernel;
+  uint64_t tasks = 0;
+  double firstBodyUs = 0, lastEndUs = 0, waitUs = 0, bodyUs = 0;
+};
+
 /// A mega-kernel step of a bundle, and the first wait that ran past its
 /// deadline, if one did.
 struct MegaKernelResult {
@@ -113,6 +123,8 @@ struct MegaKernelResult {
   std::string hangDuring;
   /// The raw state words read back after the hang (MegaKernelState order).
   std::vector<uint64_t> hangState;
+  /// The last timed run, per task-graph kernel (summarizeTrace).
+  std::vector<KernelTrace> trace;
 };
 
 struct CheckResult {
