@@ -290,6 +290,35 @@ def pairs_table(merged):
     return "\n".join(lines)
 
 
+TRACE_COLUMNS = ["kernel", "tasks", "first body us", "last end us",
+                 "span us", "body us per task", "wait us per task"]
+
+
+def trace_tables(merged):
+    """Per mega-kernel bundle with a trace (mirage-run's last timed run), its
+    task-graph kernels in the order their first bodies began; '' without."""
+    sections = []
+    for row in merged["results"]:
+        for mega in (row["mirage_run"] or {}).get("megakernels") or []:
+            trace = mega.get("trace") or []
+            if not trace:
+                continue
+            lines = [f"### {row['name']}", "",
+                     "| " + " | ".join(TRACE_COLUMNS) + " |",
+                     "|" + "|".join(" --- " for _ in TRACE_COLUMNS) + "|"]
+            for kernel in trace:
+                tasks = kernel["tasks"] or 1
+                cells = [kernel["kernel"], str(kernel["tasks"]),
+                         fmt(kernel["first_body_us"], ".1f"),
+                         fmt(kernel["last_end_us"], ".1f"),
+                         fmt(kernel["last_end_us"] - kernel["first_body_us"], ".1f"),
+                         fmt(kernel["body_us"] / tasks, ".2f"),
+                         fmt(kernel["wait_us"] / tasks, ".2f")]
+                lines.append("| " + " | ".join(cells) + " |")
+            sections.append("\n".join(lines))
+    return "\n\n".join(sections)
+
+
 def problems(merged, load_errors):
     """Lines naming every failure: unreadable inputs, run errors, baseline errors."""
     lines = [f"- {what}: {why}" for what, why in load_errors]
@@ -340,6 +369,13 @@ def summary_markdown(merged, load_errors):
                   "bundles: times of the first mode (CUDA graph replays by "
                   "default), and the per-operator bundle's fastest mode.", "",
                   pairs]
+    traces = trace_tables(merged)
+    if traces:
+        parts += ["", "## Mega-kernel traces", "",
+                  "Per task-graph kernel of each mega-kernel's last timed run "
+                  "(times from its first task's wait): when its first body "
+                  "began and its last ended, and its bodies and waits per "
+                  "task.", "", traces]
     found = problems(merged, load_errors)
     if found:
         parts += ["", "## Problems", ""] + found

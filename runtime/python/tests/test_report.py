@@ -302,3 +302,26 @@ def test_forms_that_disagree_fail(tmp_path):
     nan = unchecked_pair(tmp_path / "nan", [float("nan")] * 4, [1.0] * 4)
     merged = mr.merge(nan, None, str(tmp_path / "nan" / "outputs"))
     assert rows_by_name(merged)["f_megakernel"]["pass"] is False
+
+
+def test_trace_tables():
+    ours = {"device": {"name": "H200"}, "results": [
+        {"name": "f_mega", "ok": True, "timing": {"median_us": 12.0},
+         "kernels": [], "megakernels": [{"step": 0, "kernel": "f", "trace": [
+             {"kernel": "k1_matmul", "tasks": 4, "first_body_us": 0.5,
+              "last_end_us": 10.5, "wait_us": 2.0, "body_us": 30.0},
+             {"kernel": "(empty)", "tasks": 2, "first_body_us": 11.0,
+              "last_end_us": 11.5, "wait_us": 1.0, "body_us": 0.2}]}]},
+        {"name": "g", "ok": True, "timing": {"median_us": 1.0}, "kernels": []}]}
+    merged = mr.merge(ours, None)
+    lines = mr.trace_tables(merged).splitlines()
+    assert lines[0] == "### f_mega"
+    assert lines[2] == ("| kernel | tasks | first body us | last end us | span us"
+                        " | body us per task | wait us per task |")
+    assert lines[4] == "| k1_matmul | 4 | 0.5 | 10.5 | 10.0 | 7.50 | 0.50 |"
+    assert lines[5] == "| (empty) | 2 | 11.0 | 11.5 | 0.5 | 0.10 | 0.50 |"
+    assert "## Mega-kernel traces" in mr.summary_markdown(merged, [])
+    # No trace, no section.
+    assert mr.trace_tables(mr.merge(OURS, BASE)) == ""
+    assert "## Mega-kernel traces" not in mr.summary_markdown(
+        mr.merge(OURS, BASE), [])
