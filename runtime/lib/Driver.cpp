@@ -398,11 +398,10 @@ Status driver::setUpMegaKernel(const Manifest &manifest,
                   where + "cuMemAlloc of the state");
       !status.ok())
     return status;
-  if (Status status =
-          cuCheck(cuMemAlloc(device.trace.receive(),
-                             allocationBytes(mega.taskCount() * tracePoints *
-                                             sizeof(uint64_t))),
-                  where + "cuMemAlloc of the trace");
+  device.traceBytes = mega.taskCount() * tracePoints * sizeof(uint64_t);
+  if (Status status = cuCheck(cuMemAlloc(device.trace.receive(),
+                                         allocationBytes(device.traceBytes)),
+                              where + "cuMemAlloc of the trace");
       !status.ok())
     return status;
   return resetMegaKernel(device, stream);
@@ -418,6 +417,9 @@ Status driver::resetMegaKernel(MegaKernelDevice &device, CUstream stream) {
                 where + "cuMemsetD8Async"),
         cuCheck(cuMemsetD8Async(device.state.get(), 0, sizeof(MegaKernelState),
                                 stream),
+                where + "cuMemsetD8Async"),
+        cuCheck(cuMemsetD8Async(device.trace.get(), 0,
+                                allocationBytes(device.traceBytes), stream),
                 where + "cuMemsetD8Async"),
         cuCheck(
             cuMemcpyHtoDAsync(device.state.get() + Deadline * sizeof(uint64_t),
@@ -453,7 +455,8 @@ Status driver::uploadAddressTables(const Manifest &manifest,
 Status driver::launchMegaKernel(const Manifest &manifest,
                                 const MegaKernelDevice &device,
                                 CUdeviceptr addressTable,
-                                const LoadedKernels &kernels, CUstream stream) {
+                                const LoadedKernels &kernels, CUstream stream,
+                                bool traced) {
   const Step &step = manifest.steps[device.step];
   CUdeviceptr pointers[megaKernelParams] = {};
   pointers[AddressTableParam] = addressTable;
@@ -464,7 +467,9 @@ Status driver::launchMegaKernel(const Manifest &manifest,
   pointers[CountersParam] = device.counters.get();
   pointers[OperandsParam] = device.operands.get();
   pointers[StateParam] = device.state.get();
-  pointers[TraceParam] = device.trace.get();
+  // Kernels of manifest version 4 on take a trace pointer (null: no trace).
+  if (traced && manifest.version >= 4)
+    pointers[TraceParam] = device.trace.get();
   void *params[megaKernelParams];
   for (unsigned p = 0; p < megaKernelParams; ++p)
     params[p] = &pointers[p];

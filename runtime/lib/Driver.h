@@ -143,7 +143,7 @@ struct MegaKernelDevice {
   size_t step = 0;
   DeviceMemory tasks, queueStarts, queues, needed, operands;
   DeviceMemory counters, state, trace;
-  uint64_t counterBytes = 0;
+  uint64_t counterBytes = 0, traceBytes = 0;
   uint64_t deadlineMs = 0;
   /// What the Deadline word is uploaded from, and the state read back.
   uint64_t deadlineNs = 0;
@@ -183,7 +183,7 @@ Status uploadAddressTables(const Manifest &manifest,
 Status launchMegaKernel(const Manifest &manifest,
                         const MegaKernelDevice &device,
                         CUdeviceptr addressTable, const LoadedKernels &kernels,
-                        CUstream stream);
+                        CUstream stream, bool traced = false);
 
 /// Reads `device`'s state back (synchronizing `stream`) into
 /// `device.readBack`; `hung` tells whether a wait ran past its deadline, in

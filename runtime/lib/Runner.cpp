@@ -66,6 +66,10 @@ private:
   Status readMegaKernelStates(const std::string &during, bool &hung);
   /// Keeps each mega-kernel's trace of the last run, per kernel.
   Status readMegaKernelTraces();
+  /// Runs the steps once on `set` with the mega-kernels tracing, and keeps
+  /// their traces (timed runs record none).
+  Status runTraced(const BufferSet &set);
+  bool traceMegaKernels = false;
   Status enqueueSteps(const BufferSet &set, bool checked, bool pdl = false,
                       bool firstInSequence = true);
   Status checkedRun();
@@ -284,9 +288,10 @@ Status BundleRun::enqueueSteps(const BufferSet &set, bool checked, bool pdl,
     std::string where = "steps[" + std::to_string(i) + "]: ";
     if (step.kind == Step::Kind::MegaKernel) {
       where += "mega-kernel \"" + step.kernel + "\"";
-      if (Status status = launchMegaKernel(
-              manifest, megaKernels[megaKernelOf[i]],
-              set.addressTables[megaKernelOf[i]].get(), kernels, stream.get());
+      if (Status status =
+              launchMegaKernel(manifest, megaKernels[megaKernelOf[i]],
+                               set.addressTables[megaKernelOf[i]].get(),
+                               kernels, stream.get(), traceMegaKernels);
           !status.ok())
         return status;
     } else {
@@ -466,16 +471,29 @@ Status BundleRun::time() {
       if (hung) {
         entry.timing.reset();
         entry.error = "a mega-kernel hung; the times are discarded";
-      } else if (Status status = readMegaKernelTraces(); !status.ok()) {
-        result.timings.push_back(std::move(entry));
-        return status;
       }
     }
     if (!result.timing && entry.timing)
       result.timing = entry.timing;
     result.timings.push_back(std::move(entry));
   }
+  // One more run, untimed, with the mega-kernels recording their trace.
+  if (!megaKernels.empty() && !megaKernelHung && firstError.ok())
+    if (Status status = runTraced(set0); !status.ok())
+      return status;
   return firstError;
+}
+
+Status BundleRun::runTraced(const BufferSet &set) {
+  traceMegaKernels = true;
+  Status status = enqueueSteps(set, /*checked=*/false);
+  traceMegaKernels = false;
+  if (!status.ok())
+    return std::move(status).withContext("the traced run: ");
+  bool hung = false;
+  if (Status state = readMegaKernelStates("the traced run", hung); !state.ok())
+    return state;
+  return hung ? Status::success() : readMegaKernelTraces();
 }
 
 Expected<TimingResult>

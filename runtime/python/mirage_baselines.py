@@ -148,7 +148,7 @@ class Bundle:
             raise ValueError(f"{self.path}: format is not 'mirage-bundle'")
         # Versions 2 and 3 add mega-kernel steps and tensor map launch
         # arguments, which the baselines never read.
-        if self.manifest.get("version") not in (1, 2, 3):
+        if self.manifest.get("version") not in (1, 2, 3, 4):
             raise ValueError(f"{self.path}: unknown manifest version "
                              f"{self.manifest.get('version')}")
         self.name = self.manifest.get("name") or self.path.name

@@ -295,8 +295,8 @@ TRACE_COLUMNS = ["kernel", "tasks", "first body us", "last end us",
 
 
 def trace_tables(merged):
-    """Per mega-kernel bundle with a trace (mirage-run's last timed run), its
-    task-graph kernels in the order their first bodies began; '' without."""
+    """Per mega-kernel bundle with a trace (mirage-run's untimed traced run),
+    its task-graph kernels in the order their first bodies began; '' without."""
     sections = []
     for row in merged["results"]:
         for mega in (row["mirage_run"] or {}).get("megakernels") or []:
@@ -372,8 +372,8 @@ def summary_markdown(merged, load_errors):
     traces = trace_tables(merged)
     if traces:
         parts += ["", "## Mega-kernel traces", "",
-                  "Per task-graph kernel of each mega-kernel's last timed run "
-                  "(times from its first task's wait): when its first body "
+                  "Per task-graph kernel of each mega-kernel's run with a "
+                  "trace, after timing (times from its first task's wait): when its first body "
                   "began and its last ended, and its bodies and waits per "
                   "task.", "", traces]
     found = problems(merged, load_errors)

@@ -279,15 +279,15 @@ TEST(ManifestTest, Header) {
   EXPECT_EQ(errorWith(R"("format": "mirage-bundle")", R"("format": "other")"),
             "manifest.json: format: expected \"mirage-bundle\", found "
             "\"other\"");
-  EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 4)"),
-            "manifest.json: version: unsupported version 4 (this runtime "
-            "reads versions 1 to 3)");
+  EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 5)"),
+            "manifest.json: version: unsupported version 5 (this runtime "
+            "reads versions 1 to 4)");
   EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 0)"),
             "manifest.json: version: unsupported version 0 (this runtime "
-            "reads versions 1 to 3)");
+            "reads versions 1 to 4)");
   EXPECT_EQ(errorWith(R"("version": 1)", R"("version": "2")"),
             "manifest.json: version: unsupported version \"2\" (this "
-            "runtime reads versions 1 to 3)");
+            "runtime reads versions 1 to 4)");
   EXPECT_EQ(errorWith(R"("version": 1,)", ""),
             "manifest.json: missing field \"version\"");
   EXPECT_EQ(errorWith(R"("name": "f",)", R"("name": 3,)"),

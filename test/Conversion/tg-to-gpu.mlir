@@ -74,7 +74,7 @@
 // DYN: gpu.barrier
 // DYN: scf.while
 // DYN: memref.load %[[CLAIMED]]
-// DYN: arith.cmpi slt, %{{.*}}, %c4_i32
+// DYN: arith.cmpi ult, %{{.*}}, %c4_i32
 // DYN: scf.condition
 // DYN: llvm.load %{{.*}} atomic syncscope("device") acquire
 // DYN: llvm.atomicrmw add {{.*}} syncscope("device") monotonic

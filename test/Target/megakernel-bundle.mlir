@@ -1,4 +1,4 @@
-// mirage-bundle --megakernel writes a version 2 bundle: one persistent
+// mirage-bundle --megakernel writes a version 4 bundle: one persistent
 // kernel, the task graph's buffers in graph order (the address table is the
 // identity), and the tables the kernel reads (docs/Bundle.md).
 // RUN: rm -rf %t && mirage-bundle %s -o %t --megakernel --workers=4 --ptxas=none 2>&1 | FileCheck %s --check-prefix=LOG
@@ -15,7 +15,7 @@
 // CHECK: kernels [{"name": "two_kernels_tasks"}]
 // CHECK: outputs [0]
 // CHECK: steps [{"address_table": [0, 1{{.*}}], "block": [128, 1, 1], "deadline_ms": 2000, "dynamic_shared_bytes": {{[0-9]+}}, "grid": [4, 1, 1], "kernel": "two_kernels_tasks", "kind": "megakernel", "tables": {"needed": [{{.*}}], "operands": [{{.*}}], "queue_starts": [0, {{.*}}], "queues": [{{.*}}], "tasks": [{{.*}}]}, "task_kernels": [{{.*}}]}]
-// CHECK: version 2
+// CHECK: version 4
 
 // The worker loop's synchronization in the kernel: acquire polls with a sleep and
 // a clock, the compare-and-swap that records a hang, the barrier that

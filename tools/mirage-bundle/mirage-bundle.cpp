@@ -149,7 +149,8 @@ int main(int argc, char **argv) {
        {mirage::checkGPUCodeOptions("mirage-bundle", chip, "bin", ptx),
         mirage::checkOptionValue("mirage-bundle", "--device", device,
                                  mirage::DeviceModel::getNames()),
-        mirage::megakernel::checkPrefetchBytes("mirage-bundle", prefetchBytes)})
+        mirage::megakernel::checkPrefetchOptions("mirage-bundle", prefetchBytes,
+                                                 prefetchAhead)})
     if (error) {
       llvm::errs() << "error: " << *error << "\n";
       return 1;

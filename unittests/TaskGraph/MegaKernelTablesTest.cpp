@@ -298,9 +298,11 @@ TEST_F(MegaKernelTablesTest, PrefetchRegionsAreCutToTheBudget) {
   auto part = megakernel::getPrefetchRegion(blockGraph, 1, 40);
   EXPECT_EQ(part->runs, 1);
   EXPECT_EQ(part->runBytes, 40);
-  EXPECT_EQ(megakernel::checkPrefetchBytes("here", -1),
+  EXPECT_EQ(megakernel::checkPrefetchOptions("here", -1, 1),
             "here: prefetch-bytes is -1; expected 0 to 1073741824");
-  EXPECT_EQ(megakernel::checkPrefetchBytes("here", 0), std::nullopt);
+  EXPECT_EQ(megakernel::checkPrefetchOptions("here", 0, 1025),
+            "here: prefetch-ahead is 1025; expected 0 to 1024");
+  EXPECT_EQ(megakernel::checkPrefetchOptions("here", 0, 1), std::nullopt);
 }
 
 } // namespace

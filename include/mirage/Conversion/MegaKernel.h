@@ -73,8 +73,8 @@ enum TaskField : unsigned {
   BlockY,
   BlockZ,
   /// The event to wait on, or -1 when nothing needs waiting for: a start
-  /// event, or an event whose triggering tasks all ran earlier on this
-  /// task's worker (a same-SM hand-off).
+  /// event, or (static dispatch) an event whose triggering tasks all ran
+  /// earlier on this task's worker (a same-SM hand-off).
   Wait,
   /// The event to signal, or -1 when no task on another worker waits on it.
   Trigger,
@@ -107,8 +107,9 @@ enum StateSlot : unsigned {
 };
 
 /// What thread 0 records per task in the trace (%globaltimer, ns): when it
-/// began to wait for the task's event, when the body began, when the body's
-/// writes were done. The last run's times stay.
+/// began to wait for the task's event, when the body began, when every
+/// thread had issued the body's writes (after the barrier, before the
+/// signal's fence). The last run's times stay.
 enum TracePoint : unsigned { WaitBegan, BodyBegan, BodyEnded, kTracePoints };
 
 /// The kernel's arguments (see the file comment).
@@ -168,11 +169,13 @@ struct PrefetchRegion {
   int64_t getRunStart(llvm::ArrayRef<int64_t> block, int64_t run) const;
 };
 
-/// The most bytes a task may prefetch (convert-tg-to-gpu prefetch-bytes),
-/// and the error for a value outside 0 to that, given to `where`.
+/// The most bytes a task may prefetch and the most tasks ahead
+/// (convert-tg-to-gpu prefetch-bytes, prefetch-ahead), and the error for
+/// values outside them, given to `where`.
 constexpr int64_t kMaxPrefetchBytes = int64_t(1) << 30;
-std::optional<std::string> checkPrefetchBytes(llvm::StringRef where,
-                                              int64_t bytes);
+constexpr unsigned kMaxPrefetchAhead = 1024;
+std::optional<std::string> checkPrefetchOptions(llvm::StringRef where,
+                                                int64_t bytes, unsigned ahead);
 
 /// The region of input `argument` of `graph` that one block reads, cut to
 /// its first `maxBytes` (whole runs, or part of the first); std::nullopt

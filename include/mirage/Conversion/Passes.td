@@ -199,7 +199,8 @@ def ConvertTaskToGPU : Pass<"convert-tg-to-gpu", "::mlir::ModuleOp"> {
     with the lowest index waits only on lower, finished or running, tasks.
 
     The graph stays: it is the host side (buffers and tables), marked with
-    `mirage.megakernel` = {kernel, threads, dynamic_shared_bytes, bodies}.
+    `mirage.megakernel` = {kernel, threads, dynamic_shared_bytes, bodies,
+    dynamic_dispatch, tables}.
     Just-in-time tasks and kernels of different block sizes are refused.
   }];
   let dependentDialects = [
@@ -230,7 +231,7 @@ def ConvertTaskToGPU : Pass<"convert-tg-to-gpu", "::mlir::ModuleOp"> {
            "through its counter; no prefetch)">,
     Option<"prefetchAhead", "prefetch-ahead", "unsigned", /*default=*/"1",
            "How many tasks ahead in its queue a worker prefetches (0: each "
-           "task's own, just before its wait)">,
+           "task's own, just before its wait; at most 1024)">,
   ];
 }
 

@@ -71,8 +71,9 @@ void mirage::registerMirageToMegaKernelPipeline() {
                 checkGPUCodeOptions("mirage-to-megakernel", options.chip,
                                     options.format, options.ptx))
           return error;
-        if (auto error = megakernel::checkPrefetchBytes("mirage-to-megakernel",
-                                                        options.prefetchBytes))
+        if (auto error = megakernel::checkPrefetchOptions(
+                "mirage-to-megakernel", options.prefetchBytes,
+                options.prefetchAhead))
           return error;
         return checkDeviceOption("mirage-to-megakernel", options.device);
       });

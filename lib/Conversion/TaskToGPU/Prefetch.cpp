@@ -14,13 +14,18 @@ using namespace mlir;
 using namespace mirage;
 using namespace mirage::megakernel;
 
-std::optional<std::string> megakernel::checkPrefetchBytes(StringRef where,
-                                                          int64_t bytes) {
-  if (bytes >= 0 && bytes <= kMaxPrefetchBytes)
-    return std::nullopt;
-  return (where + ": prefetch-bytes is " + llvm::Twine(bytes) +
-          "; expected 0 to " + llvm::Twine(kMaxPrefetchBytes))
-      .str();
+std::optional<std::string> megakernel::checkPrefetchOptions(StringRef where,
+                                                            int64_t bytes,
+                                                            unsigned ahead) {
+  if (bytes < 0 || bytes > kMaxPrefetchBytes)
+    return (where + ": prefetch-bytes is " + llvm::Twine(bytes) +
+            "; expected 0 to " + llvm::Twine(kMaxPrefetchBytes))
+        .str();
+  if (ahead > kMaxPrefetchAhead)
+    return (where + ": prefetch-ahead is " + llvm::Twine(ahead) +
+            "; expected 0 to " + llvm::Twine(kMaxPrefetchAhead))
+        .str();
+  return std::nullopt;
 }
 
 int64_t PrefetchRegion::getRunStart(ArrayRef<int64_t> block,

@@ -6,10 +6,11 @@
 // the graph's workers. Each worker runs its queue from the tables
 // (MegaKernel.h): thread 0 waits on the task's event with acquire loads,
 // a barrier hands the wait to the CTA, the CTA runs the body, a barrier
-// collects its writes and thread 0 signals with a release add. Before the
-// wait, the CTA prefetches into L2 what a coming task reads of the buffers
-// no task writes (weights, caches), so that DRAM streams them while the
-// worker waits and computes.
+// collects its writes and thread 0 signals with a release add. Options:
+// the CTA prefetches into L2, before the wait, what a coming task reads of
+// the buffers no task writes (prefetch-bytes); workers claim tasks from one
+// shared counter instead of running fixed queues (dynamic-dispatch); with
+// a trace buffer, thread 0 records each task's times.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,8 +56,10 @@ struct PrefetchOptions {
 };
 
 /// The shared-memory word through which thread 0 hands a dynamically
-/// claimed task to the CTA.
+/// claimed task to the CTA, and the static shared memory it takes (ptxas
+/// aligns the dynamic share after it to 1 KiB).
 constexpr llvm::StringLiteral kClaimedTaskSuffix = "_claimed_task";
+constexpr int64_t kClaimedTaskSharedBytes = 1024;
 } // namespace
 
 namespace {
@@ -98,9 +101,9 @@ private:
   /// argument is not null, at once (a time held across the body's call
   /// would be spilled).
   void emitTrace(OpBuilder &b, Value task, TracePoint point);
-  /// Thread 0 claims a task from the shared counter (dynamic dispatch):
-  /// the claim (i64) in thread 0, 0 elsewhere.
-  Value emitClaim(OpBuilder &b);
+  /// Thread 0 claims a task from the shared counter (dynamic dispatch),
+  /// where `when` (if given) holds: the claim (i64), 0 elsewhere.
+  Value emitClaim(OpBuilder &b, Value when = Value());
   /// The worker loops: over the worker's queue (static dispatch), or over
   /// the tasks it claims, in the graph's order, from a counter that every
   /// worker shares (dynamic). Both yield whether a wait gave up.
@@ -254,6 +257,10 @@ void MegaKernelLowering::buildPrefetchers() {
       // A run's first line may start before it: one line more than its
       // length needs.
       int64_t linesPerRun = llvm::divideCeil(region.runBytes, kLineBytes) + 1;
+      // The lines are counted in 32-bit indices.
+      region.runs =
+          std::min(region.runs,
+                   int64_t(std::numeric_limits<int32_t>::max()) / linesPerRun);
       auto lines = scf::ForOp::create(f, loc, thread,
                                       constIndex(f, region.runs * linesPerRun),
                                       constIndex(f, tables.threads));
@@ -473,8 +480,11 @@ void MegaKernelLowering::emitTrace(OpBuilder &b, Value task, TracePoint point) {
                         getElementPointer(b, args[TraceArg], index));
 }
 
-Value MegaKernelLowering::emitClaim(OpBuilder &b) {
-  auto claim = scf::IfOp::create(b, loc, TypeRange{b.getI64Type()}, isLeader,
+Value MegaKernelLowering::emitClaim(OpBuilder &b, Value when) {
+  Value claiming =
+      when ? arith::AndIOp::create(b, loc, isLeader, when).getResult()
+           : isLeader;
+  auto claim = scf::IfOp::create(b, loc, TypeRange{b.getI64Type()}, claiming,
                                  /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(claim.thenBlock());
@@ -599,13 +609,18 @@ void MegaKernelLowering::emitDynamicQueue(OpBuilder &b, Value failedBefore) {
     auto leader = scf::IfOp::create(b, loc, isLeader);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(leader.thenBlock());
-    Value task = arith::MinSIOp::create(
+    // Unsigned: a claim below the run's first (counters left by a failed
+    // run) reads as past the tasks too.
+    Value task = arith::MinUIOp::create(
         b, loc, arith::SubIOp::create(b, loc, claim, firstClaim),
         constI64(b, numTasks));
     memref::StoreOp::create(b, loc, arith::TruncIOp::create(b, loc, i32, task),
                             claimed, ValueRange{constIndex(b, 0)});
   };
-  publish(emitClaim(b));
+  // A worker of a run after a failed one claims nothing.
+  publish(emitClaim(
+      b, arith::XOrIOp::create(b, loc, failedBefore,
+                               arith::ConstantIntOp::create(b, loc, 1, 1))));
   gpu::BarrierOp::create(b, loc);
 
   // Until a wait gives up or the claims run past the tasks.
@@ -619,7 +634,7 @@ void MegaKernelLowering::emitDynamicQueue(OpBuilder &b, Value failedBefore) {
         memref::LoadOp::create(b, loc, claimed, ValueRange{constIndex(b, 0)});
     Value more = arith::AndIOp::create(
         b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, task,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, task,
                               constI32(b, numTasks)),
         arith::XOrIOp::create(b, loc, before->getArgument(0),
                               arith::ConstantIntOp::create(b, loc, 1, 1)));
@@ -681,9 +696,22 @@ void MegaKernelLowering::buildKernel() {
   isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId,
                                    constIndex(b, 0));
   // A run after a failed one (whose counters lag the epoch) runs nothing
-  // at all, rather than wait out every deadline.
+  // at all, rather than wait out every deadline. Every thread must agree
+  // (another worker may fail while this one starts): a barrier ORs what
+  // each thread read.
+  Value failedRead = arith::ExtUIOp::create(
+      b, loc, b.getI32Type(),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                            loadState(b, Failed), constI64(b, 0)));
   Value failedBefore = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ne, loadState(b, Failed), constI64(b, 0));
+      b, loc, arith::CmpIPredicate::ne,
+      NVVM::BarrierOp::create(b, loc, TypeRange{b.getI32Type()}, Value(),
+                              Value(),
+                              NVVM::BarrierReductionAttr::get(
+                                  b.getContext(), NVVM::BarrierReduction::OR),
+                              failedRead)
+          .getRes(),
+      constI32(b, 0));
   if (tables.dynamic)
     emitDynamicQueue(b, failedBefore);
   else
@@ -795,7 +823,8 @@ struct ConvertTaskToGPU
   using Base::Base;
 
   std::optional<std::string> checkOptions() const {
-    if (auto error = checkPrefetchBytes("convert-tg-to-gpu", prefetchBytes))
+    if (auto error = checkPrefetchOptions("convert-tg-to-gpu", prefetchBytes,
+                                          prefetchAhead))
       return error;
     if (chip.empty())
       return std::nullopt;
@@ -817,9 +846,13 @@ struct ConvertTaskToGPU
     options.tensorCores = tensorCores;
     options.asyncCopy = asyncCopy;
     PrefetchOptions prefetch{prefetchBytes, prefetchAhead};
-    // Dynamic dispatch has no queue to prefetch from.
-    if (dynamicDispatch)
+    // Dynamic dispatch has no queue to prefetch from, and its claimed-task
+    // word takes static shared memory beside the bodies' dynamic share.
+    if (dynamicDispatch) {
       prefetch.bytes = 0;
+      if (options.chipSharedMemory)
+        options.chipSharedMemory -= kClaimedTaskSharedBytes;
+    }
     SmallVector<tg::GraphOp> graphs(module.getOps<tg::GraphOp>());
     for (tg::GraphOp graph : graphs) {
       if (graph->hasAttr(kMegaKernelAttrName))

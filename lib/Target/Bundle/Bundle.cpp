@@ -840,6 +840,10 @@ std::string mirage::getBundleName(llvm::StringRef function,
       .str();
 }
 
+/// The manifest version of mega-kernel bundles: 4, whose kernels take the
+/// trace argument and a state of 10 words (docs/Bundle.md).
+static constexpr int64_t kMegaKernelVersion = 4;
+
 llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
                                 llvm::StringRef directory,
                                 const BundleOptions &options,
@@ -859,11 +863,12 @@ llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
   if (auto error = llvm::sys::fs::create_directories(directory))
     return makeError("cannot create " + directory + ": " + error.message());
 
-  json::Object manifest{{"format", "mirage-bundle"},
-                        {"version", options.megakernel ? 2 : 1},
-                        {"name", getBundleName(function, options)},
-                        {"source", options.source},
-                        {"chip", options.chip}};
+  json::Object manifest{
+      {"format", "mirage-bundle"},
+      {"version", options.megakernel ? kMegaKernelVersion : 1},
+      {"name", getBundleName(function, options)},
+      {"source", options.source},
+      {"chip", options.chip}};
   rt::UniformGenerator generator = getInputGenerator(reference, options);
   manifest["inputs_generator"] =
       json::Object{{"kind", "uniform"},

@@ -30,7 +30,7 @@ namespace mirage::runtime {
 /// kernels marked for programmatic dependent launch) and 3 (TMA tensor maps
 /// as launch arguments).
 constexpr int64_t oldestManifestVersion = 1;
-constexpr int64_t manifestVersion = 3;
+constexpr int64_t manifestVersion = 4;
 
 enum class BufferRole { Input, Output, Intermediate, View };
 

@@ -123,7 +123,7 @@ struct MegaKernelResult {
   std::string hangDuring;
   /// The raw state words read back after the hang (MegaKernelState order).
   std::vector<uint64_t> hangState;
-  /// The last timed run, per task-graph kernel (summarizeTrace).
+  /// The traced run after timing, per task-graph kernel (summarizeTrace).
   std::vector<KernelTrace> trace;
 };
 

@@ -31,6 +31,6 @@ def test_known_versions_load(tmp_path, version):
 
 
 def test_unknown_versions_are_refused(tmp_path):
-    write_manifest(tmp_path / "v", 4)
-    with pytest.raises(ValueError, match="unknown manifest version 4"):
+    write_manifest(tmp_path / "v", 5)
+    with pytest.raises(ValueError, match="unknown manifest version 5"):
         mb.Bundle(tmp_path / "v")
