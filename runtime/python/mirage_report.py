@@ -172,12 +172,13 @@ def disagreement(first, second):
 
 def program_of(row):
     """The program a row's bundle compiles: its reference function, or for a
-    bundle without a reference its name less the mega-kernel suffix
-    (mirage-bundle names a mega-kernel bundle <function>_megakernel)."""
+    bundle without a reference its name up to the mega-kernel suffix
+    (mirage-bundle names a mega-kernel bundle <function>_megakernel, then
+    what --suffix appends)."""
     if row["function"]:
         return row["function"]
     name = row["name"]
-    return name[:-len("_megakernel")] if name.endswith("_megakernel") else name
+    return name[:name.rindex("_megakernel")] if "_megakernel" in name else name
 
 
 def megakernel_pairs(rows, outputs_dir=None):

@@ -325,3 +325,12 @@ def test_trace_tables():
     assert mr.trace_tables(mr.merge(OURS, BASE)) == ""
     assert "## Mega-kernel traces" not in mr.summary_markdown(
         mr.merge(OURS, BASE), [])
+
+
+def test_suffixed_megakernel_variants_pair_by_name(tmp_path):
+    # mirage-bundle --suffix=_dyn: f_megakernel_dyn, no reference.
+    doc = unchecked_pair(tmp_path, [1.0] * 4, [1.0] * 4)
+    doc["results"][1]["name"] = "f_megakernel_dyn"
+    pairs = mr.merge(doc, None)["megakernel_pairs"]
+    assert [(p["megakernel"], p["per_operator"]) for p in pairs] == [
+        ("f_megakernel_dyn", "f")]
