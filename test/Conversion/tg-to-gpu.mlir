@@ -18,6 +18,9 @@
 // CHECK-SAME: known_grid_size = array<i32: 2, 1, 1>
 // The worker's queue, from the queue starts.
 // CHECK: %[[WORKER:.*]] = gpu.block_id x
+// Thread 0 traces when the trace argument is not null.
+// CHECK: llvm.ptrtoint
+// CHECK: %[[TRACING:.*]] = arith.andi
 // CHECK: scf.for
 // Thread 0 records when it began to wait (the trace), then polls the
 // counter with GPU-scope acquire loads, sleeping between polls, until the
@@ -41,7 +44,7 @@
 // CHECK: gpu.barrier
 // Thread 0 records when the body's writes were done, where the trace
 // argument is not null.
-// CHECK: llvm.ptrtoint
+// CHECK: scf.if %[[TRACING]]
 // CHECK: llvm.inline_asm has_side_effects "mov.u64 $0, %globaltimer;"
 // CHECK: llvm.store %{{.*}} : i64, !llvm.ptr
 // The signal: a release fence, then a relaxed add.

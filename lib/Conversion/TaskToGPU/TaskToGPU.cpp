@@ -139,6 +139,29 @@ private:
   }
   /// The device address of element `index` (i32) of an i64 table argument.
   Value getElementPointer(OpBuilder &b, Value table, Value index);
+  /// A relaxed GPU-scope add of one to element `index` of an i64 table;
+  /// the element's value before.
+  Value increment(OpBuilder &b, Value table, Value index) {
+    return LLVM::AtomicRMWOp::create(
+        b, loc, LLVM::AtomicBinOp::add, getElementPointer(b, table, index),
+        constI64(b, 1), LLVM::AtomicOrdering::monotonic, "device");
+  }
+  /// A special register read anew each time: inline assembly with side
+  /// effects is never merged, hoisted or moved.
+  Value readRegister(OpBuilder &b, Type type, StringRef ptx,
+                     StringRef constraint) {
+    return LLVM::InlineAsmOp::create(
+               b, loc, type, ValueRange{}, ptx, constraint,
+               /*has_side_effects=*/true, /*is_align_stack=*/false,
+               LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
+  /// A private function `@<graph>_<role><index>` for one block of
+  /// `kernel`: the thread index, the block's coordinates, then
+  /// `bufferTypes`; its entry block is empty.
+  func::FuncOp createTaskFunction(OpBuilder &b, tg::KernelOp kernel,
+                                  StringRef role, size_t index,
+                                  TypeRange bufferTypes);
   /// A memref of `type` over the bytes at `address` (an i64).
   Value createMemRef(OpBuilder &b, Value address, MemRefType type);
 
@@ -154,6 +177,8 @@ private:
   /// The kernel's arguments, and values every part of it reads.
   SmallVector<Value> args;
   Value threadId, isLeader, worker;
+  /// Thread 0 of a kernel given a trace buffer.
+  Value tracing;
 };
 
 } // namespace
@@ -179,20 +204,30 @@ Value MegaKernelLowering::createMemRef(OpBuilder &b, Value address,
       .getResult(0);
 }
 
+func::FuncOp MegaKernelLowering::createTaskFunction(OpBuilder &b,
+                                                    tg::KernelOp kernel,
+                                                    StringRef role,
+                                                    size_t index,
+                                                    TypeRange bufferTypes) {
+  auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
+  SmallVector<Type> argTypes(1 + blockGraph.getGrid().size(), b.getIndexType());
+  llvm::append_range(argTypes, bufferTypes);
+  auto function = func::FuncOp::create(
+      b, kernel.getLoc(),
+      (graph.getSymName() + "_" + role + llvm::Twine(index)).str(),
+      b.getFunctionType(argTypes, {}));
+  function.setPrivate();
+  function.addEntryBlock();
+  return function;
+}
+
 LogicalResult MegaKernelLowering::buildBodies() {
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   for (auto [index, kernel] : llvm::enumerate(tables.bodies)) {
     auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
-    // The thread index, then the block's coordinates.
-    SmallVector<Type> argTypes(1 + blockGraph.getGrid().size(),
-                               b.getIndexType());
-    llvm::append_range(argTypes, kernel->getOperandTypes());
-    auto body = func::FuncOp::create(
-        b, kernel.getLoc(),
-        (graph.getSymName() + "_body" + llvm::Twine(index)).str(),
-        b.getFunctionType(argTypes, {}));
-    body.setPrivate();
-    Block *entry = body.addEntryBlock();
+    func::FuncOp body =
+        createTaskFunction(b, kernel, "body", index, kernel->getOperandTypes());
+    Block *entry = &body.getBody().front();
     OpBuilder end = OpBuilder::atBlockEnd(entry);
     func::ReturnOp::create(end, kernel.getLoc());
     FailureOr<int64_t> bytes =
@@ -227,17 +262,12 @@ void MegaKernelLowering::buildPrefetchers() {
       prefetchers.push_back(nullptr);
       continue;
     }
-    // The thread index, the block's coordinates, then per buffer of the
-    // kernel its device address.
+    // Per buffer of the kernel, its device address.
     size_t gridRank = blockGraph.getGrid().size();
-    SmallVector<Type> argTypes(1 + gridRank, b.getIndexType());
-    argTypes.append(kernel->getNumOperands(), i64);
-    auto function = func::FuncOp::create(
-        b, kernel.getLoc(),
-        (graph.getSymName() + "_prefetch" + llvm::Twine(index)).str(),
-        b.getFunctionType(argTypes, {}));
-    function.setPrivate();
-    Block *entry = function.addEntryBlock();
+    func::FuncOp function =
+        createTaskFunction(b, kernel, "prefetch", index,
+                           SmallVector<Type>(kernel->getNumOperands(), i64));
+    Block *entry = &function.getBody().front();
     OpBuilder f = OpBuilder::atBlockEnd(entry);
     Value thread = entry->getArgument(0);
     auto toI64 = [&](Value value) {
@@ -393,12 +423,8 @@ void MegaKernelLowering::emitDispatch(OpBuilder &b, Value taskRecord,
   // The thread index, read anew for every task (volatile): what the bodies
   // derive from it then stays inside them instead of being hoisted out of
   // the queue loop and held in registers across all tasks.
-  Value threadIdPerTask = toIndex(
-      b, LLVM::InlineAsmOp::create(
-             b, loc, b.getI32Type(), ValueRange{}, "mov.u32 $0, %tid.x;", "=r",
-             /*has_side_effects=*/true, /*is_align_stack=*/false,
-             LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
-             .getResult(0));
+  Value threadIdPerTask =
+      toIndex(b, readRegister(b, b.getI32Type(), "mov.u32 $0, %tid.x;", "=r"));
   SmallVector<int64_t> cases(functions.size());
   std::iota(cases.begin(), cases.end(), 0);
   auto dispatch =
@@ -455,24 +481,11 @@ void MegaKernelLowering::emitPrefetches(OpBuilder &b, Value position,
 }
 
 void MegaKernelLowering::emitTrace(OpBuilder &b, Value task, TracePoint point) {
-  Type i64 = b.getI64Type();
-  Value base = getElementPointer(b, args[TraceArg], constI32(b, 0));
-  Value traced = arith::AndIOp::create(
-      b, loc, isLeader,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                            LLVM::PtrToIntOp::create(b, loc, i64, base),
-                            constI64(b, 0)));
-  auto record = scf::IfOp::create(b, loc, traced);
+  auto record = scf::IfOp::create(b, loc, tracing);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(record.thenBlock());
-  // Read anew each time: inline assembly with side effects is never merged
-  // or moved.
   Value time =
-      LLVM::InlineAsmOp::create(
-          b, loc, i64, ValueRange{}, "mov.u64 $0, %globaltimer;", "=l",
-          /*has_side_effects=*/true, /*is_align_stack=*/false,
-          LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
-          .getResult(0);
+      readRegister(b, b.getI64Type(), "mov.u64 $0, %globaltimer;", "=l");
   Value index = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, task, constI32(b, kTracePoints)),
       constI32(b, point));
@@ -488,13 +501,8 @@ Value MegaKernelLowering::emitClaim(OpBuilder &b, Value when) {
                                  /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(claim.thenBlock());
-  scf::YieldOp::create(
-      b, loc,
-      LLVM::AtomicRMWOp::create(
-          b, loc, LLVM::AtomicBinOp::add,
-          getElementPointer(b, args[StateArg], constI32(b, NextTask)),
-          constI64(b, 1), LLVM::AtomicOrdering::monotonic, "device")
-          .getResult());
+  scf::YieldOp::create(b, loc,
+                       increment(b, args[StateArg], constI32(b, NextTask)));
   b.setInsertionPointToStart(claim.elseBlock());
   scf::YieldOp::create(b, loc, constI64(b, 0));
   return claim.getResult(0);
@@ -559,10 +567,7 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   // A release fence and a relaxed add: NVPTX drops the ordering of an
   // atomicrmw (it prints a plain atom.add), but keeps a fence's.
   LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "device");
-  LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add,
-                            getElementPointer(b, args[CountersArg], trigger),
-                            constI64(b, 1), LLVM::AtomicOrdering::monotonic,
-                            "device");
+  increment(b, args[CountersArg], trigger);
   return gaveUpHere;
 }
 
@@ -695,6 +700,14 @@ void MegaKernelLowering::buildKernel() {
   threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId,
                                    constIndex(b, 0));
+  tracing = arith::AndIOp::create(
+      b, loc, isLeader,
+      arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne,
+          LLVM::PtrToIntOp::create(
+              b, loc, b.getI64Type(),
+              getElementPointer(b, args[TraceArg], constI32(b, 0))),
+          constI64(b, 0)));
   // A run after a failed one (whose counters lag the epoch) runs nothing
   // at all, rather than wait out every deadline. Every thread must agree
   // (another worker may fail while this one starts): a barrier ORs what
@@ -723,10 +736,7 @@ void MegaKernelLowering::buildKernel() {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(finish.thenBlock());
-    Value finished = LLVM::AtomicRMWOp::create(
-        b, loc, LLVM::AtomicBinOp::add,
-        getElementPointer(b, args[StateArg], constI32(b, Finished)),
-        constI64(b, 1), LLVM::AtomicOrdering::monotonic, "device");
+    Value finished = increment(b, args[StateArg], constI32(b, Finished));
     Value last =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, finished,
                               constI64(b, tables.workers - 1));
