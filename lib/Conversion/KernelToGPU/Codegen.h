@@ -82,11 +82,14 @@ struct Options {
 //===----------------------------------------------------------------------===//
 
 /// How a tile's elements are laid out in shared memory. Logically row-major;
-/// a "row" is the last dim. With `swizzled`, each row is cut into 16-byte
-/// chunks and chunk `c` of row `r` is stored at chunk position
-/// `c ^ ((r / rowsPerGroup) % period)`, where `period = min(chunks per row,
-/// 8)` and `rowsPerGroup = 8 / period`: the 8 rows an `ldmatrix` reads at
-/// one column then fall on 8 distinct 16-byte bank groups.
+/// a "row" is the last dim. With `swizzled` (rows of an even number of
+/// 16-byte chunks), chunk `c` of row `r` is stored at chunk position
+/// `c ^ ((r / rowsPerGroup) % period)`, where `period` is the largest power
+/// of two dividing the chunks per row, at most 8, and `rowsPerGroup =
+/// 8 / period`: the XOR stays within aligned groups of `period` chunks, and
+/// the 8 rows an `ldmatrix` reads at one column fall on 8 distinct 16-byte
+/// bank groups (rows of 24 chunks, 384 bytes, all start on one bank: without
+/// the swizzle such a read is an 8-way conflict).
 ///
 /// With `blockColumns` (swizzled rows longer than 128 bytes, for the bulk
 /// tensor copy, whose swizzled boxes have rows of at most 128 bytes), the
@@ -105,7 +108,8 @@ struct TileLayout {
   int64_t getBytes() const { return getNumElements() * getElementBytes(); }
   /// Elements per 16-byte chunk.
   int64_t getChunkElements() const { return 16 / getElementBytes(); }
-  /// Whether a swizzled layout is possible: rows of 2, 4, 8, ... chunks.
+  /// Whether a swizzled layout is possible: rows of an even number of
+  /// 16-byte chunks.
   bool canSwizzle() const;
   /// Whether runs of `width` elements along the last dim, starting at
   /// multiples of `width`, are contiguous and 16-byte aligned.
@@ -115,6 +119,9 @@ struct TileLayout {
     return blockColumns ? blockColumns : shape.back();
   }
 };
+
+/// The swizzle period of rows of `chunks` 16-byte chunks (see TileLayout).
+int64_t getSwizzlePeriod(int64_t chunks);
 
 /// A tile materialized in shared memory: a 1-D workgroup memref holding
 /// exactly the tile's elements, and their layout.

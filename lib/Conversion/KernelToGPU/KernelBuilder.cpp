@@ -30,7 +30,11 @@ int64_t TileLayout::getElementBytes() const {
 bool TileLayout::canSwizzle() const {
   int64_t rowBytes = shape.back() * getElementBytes();
   int64_t chunks = rowBytes / 16;
-  return rowBytes % 16 == 0 && chunks >= 2 && llvm::isPowerOf2_64(chunks);
+  return rowBytes % 16 == 0 && chunks % 2 == 0 && chunks >= 2;
+}
+
+int64_t mirage::codegen::getSwizzlePeriod(int64_t chunks) {
+  return std::min<int64_t>(chunks & -chunks, 8);
 }
 
 bool TileLayout::hasContiguousRuns(int64_t width) const {
@@ -145,7 +149,7 @@ Value KernelBuilder::getElementOffset(const TileLayout &layout,
   }
   int64_t chunkElements = layout.getChunkElements();
   int64_t chunks = rowLength / chunkElements;
-  int64_t period = std::min<int64_t>(chunks, 8);
+  int64_t period = getSwizzlePeriod(chunks);
   Value chunk = div(column, chunkElements);
   Value pattern = rem(div(row, 8 / period), period);
   Value swizzled = b.createOrFold<arith::XOrIOp>(loc, chunk, pattern);
