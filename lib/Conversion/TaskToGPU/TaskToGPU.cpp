@@ -868,9 +868,14 @@ struct ConvertTaskToGPU
       if (graph->hasAttr(kMegaKernelAttrName))
         continue;
       FailureOr<Tables> tables = buildTables(graph, dynamicDispatch);
-      if (failed(tables) || failed(MegaKernelLowering(graph, std::move(*tables),
-                                                      options, prefetch)
-                                       .lower()))
+      if (failed(tables))
+        return signalPassFailure();
+      graph.emitRemark() << "waits: " << tables->counterWaits
+                         << " poll an event counter, " << tables->localWaits
+                         << " are same-worker hand-offs";
+      if (failed(
+              MegaKernelLowering(graph, std::move(*tables), options, prefetch)
+                  .lower()))
         return signalPassFailure();
     }
   }

@@ -603,6 +603,19 @@ private:
   std::map<std::string, SmallVector<int64_t>> chosen;
 };
 
+} // namespace
+
+KernelOp kn::buildPersistentKernel(Operation *op, int64_t workers) {
+  auto semantics = cast<SemanticsOpInterface>(op);
+  OpKind kind = semantics.getOpKind();
+  CutSpace space = getCutSpace(op, kind, semantics.getOpParams());
+  FailureOr<Partition> partition =
+      WorkerPartitioner(workers).choose(op, kind, space);
+  return succeeded(partition) ? buildKernel(op, *partition) : KernelOp();
+}
+
+namespace {
+
 /// Replaces `op` by a kn.kernel computing it, with the partition its
 /// `kn.partition` attribute gives, else `partitioner`'s choice, else the
 /// fixed tiling.

@@ -972,13 +972,15 @@ void moveScalesPastMatmuls(func::FuncOp function) {
 /// Forms the fusion groups of one function and builds their kernels.
 class Fuser {
 public:
+  /// `persistentWorkers`: the workers of the persistent kernel the groups
+  /// become tasks of, 0 for kernels of their own.
   Fuser(func::FuncOp function, const DeviceModel &device, int64_t smemLimit,
         int64_t maxBlocks, int64_t maxThreads, int64_t targetBlocks,
-        int64_t maxGroupOps, double tolerance)
+        int64_t persistentWorkers, int64_t maxGroupOps, double tolerance)
       : function(function), device(device), smemLimit(smemLimit),
         maxBlocks(maxBlocks), maxThreads(maxThreads),
-        targetBlocks(targetBlocks), maxGroupOps(maxGroupOps),
-        tolerance(tolerance) {}
+        targetBlocks(targetBlocks), persistentWorkers(persistentWorkers),
+        maxGroupOps(maxGroupOps), tolerance(tolerance) {}
 
   LogicalResult run();
 
@@ -1000,15 +1002,17 @@ private:
   SmallVector<Operation *> getProducers(Operation *op);
   /// The best plan of a set of candidates (cached), or none.
   const Best *getBest(ArrayRef<int> members);
-  /// The estimated time of a group: its fused kernel, or for one op its
-  /// default kernel.
+  /// The estimated time of a group: its fused kernel, or for one op the
+  /// kernel kn-default-block-graphs gives it (with `persistentWorkers`,
+  /// its persistent partition).
   std::optional<double> getCost(int group);
   bool wouldCycle(int a, int b);
   bool tryMerge(int a, int b);
 
   func::FuncOp function;
   const DeviceModel &device;
-  int64_t smemLimit, maxBlocks, maxThreads, targetBlocks, maxGroupOps;
+  int64_t smemLimit, maxBlocks, maxThreads, targetBlocks, persistentWorkers,
+      maxGroupOps;
   double tolerance;
 
   SmallVector<Operation *> candidates;
@@ -1222,7 +1226,9 @@ std::optional<double> Fuser::getCost(int group) {
   {
     ScopedDiagnosticHandler quiet(op->getContext(),
                                   [](Diagnostic &) { return success(); });
-    KernelOp kernel = buildDefaultKernel(op, targetBlocks);
+    KernelOp kernel = persistentWorkers
+                          ? buildPersistentKernel(op, persistentWorkers)
+                          : buildDefaultKernel(op, targetBlocks);
     if (!kernel) {
       // No default kernel: only its group's plan can build it.
       return std::nullopt;
@@ -1455,7 +1461,9 @@ struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
       chip.sms = compiledChip.getSms() > 0 ? compiledChip.getSms() : chip.sms;
     }
     if (persistent) {
+      // A worker runs its tasks one after another.
       chip.launchUs = 0;
+      chip.maxBlocksPerSM = 1;
       if (workers > 0)
         chip.sms = workers;
     }
@@ -1466,7 +1474,7 @@ struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
     // A persistent kernel runs one block size, that of its matmul tasks.
     int64_t maxThreads = persistent ? kDefaultThreads : 4 * kDefaultThreads;
     Fuser fuser(function, chip, smemLimit, maxBlocks, maxThreads, targetBlocks,
-                maxGroupOps, tolerance);
+                persistent ? chip.sms : 0, maxGroupOps, tolerance);
     if (failed(fuser.run()))
       return signalPassFailure();
   }

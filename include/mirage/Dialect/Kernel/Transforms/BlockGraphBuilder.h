@@ -100,6 +100,11 @@ private:
 /// when none fits. `op` is left in place.
 KernelOp buildDefaultKernel(mlir::Operation *op, int64_t targetBlocks);
 
+/// The kernel kn-default-block-graphs{persistent} gives `op` for a
+/// persistent kernel of `workers` workers, built before `op`; null with a
+/// diagnostic when none fits. `op` is left in place.
+KernelOp buildPersistentKernel(mlir::Operation *op, int64_t workers);
+
 /// What the speed model needs to know of a block graph's kernel
 /// (mirage::KernelProfile), read from its IR: bytes per block by phase,
 /// each phase's arithmetic and per-block latency, unique bytes, shared
