@@ -1,0 +1,24 @@
+// kn-fuse{persistent} costs plans as a persistent kernel runs them: a
+// worker runs one task at a time, and an op left unfused becomes the
+// tasks kn-default-block-graphs{persistent} cuts it into. On the Qwen3-8B
+// decode layer the attention's softmax-times-V kernel is then 128 tasks,
+// one per worker, not 256 run two after another (8.3 against 14.9 us in
+// the H200 trace of docs/results/2026-11-27-h200-swizzle.md), and the
+// first RMSNorm stays a task of its own: fused into the QKV matmul it
+// would need the whole k extent in each task, unpipelined (31 against
+// 17 us).
+// RUN: mirage-opt %examples/qwen3_decode.mlir --pass-pipeline='builtin.module(func.func(kn-fuse{persistent=true},kn-default-block-graphs{persistent=true}))' | FileCheck %s
+
+// CHECK-LABEL: func.func @qwen3_decode
+// CHECK:       tb.graph grid [1] threads 128
+// CHECK-NEXT:  ^bb0
+// CHECK-NEXT:  tb.input_iterator
+// CHECK-NEXT:  tb.input_iterator
+// CHECK-NEXT:  tb.rms_norm
+// CHECK-NEXT:  tb.output_saver
+// CHECK:       tb.graph grid [128] threads 128
+// CHECK:       tb.matmul %{{.*}}, %{{.*}} : !tb.tile<1x128xf16>, !tb.tile<128x48xf16>
+// The softmax-times-V kernel, one task per worker.
+// CHECK:       tb.graph grid [8, 8, 2] threads 128 forloop 1
+// CHECK:       tb.exp
+// CHECK:       tb.matmul
