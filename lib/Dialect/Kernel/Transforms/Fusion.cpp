@@ -1384,14 +1384,19 @@ LogicalResult Fuser::run() {
     }
   }
   // An op left alone gets the speed model's launch shape where that beats
-  // the fixed tiling of its default kernel by more than the model's noise.
+  // the fixed tiling of its default kernel by more than the model's noise;
+  // in a persistent kernel wherever there is one: the persistent partition
+  // counts bytes only, and its narrow, short-stepped matmul tiles ran
+  // slower than the planned ones (QKV of the Qwen3 decode layer: 17.4
+  // against 14.4 us, docs/results/2026-11-27-h200-swizzle.md).
   llvm::DenseSet<int> relaunched;
   for (auto &[id, members] : groups) {
     if (members.size() != 1)
       continue;
     std::optional<double> fixed = getCost(id);
     const Best *best = getBest(members);
-    if (best && (!fixed || best->cost < *fixed * (1 - kRelaunchGain)))
+    if (best && (persistentWorkers || !fixed ||
+                 best->cost < *fixed * (1 - kRelaunchGain)))
       relaunched.insert(id);
   }
   // Build every group of two or more ops (and the relaunched ones), each
