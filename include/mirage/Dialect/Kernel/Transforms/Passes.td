@@ -129,8 +129,12 @@ def KnFuse : Pass<"kn-fuse", "::mlir::func::FuncOp"> {
     `kn.data_dependent` carries over to the fused kernel.
 
     With `persistent`, plans are costed as tasks of a persistent kernel of
-    `workers` workers (default: the target's SMs) without launches and have
-    at most 4 blocks (tasks) per worker, as `mirage-to-task-graph` needs.
+    `workers` workers (default: the target's SMs) without launches, one
+    task at a time per worker, and have at most 4 blocks (tasks) per
+    worker, as `mirage-to-task-graph` needs; an op left unfused is costed
+    with the partition `kn-default-block-graphs{persistent}` gives it, and
+    an op left alone always takes its planned launch shape where it has
+    one.
 
     Fusion patterns this covers (test/Conversion/fuse.mlir): elementwise
     and broadcast chains; softmax, norms and mean/variance chains with their
