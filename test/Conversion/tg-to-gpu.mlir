@@ -10,8 +10,9 @@
 // CHECK-SAME: mirage.megakernel = {bodies = 1 : i64, dynamic_dispatch = false, dynamic_shared_bytes = {{[0-9]+}} : i64, kernel = @g_megakernel::@g, tables = {needed = @g_needed, operands = @g_operands, queue_starts = @g_queue_starts, queues = @g_queues, storage = @g_storage, tasks = @g_tasks}, threads = 128 : i64}
 // CHECK-LABEL: gpu.module @g_megakernel
 // CHECK-SAME: dlti.dl_spec = #dlti.dl_spec<index = 32 : i32>
-// One body per distinct block graph: block coordinates, then the buffers.
-// CHECK: func.func private @g_body0(%{{.*}}: index, %{{.*}}: memref<4x64xf32>, %{{.*}}: memref<4x64xf32>)
+// One body per distinct block graph: the thread index, block coordinates,
+// then the buffers; inlined into the dispatch, with no out-of-line copy.
+// CHECK: func.func private @g_body0(%{{.*}}: index, %{{.*}}: index, %{{.*}}: memref<4x64xf32>, %{{.*}}: memref<4x64xf32>) attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["alwaysinline"]}
 // CHECK-NOT: func.func private @g_body1
 // CHECK: gpu.func @g(%{{.*}}: memref<3xi64>, %{{.*}}: memref<32xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<3xi64>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<10xi64>, %{{.*}}: memref<12xi64>) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
@@ -36,7 +37,11 @@
 // Every thread learns whether a wait gave up, at the barrier that also
 // passes the acquire on.
 // CHECK: nvvm.barrier #nvvm.reduction<or>
-// The body, on memrefs built from the address table.
+// The body, on memrefs built from the address table. The thread index is
+// read anew per task and bounded by the block size, so that LLVM knows its
+// range and unrolls the bodies' tile copies.
+// CHECK: llvm.inline_asm has_side_effects "mov.u32 $0, %tid.x;"
+// CHECK: arith.minui %{{.*}}, %c127
 // CHECK: scf.index_switch
 // CHECK: case 0 {
 // CHECK: llvm.inttoptr

@@ -430,9 +430,14 @@ void MegaKernelLowering::emitDispatch(OpBuilder &b, Value taskRecord,
   Value firstOperand = toIndex(b, loadField(b, taskRecord, Operands));
   // The thread index, read anew for every task (volatile): what the bodies
   // derive from it then stays inside them instead of being hoisted out of
-  // the queue loop and held in registers across all tasks.
-  Value threadIdPerTask =
-      toIndex(b, readRegister(b, b.getI32Type(), "mov.u32 $0, %tid.x;", "=r"));
+  // the queue loop and held in registers across all tasks. The bound (one
+  // min, never taken) tells LLVM its range, as %tid.x's own read would:
+  // without it the bodies' tile-copy loops keep a variable trip count and
+  // are not unrolled.
+  Value threadIdPerTask = arith::MinUIOp::create(
+      b, loc,
+      toIndex(b, readRegister(b, b.getI32Type(), "mov.u32 $0, %tid.x;", "=r")),
+      constIndex(b, tables.threads - 1));
   SmallVector<int64_t> cases(functions.size());
   std::iota(cases.begin(), cases.end(), 0);
   auto dispatch =
