@@ -121,3 +121,25 @@ func.func @small_box(%x: tensor<1x4096xf16>, %w: tensor<4096x4096xf16>) -> tenso
   } : (tensor<1x4096xf16>, tensor<4096x4096xf16>) -> tensor<1x4096xf16>
   return %0 : tensor<1x4096xf16>
 }
+
+// w's rows of 96 columns (192 bytes, 12 chunks) are swizzled for ldmatrix
+// in groups of 4 chunks, which the copy engine cannot write: with tma such
+// a tile is copied unswizzled, one 256 x 96 box per 256 rows, and x keeps
+// its 128-byte swizzle.
+// CHECK-LABEL: func.func @rows192(
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c8, %c64] : memref<*xf16> -> <tensor = memref<8x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: nvgpu.tma.create.descriptor %{{.*}} box[%c256, %c96] : memref<*xf16> -> <tensor = memref<256x96xf16, #gpu.address_space<workgroup>>, swizzle = none
+func.func @rows192(%x: tensor<8x4096xf16>, %w: tensor<4096x6144xf16>) -> tensor<8x6144xf16> {
+  %0 = kn.kernel(%x, %w) {
+    tb.graph grid [64] threads 128 forloop 8 {
+    ^bb0(%a: tensor<8x4096xf16>, %b: tensor<4096x6144xf16>):
+      %1 = tb.input_iterator %a imap <x -> replica> fmap <i -> 1> : tensor<8x4096xf16> -> !tb.tile<8x512xf16>
+      %2 = tb.input_iterator %b imap <x -> 1> fmap <i -> 0> : tensor<4096x6144xf16> -> !tb.tile<512x96xf16>
+      %3 = tb.matmul %1, %2 : !tb.tile<8x512xf16>, !tb.tile<512x96xf16>
+      %4 = tb.accum_sum %3 : !tb.tile<8x96xf16>
+      %5 = tb.output_saver %4 omap <x -> 1> : !tb.tile<8x96xf16> -> tensor<8x6144xf16>
+      tb.yield %5 : tensor<8x6144xf16>
+    }
+  } : (tensor<8x4096xf16>, tensor<4096x6144xf16>) -> tensor<8x6144xf16>
+  return %0 : tensor<8x6144xf16>
+}

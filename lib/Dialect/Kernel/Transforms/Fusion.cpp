@@ -1466,7 +1466,9 @@ struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
       chip.sms = compiledChip.getSms() > 0 ? compiledChip.getSms() : chip.sms;
     }
     if (persistent) {
-      // A worker runs its tasks one after another.
+      // A worker runs its tasks one after another. Without `workers`, one
+      // worker per SM is assumed, although tg-schedule may later run up to
+      // 4 per SM on a small graph.
       chip.launchUs = 0;
       chip.maxBlocksPerSM = 1;
       if (workers > 0)
