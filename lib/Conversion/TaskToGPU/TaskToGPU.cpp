@@ -563,7 +563,8 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   // Every thread's writes are done (and shared memory free) before
   // thread 0 signals.
   gpu::BarrierOp::create(b, loc);
-  // The task from its record, which the body's call keeps live anyway.
+  // The task from its record, which the trigger's load below keeps live
+  // anyway.
   emitTrace(
       b,
       arith::IndexCastOp::create(
