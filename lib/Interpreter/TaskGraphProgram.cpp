@@ -180,13 +180,15 @@ private:
   uint32_t task;
 };
 
-/// Whether `queues` dispatches each of `tasks` tasks exactly once, with
-/// counters in range.
-llvm::Error checkQueues(const WorkerQueues &queues, size_t tasks) {
+/// Whether `queues` dispatches each compute task of `graph` exactly once,
+/// and each empty task at most once, with counters in range.
+llvm::Error checkQueues(const WorkerQueues &queues,
+                        const tgc::TaskGraph &graph) {
   auto invalid = [](const llvm::Twine &why) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "invalid worker queues: " + why);
   };
+  size_t tasks = graph.tasks.size();
   if (queues.waits.size() != tasks || queues.signals.size() != tasks)
     return invalid(llvm::formatv("{0} waits and {1} signals for {2} tasks",
                                  queues.waits.size(), queues.signals.size(),
@@ -201,12 +203,17 @@ llvm::Error checkQueues(const WorkerQueues &queues, size_t tasks) {
       queued[task] = true;
     }
   for (size_t task = 0; task < tasks; ++task) {
-    if (!queued[task])
+    bool events = !queues.waits[task].empty() || !queues.signals[task].empty();
+    if (!queued[task] &&
+        (graph.tasks[task].kind != tgc::TaskKind::Empty || events))
       return invalid(llvm::formatv("task {0} is in no queue", task));
-    for (int32_t counter : {queues.waits[task], queues.signals[task]})
-      if (counter >= static_cast<int64_t>(queues.needed.size()))
-        return invalid(llvm::formatv("task {0} uses counter {1} of {2}", task,
-                                     counter, queues.needed.size()));
+    for (ArrayRef<int32_t> counters :
+         {ArrayRef(queues.waits[task]), ArrayRef(queues.signals[task])})
+      for (int32_t counter : counters)
+        if (counter < 0 ||
+            counter >= static_cast<int64_t>(queues.needed.size()))
+          return invalid(llvm::formatv("task {0} uses counter {1} of {2}", task,
+                                       counter, queues.needed.size()));
   }
   return llvm::Error::success();
 }
@@ -226,8 +233,11 @@ public:
     if (queues) {
       heads.assign(queues->queues.size(), 0);
       counters.assign(queues->needed.size(), 0);
+      for (const std::vector<uint32_t> &queue : queues->queues)
+        total += queue.size();
       return;
     }
+    total = graph.tasks.size();
     needed = graph.getTriggerCounts();
     arrived.assign(graph.numEvents, 0);
     waiting = graph.getWaitingTasks();
@@ -256,7 +266,7 @@ public:
   /// Records that `task` (the last one next() gave) ran.
   void finish(uint32_t task) {
     if (queues) {
-      if (int32_t signal = queues->signals[task]; signal >= 0)
+      for (int32_t signal : queues->signals[task])
         ++counters[signal];
       return;
     }
@@ -267,15 +277,19 @@ public:
             ready.push_back(next);
   }
 
+  /// How many tasks a run runs: those in the queues, or all.
+  size_t getTotal() const { return total; }
+
   /// Why no task can run while `done` of them have.
   std::string describeStall(size_t done) const {
-    size_t total = graph.tasks.size();
     if (queues) {
       for (auto [worker, queue] : llvm::enumerate(queues->queues)) {
         if (heads[worker] == queue.size())
           continue;
         uint32_t task = queue[heads[worker]];
-        int32_t event = queues->waits[task];
+        int32_t event = *llvm::find_if(queues->waits[task], [&](int32_t e) {
+          return counters[e] < queues->needed[e];
+        });
         return llvm::formatv("the mega-kernel deadlocks after {0} of {1} "
                              "tasks: worker {2} waits with {3} on counter {4}, "
                              "which received {5} of {6} signals",
@@ -303,8 +317,9 @@ private:
     for (auto [worker, queue] : llvm::enumerate(queues->queues)) {
       if (heads[worker] == queue.size())
         continue;
-      int32_t event = queues->waits[queue[heads[worker]]];
-      if (event < 0 || counters[event] >= queues->needed[event])
+      if (llvm::all_of(queues->waits[queue[heads[worker]]], [&](int32_t e) {
+            return counters[e] >= queues->needed[e];
+          }))
         runnable.push_back(worker);
     }
     if (runnable.empty())
@@ -316,6 +331,7 @@ private:
   const tgc::TaskGraph &graph;
   const WorkerQueues *queues;
   uint64_t random;
+  size_t total = 0;
   // Event semantics.
   std::vector<uint32_t> needed, arrived, pending;
   std::vector<SmallVector<uint32_t, 2>> waiting;
@@ -352,7 +368,7 @@ TaskGraphProgram::compile(tg::GraphOp op, uint64_t seed, int64_t maxElements,
   state->graph = std::move(imported.graph);
   const tgc::TaskGraph &graph = state->graph;
   if (queues) {
-    if (auto err = checkQueues(*queues, graph.tasks.size()))
+    if (auto err = checkQueues(*queues, graph))
       return std::move(err);
     state->queues = std::move(queues);
   }
@@ -494,7 +510,7 @@ TaskGraphProgram::execute(const Domain &domain,
     ++done;
     order.finish(task);
   }
-  if (done < graph.tasks.size())
+  if (done < order.getTotal())
     return failure(order.describeStall(done));
   for (uint32_t b = 0; b < bufferCount; ++b) {
     for (auto [offset, writer] : llvm::enumerate(writers[b]))

@@ -379,7 +379,7 @@ Status driver::setUpMegaKernel(const Manifest &manifest,
         std::tuple{&mega.queueStarts, &device.queueStarts, "queue_starts"},
         std::tuple{&mega.queues, &device.queues, "queues"},
         std::tuple{&mega.needed, &device.needed, "needed"},
-        std::tuple{&mega.operands, &device.operands, "operands"}})
+        std::tuple{&mega.eventLists, &device.eventLists, "event_lists"}})
     if (Status status =
             upload(*memory, table->data(), table->size() * sizeof(int32_t),
                    where + "the " + name + " table", stream);
@@ -465,11 +465,10 @@ Status driver::launchMegaKernel(const Manifest &manifest,
   pointers[QueuesParam] = device.queues.get();
   pointers[NeededParam] = device.needed.get();
   pointers[CountersParam] = device.counters.get();
-  pointers[OperandsParam] = device.operands.get();
   pointers[StateParam] = device.state.get();
-  // Kernels of manifest version 4 on take a trace pointer (null: no trace).
-  if (traced && manifest.version >= 4)
+  if (traced)
     pointers[TraceParam] = device.trace.get();
+  pointers[EventListsParam] = device.eventLists.get();
   void *params[megaKernelParams];
   for (unsigned p = 0; p < megaKernelParams; ++p)
     params[p] = &pointers[p];

@@ -141,7 +141,7 @@ Status enqueueStep(const Manifest &manifest, size_t index,
 /// tables, its event counters and its state words.
 struct MegaKernelDevice {
   size_t step = 0;
-  DeviceMemory tasks, queueStarts, queues, needed, operands;
+  DeviceMemory tasks, queueStarts, queues, needed, eventLists;
   DeviceMemory counters, state, trace;
   uint64_t counterBytes = 0, traceBytes = 0;
   uint64_t deadlineMs = 0;

@@ -553,10 +553,12 @@ Status ManifestParser::parseStep(const JsonValue &value, size_t index) {
   }
 
   if (kind == "megakernel") {
-    if (manifest.version < 2)
+    if (manifest.version < megaKernelManifestVersion)
       return fail(memberPath(path, "kind"),
-                  "megakernel steps need manifest version 2, this is version " +
-                      std::to_string(manifest.version));
+                  "megakernel steps need manifest version " +
+                      std::to_string(megaKernelManifestVersion) +
+                      ", this is version " + std::to_string(manifest.version) +
+                      " (rebuild the bundle with this mirage-bundle)");
     step.kind = Step::Kind::MegaKernel;
   } else if (kind == "launch") {
     step.kind = Step::Kind::Launch;
@@ -817,7 +819,7 @@ Status ManifestParser::parseMegaKernel(const JsonValue &value,
         std::tuple{"queue_starts", &mega.queueStarts, int32Min},
         std::tuple{"queues", &mega.queues, int32Min},
         std::tuple{"needed", &mega.needed, int64_t(0)},
-        std::tuple{"operands", &mega.operands, int32Min}})
+        std::tuple{"event_lists", &mega.eventLists, int64_t(0)}})
     if (Status status = readInt32Table(*tables, tablesPath, key, min, *table);
         !status.ok())
       return status;
@@ -872,20 +874,20 @@ Status ManifestParser::parseMegaKernel(const JsonValue &value,
       return fail(queuesPath,
                   "task " + std::to_string(task) + " is in no queue");
 
-  // Operands: entries of the address table.
-  const std::string operandsPath = memberPath(tablesPath, "operands");
-  for (size_t i = 0; i < mega.operands.size(); ++i)
-    if (mega.operands[i] < 0 ||
-        uint64_t(mega.operands[i]) >= mega.addressTable.size())
-      return fail(indexPath(operandsPath, i),
-                  std::to_string(mega.operands[i]) +
-                      " is not an entry of the address table (" +
-                      std::to_string(mega.addressTable.size()) + " entries)");
+  // Event lists: events.
+  const int64_t events = int64_t(mega.eventCount());
+  const std::string listsPath = memberPath(tablesPath, "event_lists");
+  for (size_t i = 0; i < mega.eventLists.size(); ++i)
+    if (mega.eventLists[i] >= events)
+      return fail(indexPath(listsPath, i),
+                  "event " + std::to_string(mega.eventLists[i]) +
+                      " does not exist (" + std::to_string(events) +
+                      (events == 1 ? " event)" : " events)"));
 
   // Task records.
-  const int64_t events = int64_t(mega.eventCount());
   const int64_t kernels = int64_t(mega.taskKernels.size());
-  const int64_t operands = int64_t(mega.operands.size());
+  const int64_t addressCount = int64_t(mega.addressTable.size());
+  const int64_t listSize = int64_t(mega.eventLists.size());
   for (size_t task = 0; task < taskCount; ++task) {
     auto check = [&](TaskField which, const char *name, bool ok,
                      const std::string &expected) -> Status {
@@ -898,36 +900,50 @@ Status ManifestParser::parseMegaKernel(const JsonValue &value,
     };
     int32_t body = mega.field(task, TaskField::Body);
     int32_t kernel = mega.field(task, TaskField::Kernel);
-    int32_t wait = mega.field(task, TaskField::WaitEvent);
-    int32_t trigger = mega.field(task, TaskField::TriggerEvent);
     int32_t first = mega.field(task, TaskField::FirstOperand);
-    std::string eventRange =
-        "-1 or an event in [0, " + std::to_string(events) + ")";
-    // A task with a body reads its operands from first_operand on; one
+    // A task with a body reads its buffers from first_operand on; one
     // without may point at the table's end.
-    int64_t operandLimit = body >= 0 ? operands : operands + 1;
-    for (Status status :
-         {check(TaskField::Body, "body", body >= -1, "-1 or more"),
-          check(TaskField::Kernel, "kernel", kernel >= -1 && kernel < kernels,
-                "-1 or an index of task_kernels in [0, " +
-                    std::to_string(kernels) + ")"),
-          check(TaskField::BlockX, "block_x",
-                mega.field(task, TaskField::BlockX) >= 0,
-                "a non-negative coordinate"),
-          check(TaskField::BlockY, "block_y",
-                mega.field(task, TaskField::BlockY) >= 0,
-                "a non-negative coordinate"),
-          check(TaskField::BlockZ, "block_z",
-                mega.field(task, TaskField::BlockZ) >= 0,
-                "a non-negative coordinate"),
-          check(TaskField::WaitEvent, "wait_event", wait >= -1 && wait < events,
-                eventRange),
-          check(TaskField::TriggerEvent, "trigger_event",
-                trigger >= -1 && trigger < events, eventRange),
-          check(TaskField::FirstOperand, "first_operand",
-                first >= 0 && first < operandLimit,
-                "an index of operands in [0, " + std::to_string(operandLimit) +
-                    ")")})
+    int64_t operandLimit = body >= 0 ? addressCount : addressCount + 1;
+    std::vector<Status> checks = {
+        check(TaskField::Body, "body", body >= -1, "-1 or more"),
+        check(TaskField::Kernel, "kernel", kernel >= -1 && kernel < kernels,
+              "-1 or an index of task_kernels in [0, " +
+                  std::to_string(kernels) + ")"),
+        check(TaskField::BlockX, "block_x",
+              mega.field(task, TaskField::BlockX) >= 0,
+              "a non-negative coordinate"),
+        check(TaskField::BlockY, "block_y",
+              mega.field(task, TaskField::BlockY) >= 0,
+              "a non-negative coordinate"),
+        check(TaskField::BlockZ, "block_z",
+              mega.field(task, TaskField::BlockZ) >= 0,
+              "a non-negative coordinate")};
+    // Waits and triggers: a count, the first event, the others' start.
+    for (auto [count, firstEvent, more, name] :
+         {std::tuple{TaskField::Waits, TaskField::Wait, TaskField::MoreWaits,
+                     "wait"},
+          std::tuple{TaskField::Triggers, TaskField::Trigger,
+                     TaskField::MoreTriggers, "trigger"}}) {
+      int64_t n = mega.field(task, count), event = mega.field(task, firstEvent),
+              start = mega.field(task, more);
+      std::string plural = std::string(name) + "s";
+      checks.push_back(check(count, plural.c_str(), n >= 0, "0 or more"));
+      checks.push_back(check(
+          firstEvent, name, n > 0 ? event >= 0 && event < events : event == -1,
+          n > 0 ? "an event in [0, " + std::to_string(events) + ")"
+                : std::string("-1 (no ") + plural + ")"));
+      checks.push_back(check(
+          more, ("more_" + plural).c_str(),
+          start >= 0 && start + std::max<int64_t>(n - 1, 0) <= listSize,
+          "an index of event_lists followed by the task's other " +
+              std::to_string(std::max<int64_t>(n - 1, 0)) + " " + plural +
+              " (event_lists has " + std::to_string(listSize) + " entries)"));
+    }
+    checks.push_back(check(TaskField::FirstOperand, "first_operand",
+                           first >= 0 && first < operandLimit,
+                           "an index of address_table in [0, " +
+                               std::to_string(operandLimit) + ")"));
+    for (const Status &status : checks)
       if (!status.ok())
         return status;
   }

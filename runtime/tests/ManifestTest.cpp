@@ -60,11 +60,11 @@ const char *const validManifest = R"({
   "later_field": {"ignored": true}
 })";
 
-/// A valid version 2 manifest: a mega-kernel step (two workers, four tasks,
+/// A valid version 5 manifest: a mega-kernel step (two workers, four tasks,
 /// one event, a task without a kernel) and a launch of a kernel marked pdl.
 const char *const validMegaManifest = R"({
   "format": "mirage-bundle",
-  "version": 2,
+  "version": 5,
   "name": "g",
   "source": "g.mlir",
   "chip": "sm_90a",
@@ -88,14 +88,14 @@ const char *const validMegaManifest = R"({
      "block": [128, 1, 1], "dynamic_shared_bytes": 4096,
      "address_table": [0, 1, 2, 3],
      "tables": {
-       "tasks": [0, 0, 0, 0, 0, -1, 0, 0,
-                 0, 0, 1, 0, 0, -1, 0, 1,
-                 1, 1, 0, 0, 0, 0, -1, 2,
-                 -1, -1, 0, 0, 0, -1, -1, 4],
+       "tasks": [0, 0, 0, 0, 0, 0, -1, 0, 1, 0, 0, 0,
+                 0, 0, 1, 0, 0, 0, -1, 0, 1, 0, 0, 1,
+                 1, 1, 0, 0, 0, 1, 0, 0, 0, -1, 0, 2,
+                 -1, -1, 0, 0, 0, 0, -1, 0, 0, -1, 0, 4],
        "queue_starts": [0, 2, 4],
        "queues": [0, 2, 1, 3],
        "needed": [2],
-       "operands": [0, 1, 2, 3]},
+       "event_lists": []},
      "task_kernels": ["k0_add", "k1_exp"],
      "deadline_ms": 2000},
     {"kind": "launch", "kernel": "k0", "grid": [1, 1, 1], "block": [32, 1, 1],
@@ -279,15 +279,15 @@ TEST(ManifestTest, Header) {
   EXPECT_EQ(errorWith(R"("format": "mirage-bundle")", R"("format": "other")"),
             "manifest.json: format: expected \"mirage-bundle\", found "
             "\"other\"");
-  EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 5)"),
-            "manifest.json: version: unsupported version 5 (this runtime "
-            "reads versions 1 to 4)");
+  EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 6)"),
+            "manifest.json: version: unsupported version 6 (this runtime "
+            "reads versions 1 to 5)");
   EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 0)"),
             "manifest.json: version: unsupported version 0 (this runtime "
-            "reads versions 1 to 4)");
+            "reads versions 1 to 5)");
   EXPECT_EQ(errorWith(R"("version": 1)", R"("version": "2")"),
             "manifest.json: version: unsupported version \"2\" (this "
-            "runtime reads versions 1 to 4)");
+            "runtime reads versions 1 to 5)");
   EXPECT_EQ(errorWith(R"("version": 1,)", ""),
             "manifest.json: missing field \"version\"");
   EXPECT_EQ(errorWith(R"("name": "f",)", R"("name": 3,)"),
@@ -394,11 +394,11 @@ TEST(ManifestTest, Steps) {
             "manifest.json: steps: expected an array, found 1");
 }
 
-TEST(ManifestTest, ValidVersion2) {
+TEST(ManifestTest, ValidMegaKernel) {
   Expected<Manifest> parsed = parseManifest(validMegaManifest);
   ASSERT_TRUE(parsed.ok()) << parsed.message();
   const Manifest &manifest = *parsed;
-  EXPECT_EQ(manifest.version, 2);
+  EXPECT_EQ(manifest.version, 5);
   EXPECT_FALSE(manifest.kernels[0].pdl);
   EXPECT_TRUE(manifest.kernels[1].pdl);
   EXPECT_TRUE(manifest.kernel("k0").pdl);
@@ -414,13 +414,16 @@ TEST(ManifestTest, ValidVersion2) {
   EXPECT_EQ(mega.taskCount(), 4u);
   EXPECT_EQ(mega.eventCount(), 1u);
   EXPECT_EQ(mega.field(1, TaskField::BlockX), 1);
-  EXPECT_EQ(mega.field(2, TaskField::WaitEvent), 0);
+  EXPECT_EQ(mega.field(2, TaskField::Waits), 1);
+  EXPECT_EQ(mega.field(2, TaskField::Wait), 0);
+  EXPECT_EQ(mega.field(1, TaskField::Triggers), 1);
+  EXPECT_EQ(mega.field(1, TaskField::Trigger), 0);
+  EXPECT_TRUE(mega.eventLists.empty());
   EXPECT_EQ(mega.field(3, TaskField::Kernel), -1);
   EXPECT_EQ(mega.field(3, TaskField::FirstOperand), 4);
   EXPECT_EQ(mega.queueStarts, (std::vector<int32_t>{0, 2, 4}));
   EXPECT_EQ(mega.queues, (std::vector<int32_t>{0, 2, 1, 3}));
   EXPECT_EQ(mega.needed, (std::vector<int32_t>{2}));
-  EXPECT_EQ(mega.operands, (std::vector<int32_t>{0, 1, 2, 3}));
   EXPECT_EQ(mega.taskKernels, (std::vector<std::string>{"k0_add", "k1_exp"}));
   EXPECT_EQ(mega.deadlineMs, 2000u);
   EXPECT_EQ(manifest.steps[1].kind, Step::Kind::Launch);
@@ -437,19 +440,20 @@ TEST(ManifestTest, ValidVersion2) {
                             R"("queue_starts": [0, 2, 4],
        "queues": [0, 2, 1, 3],)",
                             R"("queue_starts": [0, 0, 0], "queues": [],)"),
-                 R"([0, 0, 0, 0, 0, -1, 0, 0,
-                 0, 0, 1, 0, 0, -1, 0, 1,
-                 1, 1, 0, 0, 0, 0, -1, 2,
-                 -1, -1, 0, 0, 0, -1, -1, 4])",
+                 R"([0, 0, 0, 0, 0, 0, -1, 0, 1, 0, 0, 0,
+                 0, 0, 1, 0, 0, 0, -1, 0, 1, 0, 0, 1,
+                 1, 1, 0, 0, 0, 1, 0, 0, 0, -1, 0, 2,
+                 -1, -1, 0, 0, 0, 0, -1, 0, 0, -1, 0, 4])",
                  "[]"));
   ASSERT_TRUE(empty.ok()) << empty.message();
   EXPECT_EQ(empty->steps[0].mega.taskCount(), 0u);
 }
 
 TEST(ManifestTest, MegaKernelStep) {
-  EXPECT_EQ(megaErrorWith(R"("version": 2)", R"("version": 1)"),
+  EXPECT_EQ(megaErrorWith(R"("version": 5)", R"("version": 4)"),
             "manifest.json: steps[0].kind: megakernel steps need manifest "
-            "version 2, this is version 1");
+            "version 5, this is version 4 (rebuild the bundle with this "
+            "mirage-bundle)");
   EXPECT_EQ(megaErrorWith(R"("pdl": true)", R"("pdl": "yes")"),
             "manifest.json: kernels[1].pdl: expected a boolean, found "
             "\"yes\"");
@@ -476,8 +480,8 @@ TEST(ManifestTest, MegaKernelStep) {
             "9223372036854], found -1");
   EXPECT_EQ(megaErrorWith(R"("tables": {)", R"("tables": 1, "unused": {)"),
             "manifest.json: steps[0].tables: expected an object, found 1");
-  EXPECT_EQ(megaErrorWith(R"("operands": [0, 1, 2, 3]})", R"("ops": []})"),
-            "manifest.json: steps[0].tables: missing field \"operands\"");
+  EXPECT_EQ(megaErrorWith(R"("event_lists": []})", R"("lists": []})"),
+            "manifest.json: steps[0].tables: missing field \"event_lists\"");
   EXPECT_EQ(megaErrorWith(R"("needed": [2])", R"("needed": [-2])"),
             "manifest.json: steps[0].tables.needed[0]: expected an integer "
             "in [0, 2147483647], found -2");
@@ -488,9 +492,16 @@ TEST(ManifestTest, MegaKernelStep) {
 }
 
 TEST(ManifestTest, MegaKernelTables) {
-  EXPECT_EQ(megaErrorWith("-1, -1, 0, 0, 0, -1, -1, 4]", "-1, -1, 0]"),
-            "manifest.json: steps[0].tables.tasks: has 27 entries, not a "
-            "multiple of 8 (one record per task)");
+  EXPECT_EQ(
+      megaErrorWith("-1, -1, 0, 0, 0, 0, -1, 0, 0, -1, 0, 4]", "-1, -1, 0]"),
+      "manifest.json: steps[0].tables.tasks: has 39 entries, not a "
+      "multiple of 12 (one record per task)");
+  EXPECT_EQ(megaErrorWith(R"("event_lists": [])", R"("event_lists": [1])"),
+            "manifest.json: steps[0].tables.event_lists[0]: event 1 does not "
+            "exist (1 event)");
+  EXPECT_EQ(megaErrorWith(R"("event_lists": [])", R"("event_lists": [-1])"),
+            "manifest.json: steps[0].tables.event_lists[0]: expected an "
+            "integer in [0, 2147483647], found -1");
   EXPECT_EQ(megaErrorWith(R"("queue_starts": [0, 2, 4])",
                           R"("queue_starts": [0, 4])"),
             "manifest.json: steps[0].tables.queue_starts: has 2 entries, "
@@ -524,59 +535,70 @@ TEST(ManifestTest, MegaKernelTables) {
                           R"("queue_starts": [0, 2, 3],
        "queues": [0, 2, 1],)"),
             "manifest.json: steps[0].tables.queues: task 3 is in no queue");
-  EXPECT_EQ(megaErrorWith(R"("operands": [0, 1, 2, 3])",
-                          R"("operands": [0, 1, 2, 4])"),
-            "manifest.json: steps[0].tables.operands[3]: 4 is not an entry of "
-            "the address table (4 entries)");
-  EXPECT_EQ(megaErrorWith(R"("operands": [0, 1, 2, 3])",
-                          R"("operands": [0, -1, 2, 3])"),
-            "manifest.json: steps[0].tables.operands[1]: -1 is not an entry "
-            "of the address table (4 entries)");
 }
 
 TEST(ManifestTest, MegaKernelTaskRecords) {
-  // Task 0 is "0, 0, 0, 0, 0, -1, 0, 0", task 2 "1, 1, 0, 0, 0, 0, -1, 2".
-  const std::string task0 = "[0, 0, 0, 0, 0, -1, 0, 0,";
-  const std::string task2 = "1, 1, 0, 0, 0, 0, -1, 2,";
-  EXPECT_EQ(megaErrorWith(task0, "[-2, 0, 0, 0, 0, -1, 0, 0,"),
+  // Tasks 0 and 2 (12 fields each: body, kernel, block x, y, z, waits, wait,
+  // more_waits, triggers, trigger, more_triggers, first_operand); the event
+  // lists are empty.
+  const std::string task0 = "[0, 0, 0, 0, 0, 0, -1, 0, 1, 0, 0, 0,";
+  const std::string task2 = "1, 1, 0, 0, 0, 1, 0, 0, 0, -1, 0, 2,";
+  EXPECT_EQ(megaErrorWith(task0, "[-2, 0, 0, 0, 0, 0, -1, 0, 1, 0, 0, 0,"),
             "manifest.json: steps[0].tables.tasks[0]: task 0: body is -2, "
             "expected -1 or more");
-  EXPECT_EQ(megaErrorWith(task2, "1, 2, 0, 0, 0, 0, -1, 2,"),
-            "manifest.json: steps[0].tables.tasks[17]: task 2: kernel is 2, "
+  EXPECT_EQ(megaErrorWith(task2, "1, 2, 0, 0, 0, 1, 0, 0, 0, -1, 0, 2,"),
+            "manifest.json: steps[0].tables.tasks[25]: task 2: kernel is 2, "
             "expected -1 or an index of task_kernels in [0, 2)");
-  EXPECT_EQ(megaErrorWith(task2, "1, -3, 0, 0, 0, 0, -1, 2,"),
-            "manifest.json: steps[0].tables.tasks[17]: task 2: kernel is -3, "
+  EXPECT_EQ(megaErrorWith(task2, "1, -3, 0, 0, 0, 1, 0, 0, 0, -1, 0, 2,"),
+            "manifest.json: steps[0].tables.tasks[25]: task 2: kernel is -3, "
             "expected -1 or an index of task_kernels in [0, 2)");
-  EXPECT_EQ(megaErrorWith(task0, "[0, 0, -1, 0, 0, -1, 0, 0,"),
+  EXPECT_EQ(megaErrorWith(task0, "[0, 0, -1, 0, 0, 0, -1, 0, 1, 0, 0, 0,"),
             "manifest.json: steps[0].tables.tasks[2]: task 0: block_x is -1, "
             "expected a non-negative coordinate");
-  EXPECT_EQ(megaErrorWith(task0, "[0, 0, 0, -1, 0, -1, 0, 0,"),
+  EXPECT_EQ(megaErrorWith(task0, "[0, 0, 0, -1, 0, 0, -1, 0, 1, 0, 0, 0,"),
             "manifest.json: steps[0].tables.tasks[3]: task 0: block_y is -1, "
             "expected a non-negative coordinate");
-  EXPECT_EQ(megaErrorWith(task0, "[0, 0, 0, 0, -1, -1, 0, 0,"),
+  EXPECT_EQ(megaErrorWith(task0, "[0, 0, 0, 0, -1, 0, -1, 0, 1, 0, 0, 0,"),
             "manifest.json: steps[0].tables.tasks[4]: task 0: block_z is -1, "
             "expected a non-negative coordinate");
-  EXPECT_EQ(megaErrorWith(task2, "1, 1, 0, 0, 0, 1, -1, 2,"),
-            "manifest.json: steps[0].tables.tasks[21]: task 2: wait_event is "
-            "1, expected -1 or an event in [0, 1)");
-  EXPECT_EQ(megaErrorWith(task2, "1, 1, 0, 0, 0, 0, -2, 2,"),
-            "manifest.json: steps[0].tables.tasks[22]: task 2: "
-            "trigger_event is -2, expected -1 or an event in [0, 1)");
-  EXPECT_EQ(megaErrorWith(task0, "[0, 0, 0, 0, 0, -1, 1, 0,"),
-            "manifest.json: steps[0].tables.tasks[6]: task 0: "
-            "trigger_event is 1, expected -1 or an event in [0, 1)");
-  // A task with a body must point into the operand table; one without may
+  EXPECT_EQ(megaErrorWith(task2, "1, 1, 0, 0, 0, -1, 0, 0, 0, -1, 0, 2,"),
+            "manifest.json: steps[0].tables.tasks[29]: task 2: waits is -1, "
+            "expected 0 or more");
+  EXPECT_EQ(megaErrorWith(task2, "1, 1, 0, 0, 0, 1, 1, 0, 0, -1, 0, 2,"),
+            "manifest.json: steps[0].tables.tasks[30]: task 2: wait is 1, "
+            "expected an event in [0, 1)");
+  EXPECT_EQ(megaErrorWith(task0, "[0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,"),
+            "manifest.json: steps[0].tables.tasks[6]: task 0: wait is 0, "
+            "expected -1 (no waits)");
+  EXPECT_EQ(
+      megaErrorWith(task2, "1, 1, 0, 0, 0, 2, 0, 0, 0, -1, 0, 2,"),
+      "manifest.json: steps[0].tables.tasks[31]: task 2: more_waits is 0, "
+      "expected an index of event_lists followed by the task's other 1 "
+      "waits (event_lists has 0 entries)");
+  EXPECT_EQ(megaErrorWith(task0, "[0, 0, 0, 0, 0, 0, -1, 0, -1, 0, 0, 0,"),
+            "manifest.json: steps[0].tables.tasks[8]: task 0: triggers is -1, "
+            "expected 0 or more");
+  EXPECT_EQ(megaErrorWith(task0, "[0, 0, 0, 0, 0, 0, -1, 0, 1, 1, 0, 0,"),
+            "manifest.json: steps[0].tables.tasks[9]: task 0: trigger is 1, "
+            "expected an event in [0, 1)");
+  EXPECT_EQ(
+      megaErrorWith(task0, "[0, 0, 0, 0, 0, 0, -1, 0, 1, 0, -1, 0,"),
+      "manifest.json: steps[0].tables.tasks[10]: task 0: more_triggers is -1, "
+      "expected an index of event_lists followed by the task's other 0 "
+      "triggers (event_lists has 0 entries)");
+  // A task with a body must point into the address table; one without may
   // point at its end.
-  EXPECT_EQ(megaErrorWith(task2, "1, 1, 0, 0, 0, 0, -1, 4,"),
-            "manifest.json: steps[0].tables.tasks[23]: task 2: "
-            "first_operand is 4, expected an index of operands in [0, 4)");
-  EXPECT_EQ(megaErrorWith("-1, -1, 0, 0, 0, -1, -1, 4]",
-                          "-1, -1, 0, 0, 0, -1, -1, 5]"),
-            "manifest.json: steps[0].tables.tasks[31]: task 3: "
-            "first_operand is 5, expected an index of operands in [0, 5)");
-  EXPECT_EQ(megaErrorWith(task0, "[0, 0, 0, 0, 0, -1, 0, -1,"),
-            "manifest.json: steps[0].tables.tasks[7]: task 0: "
-            "first_operand is -1, expected an index of operands in [0, 4)");
+  EXPECT_EQ(megaErrorWith(task2, "1, 1, 0, 0, 0, 1, 0, 0, 0, -1, 0, 4,"),
+            "manifest.json: steps[0].tables.tasks[35]: task 2: "
+            "first_operand is 4, expected an index of address_table in [0, 4)");
+  EXPECT_EQ(megaErrorWith("-1, -1, 0, 0, 0, 0, -1, 0, 0, -1, 0, 4]",
+                          "-1, -1, 0, 0, 0, 0, -1, 0, 0, -1, 0, 5]"),
+            "manifest.json: steps[0].tables.tasks[47]: task 3: "
+            "first_operand is 5, expected an index of address_table in [0, 5)");
+  EXPECT_EQ(
+      megaErrorWith(task0, "[0, 0, 0, 0, 0, 0, -1, 0, 1, 0, 0, -1,"),
+      "manifest.json: steps[0].tables.tasks[11]: task 0: "
+      "first_operand is -1, expected an index of address_table in [0, 4)");
 }
 
 TEST(ManifestTest, ValidVersion3) {

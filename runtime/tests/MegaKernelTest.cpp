@@ -16,7 +16,7 @@ namespace {
 /// kernels mk (a mega-kernel's), k0 (marked pdl), k1 (pdl) and k2 (not).
 Manifest manifestWith(const std::string &steps) {
   std::string text = R"({
-    "format": "mirage-bundle", "version": 2, "name": "g", "source": "g.mlir",
+    "format": "mirage-bundle", "version": 5, "name": "g", "source": "g.mlir",
     "chip": "sm_90a", "binary": {"ptx": "kernels.ptx"},
     "kernels": [{"name": "mk"}, {"name": "k0", "pdl": true},
                 {"name": "k1", "pdl": true}, {"name": "k2"}],
@@ -38,12 +38,12 @@ Manifest manifestWith(const std::string &steps) {
 const char *const megaStep = R"({"kind": "megakernel", "kernel": "mk",
   "grid": [3, 1, 1], "block": [128, 1, 1], "dynamic_shared_bytes": 0,
   "address_table": [0, 1],
-  "tables": {"tasks": [0, 0, 0, 0, 0, -1, 0, 0,
-                       0, 0, 3, 2, 1, 0, -1, 1,
-                       -1, -1, 0, 0, 0, 0, -1, 2,
-                       0, 0, 0, 0, 0, -1, -1, 0],
+  "tables": {"tasks": [0, 0, 0, 0, 0, 0, -1, 0, 1, 0, 0, 0,
+                       0, 0, 3, 2, 1, 1, 0, 0, 0, -1, 0, 1,
+                       -1, -1, 0, 0, 0, 1, 0, 0, 0, -1, 0, 2,
+                       0, 0, 0, 0, 0, 0, -1, 0, 0, -1, 0, 0],
              "queue_starts": [0, 1, 3, 4], "queues": [0, 1, 2, 3],
-             "needed": [4], "operands": [0, 1]},
+             "needed": [4], "event_lists": []},
   "task_kernels": ["k5_matmul"], "deadline_ms": 2000})";
 
 std::string launch(const char *kernel) {

@@ -7,14 +7,16 @@
 
 // The graph stays as the host side, naming the kernel and its tables.
 // CHECK: tg.graph @g
-// CHECK-SAME: mirage.megakernel = {bodies = 1 : i64, dynamic_dispatch = false, dynamic_shared_bytes = {{[0-9]+}} : i64, kernel = @g_megakernel::@g, tables = {needed = @g_needed, operands = @g_operands, queue_starts = @g_queue_starts, queues = @g_queues, storage = @g_storage, tasks = @g_tasks}, threads = 128 : i64}
+// CHECK-SAME: mirage.megakernel = {bodies = 1 : i64, dynamic_dispatch = false, dynamic_shared_bytes = {{[0-9]+}} : i64, kernel = @g_megakernel::@g, tables = {event_lists = @g_event_lists, graph_tasks = @g_graph_tasks, needed = @g_needed, operands = @g_operands, queue_starts = @g_queue_starts, queues = @g_queues, storage = @g_storage, tasks = @g_tasks}, threads = 128 : i64}
 // CHECK-LABEL: gpu.module @g_megakernel
 // CHECK-SAME: dlti.dl_spec = #dlti.dl_spec<index = 32 : i32>
 // One body per distinct block graph: the thread index, block coordinates,
 // then the buffers; inlined into the dispatch, with no out-of-line copy.
 // CHECK: func.func private @g_body0(%{{.*}}: index, %{{.*}}: index, %{{.*}}: memref<4x64xf32>, %{{.*}}: memref<4x64xf32>) attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["alwaysinline"]}
 // CHECK-NOT: func.func private @g_body1
-// CHECK: gpu.func @g(%{{.*}}: memref<3xi64>, %{{.*}}: memref<32xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<3xi64>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<10xi64>, %{{.*}}: memref<12xi64>) kernel
+// The addresses (one per operand-table entry), the tasks, queue starts,
+// queues, trigger counts, counters, state, trace and event lists.
+// CHECK: gpu.func @g(%[[ADDRESSES:.*]]: memref<4xi64>, %{{.*}}: memref<48xi32>, %{{.*}}: memref<3xi32>, %[[QUEUES:.*]]: memref<4xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<3xi64>, %{{.*}}: memref<10xi64>, %{{.*}}: memref<12xi64>, %[[LISTS:.*]]: memref<0xi32>) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK-SAME: known_grid_size = array<i32: 2, 1, 1>
 // The worker's queue, from the queue starts.
@@ -22,12 +24,27 @@
 // Thread 0 traces when the trace argument is not null.
 // CHECK: llvm.ptrtoint
 // CHECK: %[[TRACING:.*]] = arith.andi
-// CHECK: scf.for
-// Thread 0 records when it began to wait (the trace), then polls the
-// counter with GPU-scope acquire loads, sleeping between polls, until the
-// deadline in the state.
+// The queue loop carries each task's index, read one task ahead (clamped
+// to the table) so that the load's latency hides behind the task before.
+// CHECK: %[[FIRST:.*]] = memref.load %[[QUEUES]]
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[FIRST]])
+// CHECK: arith.minui
+// CHECK: memref.load %[[QUEUES]]
+// Thread 0 records when it began to wait (the trace).
 // CHECK: llvm.inline_asm has_side_effects "mov.u64 $0, %globaltimer;"
 // CHECK: llvm.store %{{.*}} : i64, !llvm.ptr
+// Before the wait, every thread loads the task's body, block and buffer
+// addresses (as many as any body takes, clamped to the table): their
+// latency hides behind the wait.
+// CHECK: arith.minui %{{.*}}, %c3
+// CHECK: memref.load %[[ADDRESSES]]
+// Then, per event it waits on (the first from the record, the others from
+// the event lists), thread 0 polls the counter with GPU-scope acquire
+// loads, sleeping between polls, until the deadline in the state.
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK: } else {
+// CHECK: memref.load %[[LISTS]]
 // CHECK: scf.while
 // CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire
 // CHECK: nvvm.read.ptx.sreg.globaltimer
@@ -44,6 +61,7 @@
 // CHECK: arith.minui %{{.*}}, %c127
 // CHECK: scf.index_switch
 // CHECK: case 0 {
+// CHECK-NOT: memref.load
 // CHECK: llvm.inttoptr
 // CHECK: func.call @g_body0
 // CHECK: gpu.barrier
@@ -52,21 +70,29 @@
 // CHECK: scf.if %[[TRACING]]
 // CHECK: llvm.inline_asm has_side_effects "mov.u64 $0, %globaltimer;"
 // CHECK: llvm.store %{{.*}} : i64, !llvm.ptr
-// The signal: a release fence, then a relaxed add.
+// The signals: a release fence, then a relaxed add per event of the task's
+// trigger list.
 // CHECK: llvm.fence syncscope("device") release
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK: memref.load %[[LISTS]]
 // CHECK: llvm.atomicrmw add {{.*}} syncscope("device") monotonic
 // The last worker to finish advances the epoch.
 // CHECK: llvm.atomicrmw add {{.*}} syncscope("device") monotonic
 // CHECK: memref.store
 // CHECK: gpu.return
 // The tables, as constants beside the graph. Task records are (body,
-// kernel, block x, y, z, wait, trigger, first operand):
-// CHECK: memref.global "private" constant @g_tasks : memref<32xi32> = dense<[0, 0, 0, 0, 0, -1, -1, 0, 0, 0, 1, 0, 0, -1, 2, 0, 0, 1, 0, 0, 0, -1, -1, 2, 0, 1, 1, 0, 0, 2, -1, 2]>
+// kernel, block x, y, z, waits (count, first, where the others start),
+// triggers (likewise), first operand): task 1 signals event 2, task 3
+// waits on it; no task has a second event.
+// CHECK: memref.global "private" constant @g_tasks : memref<48xi32> = dense<[0, 0, 0, 0, 0, 0, -1, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, 0, -1, 0, 1, 2, 0, 0, 0, 1, 0, 0, 0, 0, -1, 0, 0, -1, 0, 2, 0, 1, 1, 0, 0, 1, 2, 0, 0, -1, 0, 2]>
 // CHECK: memref.global "private" constant @g_queue_starts : memref<3xi32> = dense<[0, 3, 4]>
 // CHECK: memref.global "private" constant @g_queues : memref<4xi32> = dense<[0, 2, 3, 1]>
 // CHECK: memref.global "private" constant @g_needed : memref<3xi32> = dense<[0, 1, 1]>
 // CHECK: memref.global "private" constant @g_operands : memref<4xi32> = dense<[1, 2, 2, 0]>
+// CHECK: memref.global "private" constant @g_event_lists : memref<0xi32> = dense<>
 // CHECK: memref.global "private" constant @g_storage : memref<3xi32> = dense<[0, 1, 2]>
+// CHECK: memref.global "private" constant @g_graph_tasks : memref<4xi32> = dense<[0, 1, 2, 3]>
 // Dynamic dispatch: thread 0 claims tasks from the state's NextTask word
 // (slot 9), starting at epoch * (4 tasks + 2 workers), and hands each to the
 // CTA through a shared-memory word; the next claim is issued once the wait
@@ -92,7 +118,7 @@
 // DYN: memref.store %{{.*}}, %[[CLAIMED]]
 // DYN: gpu.barrier
 // DYN: gpu.return
-// DYN: memref.global "private" constant @g_tasks : memref<32xi32> = dense<[0, 0, 0, 0, 0, -1, 1, 0, 0, 0, 1, 0, 0, -1, 2, 0, 0, 1, 0, 0, 0, 1, -1, 2, 0, 1, 1, 0, 0, 2, -1, 2]>
+// DYN: memref.global "private" constant @g_tasks : memref<48xi32> = dense<[0, 0, 0, 0, 0, 0, -1, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, -1, 0, 1, 2, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, -1, 0, 2, 0, 1, 1, 0, 0, 1, 2, 0, 0, -1, 0, 2]>
 tg.graph @g workers 2 linearized {
   %y = tg.buffer output 0 : memref<4x64xf32>
   %x = tg.buffer input 0 : memref<4x64xf32>

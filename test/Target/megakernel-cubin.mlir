@@ -14,23 +14,23 @@
 // RUN: %PYTHON %S/Inputs/print-kernel-resources.py %t | FileCheck %s --implicit-check-not="spill_bytes {{[1-9]}}"
 
 // Every function of every example, each one persistent kernel.
-// CHECK-DAG: decoder_small_megakernel v4 decoder_small_tasks: spill_bytes 0
-// CHECK-DAG: gated_mlp_bs1_megakernel v4 gated_mlp_bs1_tasks: spill_bytes 0
-// CHECK-DAG: gated_mlp_bs1_fused_megakernel v4 gated_mlp_bs1_fused_tasks: spill_bytes 0
-// CHECK-DAG: gated_mlp_bs8_megakernel v4 gated_mlp_bs8_tasks: spill_bytes 0
-// CHECK-DAG: gqa_bs1_megakernel v4 gqa_bs1_tasks: spill_bytes 0
-// CHECK-DAG: gqa_bs1_fused_megakernel v4 gqa_bs1_fused_tasks: spill_bytes 0
-// CHECK-DAG: gqa_bs1_fused_online_megakernel v4 gqa_bs1_fused_online_tasks: spill_bytes 0
-// CHECK-DAG: gqa_bs8_megakernel v4 gqa_bs8_tasks: spill_bytes 0
-// CHECK-DAG: gqa_bs8_fused_megakernel v4 gqa_bs8_fused_tasks: spill_bytes 0
-// CHECK-DAG: lora_bs1_megakernel v4 lora_bs1_tasks: spill_bytes 0
-// CHECK-DAG: lora_bs8_megakernel v4 lora_bs8_tasks: spill_bytes 0
-// CHECK-DAG: ntrans_bs1_megakernel v4 ntrans_bs1_tasks: spill_bytes 0
-// CHECK-DAG: ntrans_bs8_megakernel v4 ntrans_bs8_tasks: spill_bytes 0
-// CHECK-DAG: qknorm_gqa_bs1_megakernel v4 qknorm_gqa_bs1_tasks: spill_bytes 0
-// CHECK-DAG: qknorm_gqa_bs8_megakernel v4 qknorm_gqa_bs8_tasks: spill_bytes 0
-// CHECK-DAG: qwen3_decode_megakernel v4 qwen3_decode_tasks: spill_bytes 0
-// CHECK-DAG: rmsnorm_linear_bs1_megakernel v4 rmsnorm_linear_bs1_tasks: spill_bytes 0
-// CHECK-DAG: rmsnorm_linear_bs1_fused_megakernel v4 rmsnorm_linear_bs1_fused_tasks: spill_bytes 0
-// CHECK-DAG: rmsnorm_linear_bs8_megakernel v4 rmsnorm_linear_bs8_tasks: spill_bytes 0
-// CHECK-DAG: rmsnorm_linear_bs8_fused_megakernel v4 rmsnorm_linear_bs8_fused_tasks: spill_bytes 0
+// CHECK-DAG: decoder_small_megakernel v5 decoder_small_tasks: spill_bytes 0
+// CHECK-DAG: gated_mlp_bs1_megakernel v5 gated_mlp_bs1_tasks: spill_bytes 0
+// CHECK-DAG: gated_mlp_bs1_fused_megakernel v5 gated_mlp_bs1_fused_tasks: spill_bytes 0
+// CHECK-DAG: gated_mlp_bs8_megakernel v5 gated_mlp_bs8_tasks: spill_bytes 0
+// CHECK-DAG: gqa_bs1_megakernel v5 gqa_bs1_tasks: spill_bytes 0
+// CHECK-DAG: gqa_bs1_fused_megakernel v5 gqa_bs1_fused_tasks: spill_bytes 0
+// CHECK-DAG: gqa_bs1_fused_online_megakernel v5 gqa_bs1_fused_online_tasks: spill_bytes 0
+// CHECK-DAG: gqa_bs8_megakernel v5 gqa_bs8_tasks: spill_bytes 0
+// CHECK-DAG: gqa_bs8_fused_megakernel v5 gqa_bs8_fused_tasks: spill_bytes 0
+// CHECK-DAG: lora_bs1_megakernel v5 lora_bs1_tasks: spill_bytes 0
+// CHECK-DAG: lora_bs8_megakernel v5 lora_bs8_tasks: spill_bytes 0
+// CHECK-DAG: ntrans_bs1_megakernel v5 ntrans_bs1_tasks: spill_bytes 0
+// CHECK-DAG: ntrans_bs8_megakernel v5 ntrans_bs8_tasks: spill_bytes 0
+// CHECK-DAG: qknorm_gqa_bs1_megakernel v5 qknorm_gqa_bs1_tasks: spill_bytes 0
+// CHECK-DAG: qknorm_gqa_bs8_megakernel v5 qknorm_gqa_bs8_tasks: spill_bytes 0
+// CHECK-DAG: qwen3_decode_megakernel v5 qwen3_decode_tasks: spill_bytes 0
+// CHECK-DAG: rmsnorm_linear_bs1_megakernel v5 rmsnorm_linear_bs1_tasks: spill_bytes 0
+// CHECK-DAG: rmsnorm_linear_bs1_fused_megakernel v5 rmsnorm_linear_bs1_fused_tasks: spill_bytes 0
+// CHECK-DAG: rmsnorm_linear_bs8_megakernel v5 rmsnorm_linear_bs8_tasks: spill_bytes 0
+// CHECK-DAG: rmsnorm_linear_bs8_fused_megakernel v5 rmsnorm_linear_bs8_fused_tasks: spill_bytes 0

@@ -4,27 +4,33 @@
 // (`convert-tg-to-gpu`) that reads what to do from tables in device memory:
 // the contract between the lowering, the bundle writer and the runtime.
 // Every worker CTA runs its queue of tasks; for each it waits on the task's
-// event, runs the task's body (its kernel's block graph for one block, on
+// events, runs the task's body (its kernel's block graph for one block, on
 // the buffers whose addresses the buffer table holds) and signals the
-// task's event. docs/MegaKernel.md has the design.
+// events the task triggers. docs/MegaKernel.md has the design.
 //
 // The kernel's arguments, in order, each a bare pointer to device memory
 // (sizes are fixed by the compiled graph):
 //
-//   0  buffers       memref<B x i64>       per buffer, its device address
-//                                          (a view: its storage's)
-//   1  tasks         memref<T*8 x i32>     per task, TaskField order
+//   0  addresses     memref<O x i64>       per entry of the operand table,
+//                                          its buffer's device address (a
+//                                          view: its storage's)
+//   1  tasks         memref<T*12 x i32>    per task, TaskField order
 //   2  queue starts  memref<W+1 x i32>     worker w runs queue[starts[w] ..
 //                                          starts[w+1])
 //   3  queues        memref<Q x i32>       task indices
 //   4  needed        memref<E x i32>       per event, its trigger count
 //   5  counters      memref<E x i64>       per event, notifications so far
 //                                          (over all runs: never reset)
-//   6  operands      memref<O x i32>       per kernel, its buffers (inputs,
-//                                          then outputs)
-//   7  state         memref<10 x i64>      StateSlot order
-//   8  trace         memref<T*3 x i64>     per task, TracePoint order, or
+//   6  state         memref<10 x i64>      StateSlot order
+//   7  trace         memref<T*3 x i64>     per task, TracePoint order, or
 //                                          null: nothing is recorded
+//   8  event lists   memref<L x i32>       the events tasks wait on and
+//                                          signal past their first
+//                                          (TaskField::MoreWaits)
+//
+// The operand table (per kernel, its buffers: inputs, then outputs) is not
+// an argument: the runtime fills the addresses from it (the bundle's
+// address_table), so that a task reaches its buffers in one load.
 //
 // The counters and the state persist from run to run: the runtime zeroes
 // them once, and sets the deadline.
@@ -60,6 +66,11 @@ constexpr llvm::StringLiteral kQueueStartsTable = "queue_starts";
 constexpr llvm::StringLiteral kQueuesTable = "queues";
 constexpr llvm::StringLiteral kNeededTable = "needed";
 constexpr llvm::StringLiteral kOperandsTable = "operands";
+constexpr llvm::StringLiteral kEventListsTable = "event_lists";
+/// Per task of the tables, the `tg.task` (its index in the graph) it runs:
+/// the tables leave out the empty tasks whose events the lists carry. Read
+/// by the CPU executor only.
+constexpr llvm::StringLiteral kGraphTasksTable = "graph_tasks";
 /// Per buffer (tg.buffer and tg.view ops in graph order), the buffer whose
 /// device memory it uses: the runtime fills the address table from it.
 constexpr llvm::StringLiteral kStorageTable = "storage";
@@ -72,13 +83,22 @@ enum TaskField : unsigned {
   BlockX,
   BlockY,
   BlockZ,
-  /// The event to wait on, or -1 when nothing needs waiting for: a start
-  /// event, or (static dispatch) an event whose triggering tasks all ran
-  /// earlier on this task's worker (a same-SM hand-off).
+  /// The events to wait on: how many, the first (-1 when none) and where
+  /// the others start in the event-list table. The first is in the record
+  /// because most tasks have one: reading it costs no dependent load. A
+  /// wait is left out when it needs no counter: an event with no triggers,
+  /// or (static dispatch) one whose triggering tasks all run earlier on
+  /// this task's worker (a same-SM hand-off).
+  Waits,
   Wait,
-  /// The event to signal, or -1 when no task on another worker waits on it.
+  MoreWaits,
+  /// The events to signal, likewise; left out when no task waits on its
+  /// counter.
+  Triggers,
   Trigger,
-  /// Where the kernel's buffers start in the operand table.
+  MoreTriggers,
+  /// Where the kernel's buffers start in the operand table (and the
+  /// addresses argument).
   Operands,
   kTaskFields
 };
@@ -114,21 +134,24 @@ enum TracePoint : unsigned { WaitBegan, BodyBegan, BodyEnded, kTracePoints };
 
 /// The kernel's arguments (see the file comment).
 enum Argument : unsigned {
-  BuffersArg,
+  AddressesArg,
   TasksArg,
   QueueStartsArg,
   QueuesArg,
   NeededArg,
   CountersArg,
-  OperandsArg,
   StateArg,
   TraceArg,
+  EventListsArg,
   kArguments
 };
 
 /// The tables of one task graph, and the bodies its kernels share.
 struct Tables {
-  llvm::SmallVector<int32_t> tasks, queueStarts, queues, needed, operands;
+  llvm::SmallVector<int32_t> tasks, queueStarts, queues, needed, operands,
+      eventLists;
+  /// Per task of the table, its index among the graph's `tg.task`s.
+  llvm::SmallVector<int32_t> graphTasks;
   /// Per body, a kernel whose block graph (and buffer types) it runs.
   llvm::SmallVector<tg::KernelOp> bodies;
   /// Per buffer (in graph order), its value, and the buffer holding its
@@ -140,6 +163,9 @@ struct Tables {
   /// Dependency edges by kind: waits that need a counter in device memory,
   /// and same-SM hand-offs that need none.
   unsigned counterWaits = 0, localWaits = 0;
+  /// Empty tasks left out: their producers signal, or their consumers wait
+  /// on, the events they forwarded.
+  unsigned elidedTasks = 0;
   /// Dynamic dispatch: no worker knows its tasks ahead, so every wait goes
   /// through its counter.
   bool dynamic = false;

@@ -164,17 +164,22 @@ def ConvertTaskToGPU : Pass<"convert-tg-to-gpu", "::mlir::ModuleOp"> {
     - the kernel `gpu.func @<graph>`, launched with one CTA per worker. It
       reads what to run from tables in device memory (their layout is in
       include/mirage/Conversion/MegaKernel.h and docs/MegaKernel.md). Per
-      task of its queue, thread 0 waits until the task's event counter
-      reaches `(epoch + 1) * triggers` (an acquire load at GPU scope,
-      sleeping between polls; a wait whose triggering tasks all ran
+      task of its queue, every thread loads the task's body, block and
+      buffer addresses (one load each: the address table has an entry per
+      kernel operand), thread 0 waits until each of the task's event
+      counters reaches `(epoch + 1) * triggers` (an acquire load at GPU
+      scope, sleeping between polls; a wait whose triggering tasks all ran
       earlier on the same worker needs none), a barrier passes the wait to
-      the CTA, the CTA runs the body on buffers whose addresses the buffer
-      table holds, a barrier collects its writes, and thread 0 adds one to
-      the counter of the event it triggers (a release add at GPU scope),
-      only when some task on another worker waits on it. Counters are
-      never reset: the last worker to finish advances the epoch. A wait
-      longer than the deadline in the state marks the run failed, records
-      the task, event, counts and worker, and every worker stops.
+      the CTA, the CTA runs the body, a barrier collects its writes, and
+      thread 0 adds one to the counter of each event the task triggers (a
+      release fence, then relaxed adds at GPU scope), only where some task
+      on another worker waits on it. The tables leave out the empty tasks
+      normalization adds: their producers signal, or their consumers wait
+      on, the events they forwarded, so a task may wait on and signal
+      several events. Counters are never reset: the last worker to finish
+      advances the epoch. A wait longer than the deadline in the state
+      marks the run failed, records the task, event, counts and worker, and
+      every worker stops.
     - with `prefetch-bytes` above 0, per body whose block reads buffers
       that no kernel of the graph writes (weights, caches), a private
       `func.func @<graph>_prefetch<k>`: the CTA's threads issue

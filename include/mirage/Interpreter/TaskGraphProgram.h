@@ -45,12 +45,15 @@ private:
 struct TaskGraphState;
 
 /// How a mega-kernel dispatches a graph's tasks (its tables): per worker,
-/// the tasks it runs in order; per task, the counter it waits on (-1: none,
-/// its predecessors ran earlier on its worker or it has none) and the one it
-/// signals (-1: none); per counter, the signals that complete it.
+/// the graph's tasks it runs in order; per task of the graph, the counters
+/// it waits on (none for an event whose triggering tasks ran earlier on its
+/// worker, or that has none) and those it signals (a counter twice when it
+/// counts twice); per counter, the signals that complete it. An empty task
+/// may be in no queue (the kernel leaves it out; its neighbours' lists
+/// carry its events), with no waits or signals.
 struct WorkerQueues {
   std::vector<std::vector<uint32_t>> queues;
-  std::vector<int32_t> waits, signals;
+  std::vector<llvm::SmallVector<int32_t, 1>> waits, signals;
   std::vector<uint32_t> needed;
 };
 

@@ -30,6 +30,84 @@ std::string getBodyKey(tg::KernelOp kernel) {
     os << type;
   return key;
 }
+
+/// The most events elision makes one task wait on or signal: a longer list
+/// would cost its worker more than the empty task it saves.
+constexpr size_t kMaxEventList = 32;
+
+/// The tasks' events as the kernel runs them: per task the events it waits
+/// on and those it signals (an event twice when it counts twice), per event
+/// the tasks signalling it (its trigger count is their number) and those
+/// waiting on it.
+struct EventLists {
+  SmallVector<SmallVector<int32_t, 1>> waits, triggers;
+  SmallVector<SmallVector<int32_t, 2>> producers, consumers;
+  SmallVector<bool> elided;
+
+  EventLists(size_t tasks, size_t events)
+      : waits(tasks), triggers(tasks), producers(events), consumers(events),
+        elided(tasks, false) {}
+
+  void addWait(int32_t task, int32_t event) {
+    if (llvm::is_contained(waits[task], event))
+      return;
+    waits[task].push_back(event);
+    consumers[event].push_back(task);
+  }
+  void addTrigger(int32_t task, int32_t event) {
+    triggers[task].push_back(event);
+    producers[event].push_back(task);
+  }
+
+  /// Leaves out the empty tasks normalization added to join or fork events,
+  /// in order: a task waiting on one event has that event's producers
+  /// signal its events instead, a task signalling one event has that
+  /// event's consumers wait on its events instead, whichever adds fewer
+  /// list entries. An event's activation stays the same: it waited for the
+  /// empty task, which waited for exactly those events. Returns how many
+  /// tasks were left out.
+  unsigned elideEmptyTasks(ArrayRef<bool> empty) {
+    unsigned count = 0;
+    for (int32_t task = 0; task < static_cast<int32_t>(empty.size()); ++task) {
+      if (!empty[task])
+        continue;
+      size_t upCost = SIZE_MAX, downCost = SIZE_MAX;
+      if (waits[task].size() == 1 &&
+          llvm::all_of(producers[waits[task][0]], [&](int32_t producer) {
+            return triggers[producer].size() + triggers[task].size() <=
+                   kMaxEventList;
+          }))
+        upCost = producers[waits[task][0]].size() * triggers[task].size();
+      if (triggers[task].size() == 1 &&
+          llvm::all_of(consumers[triggers[task][0]], [&](int32_t consumer) {
+            return waits[consumer].size() + waits[task].size() <= kMaxEventList;
+          }))
+        downCost = consumers[triggers[task][0]].size() * waits[task].size();
+      if (triggers[task].empty()) {
+        // Nothing waits for it.
+      } else if (upCost == SIZE_MAX && downCost == SIZE_MAX) {
+        continue;
+      } else if (upCost <= downCost) {
+        for (int32_t producer : producers[waits[task][0]])
+          for (int32_t event : triggers[task])
+            addTrigger(producer, event);
+      } else {
+        for (int32_t consumer : consumers[triggers[task][0]])
+          for (int32_t event : waits[task])
+            addWait(consumer, event);
+      }
+      for (int32_t event : waits[task])
+        llvm::erase(consumers[event], task);
+      for (int32_t event : triggers[task])
+        llvm::erase(producers[event], task);
+      waits[task].clear();
+      triggers[task].clear();
+      elided[task] = true;
+      ++count;
+    }
+    return count;
+  }
+};
 } // namespace
 
 FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
@@ -121,58 +199,65 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
   for (auto queue : graph.getBodyBlock().getOps<tg::QueueOp>())
     queues[static_cast<int64_t>(queue.getWorker())].assign(
         queue.getTasks().begin(), queue.getTasks().end());
-  for (auto [worker, queue] : llvm::enumerate(queues)) {
-    tables.queueStarts.push_back(static_cast<int32_t>(tables.queues.size()));
+  for (auto [worker, queue] : llvm::enumerate(queues))
     for (auto [at, task] : llvm::enumerate(queue)) {
       workerOf[task] = static_cast<int64_t>(worker);
       position[task] = static_cast<int64_t>(at);
-      tables.queues.push_back(static_cast<int32_t>(task));
     }
-  }
-  tables.queueStarts.push_back(static_cast<int32_t>(tables.queues.size()));
 
-  // Which tasks trigger each event.
-  SmallVector<SmallVector<int64_t>> triggering(tables.needed.size());
+  // Each task's events, and the empty tasks the lists make unnecessary.
+  EventLists lists(tasks.size(), tables.needed.size());
+  SmallVector<bool> empty;
   for (auto [index, task] : llvm::enumerate(tasks)) {
     if (task.getLaunch() != tg::LaunchMode::AOT)
       return task.emitOpError()
              << "is dispatched just in time; the mega-kernel runs "
                 "ahead-of-time queues only";
+    for (Value event : task.getWaits())
+      lists.addWait(index, eventIndex.lookup(event));
     for (Value event : task.getTriggered())
-      triggering[eventIndex.lookup(event)].push_back(index);
+      lists.addTrigger(index, eventIndex.lookup(event));
+    empty.push_back(task.getKind() == tg::TaskKind::Empty);
   }
+  tables.elidedTasks = lists.elideEmptyTasks(empty);
+  for (auto [event, producers] : llvm::enumerate(lists.producers))
+    tables.needed[event] = static_cast<int32_t>(producers.size());
 
   // A wait is a same-SM hand-off when every triggering task ran earlier on
   // the same worker: the worker's own order (and the barrier after each
   // task) already gives it. An event needs a signal only if some task waits
   // on it through the counter.
   SmallVector<bool> signalled(tables.needed.size(), false);
-  SmallVector<int32_t> waits(tasks.size(), -1);
-  for (auto [index, task] : llvm::enumerate(tasks)) {
-    int32_t event = eventIndex.lookup(task.getWaits()[0]);
-    if (tables.needed[event] == 0)
+  SmallVector<SmallVector<int32_t, 1>> counterWaits(tasks.size());
+  for (auto [index, waits] : llvm::enumerate(lists.waits)) {
+    if (lists.elided[index])
       continue;
     int64_t worker = workerOf[index], at = position[index];
-    bool local =
-        !dynamic && llvm::all_of(triggering[event], [&](int64_t producer) {
-          return workerOf[producer] == worker && position[producer] < at;
-        });
-    if (local) {
-      ++tables.localWaits;
-      continue;
+    for (int32_t event : waits) {
+      if (tables.needed[event] == 0)
+        continue;
+      bool local =
+          !dynamic &&
+          llvm::all_of(lists.producers[event], [&](int64_t producer) {
+            return workerOf[producer] == worker && position[producer] < at;
+          });
+      if (local) {
+        ++tables.localWaits;
+        continue;
+      }
+      ++tables.counterWaits;
+      counterWaits[index].push_back(event);
+      signalled[event] = true;
     }
-    ++tables.counterWaits;
-    waits[index] = event;
-    signalled[event] = true;
   }
 
+  // The records, renumbered without the elided tasks.
+  SmallVector<int32_t> tableIndex(tasks.size(), -1);
   for (auto [index, task] : llvm::enumerate(tasks)) {
-    int32_t trigger = -1;
-    if (!task.getTriggered().empty()) {
-      int32_t event = eventIndex.lookup(task.getTriggered()[0]);
-      if (signalled[event])
-        trigger = event;
-    }
+    if (lists.elided[index])
+      continue;
+    tableIndex[index] = static_cast<int32_t>(tables.graphTasks.size());
+    tables.graphTasks.push_back(static_cast<int32_t>(index));
     int32_t kernel = -1, body = 0, operands = 0;
     std::array<int32_t, 3> block = {0, 0, 0};
     if (task.getKind() == tg::TaskKind::Compute) {
@@ -182,9 +267,29 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
       for (auto [g, coordinate] : llvm::enumerate(*task.getBlock()))
         block[g] = static_cast<int32_t>(coordinate);
     }
-    tables.tasks.append({kernel < 0 ? -1 : body, kernel, block[0], block[1],
-                         block[2], waits[index], trigger, operands});
+    SmallVector<int32_t, 1> signals;
+    for (int32_t event : lists.triggers[index])
+      if (signalled[event])
+        signals.push_back(event);
+    tables.tasks.append(
+        {kernel < 0 ? -1 : body, kernel, block[0], block[1], block[2]});
+    for (ArrayRef<int32_t> events :
+         {ArrayRef(counterWaits[index]), ArrayRef(signals)}) {
+      tables.tasks.append({static_cast<int32_t>(events.size()),
+                           events.empty() ? -1 : events.front(),
+                           static_cast<int32_t>(tables.eventLists.size())});
+      if (!events.empty())
+        llvm::append_range(tables.eventLists, events.drop_front());
+    }
+    tables.tasks.push_back(operands);
   }
+  for (auto [worker, queue] : llvm::enumerate(queues)) {
+    tables.queueStarts.push_back(static_cast<int32_t>(tables.queues.size()));
+    for (int64_t task : queue)
+      if (!lists.elided[task])
+        tables.queues.push_back(tableIndex[task]);
+  }
+  tables.queueStarts.push_back(static_cast<int32_t>(tables.queues.size()));
   return tables;
 }
 
@@ -212,33 +317,65 @@ FailureOr<WorkerQueues> megakernel::readWorkerQueues(tg::GraphOp graph) {
     return table;
   };
   auto tasks = read(kTaskTable), starts = read(kQueueStartsTable),
-       queues = read(kQueuesTable), needed = read(kNeededTable);
-  if (failed(tasks) || failed(starts) || failed(queues) || failed(needed))
+       queues = read(kQueuesTable), needed = read(kNeededTable),
+       lists = read(kEventListsTable), graphTasks = read(kGraphTasksTable);
+  if (failed(tasks) || failed(starts) || failed(queues) || failed(needed) ||
+      failed(lists) || failed(graphTasks))
     return failure();
-  if (tasks->size() % kTaskFields != 0 || starts->empty() ||
-      starts->back() != static_cast<int32_t>(queues->size()))
+  size_t graphTaskCount =
+      llvm::range_size(graph.getBodyBlock().getOps<tg::TaskOp>());
+  auto malformed = [&]() {
     return graph.emitOpError() << "has malformed mega-kernel tables";
+  };
+  if (tasks->size() % kTaskFields != 0 || starts->empty() ||
+      starts->back() != static_cast<int32_t>(queues->size()) ||
+      graphTasks->size() != tasks->size() / kTaskFields)
+    return malformed();
+  for (int32_t task : *graphTasks)
+    if (task < 0 || static_cast<size_t>(task) >= graphTaskCount)
+      return malformed();
 
+  // Indexed by the graph's tasks: those the tables leave out wait on and
+  // signal nothing, and are in no queue.
   WorkerQueues result;
-  for (size_t task = 0; task < tasks->size() / kTaskFields; ++task) {
-    result.waits.push_back((*tasks)[task * kTaskFields + Wait]);
-    result.signals.push_back((*tasks)[task * kTaskFields + Trigger]);
+  result.waits.resize(graphTaskCount);
+  result.signals.resize(graphTaskCount);
+  for (auto [index, task] : llvm::enumerate(*graphTasks)) {
+    const int32_t *record = tasks->data() + index * kTaskFields;
+    for (auto [count, first, more, events] :
+         {std::tuple(record[Waits], record[Wait], record[MoreWaits],
+                     &result.waits[task]),
+          std::tuple(record[Triggers], record[Trigger], record[MoreTriggers],
+                     &result.signals[task])}) {
+      if (count < 0 || more < 0 ||
+          more + std::max(count - 1, 0) > static_cast<int32_t>(lists->size()))
+        return malformed();
+      if (count == 0)
+        continue;
+      events->push_back(first);
+      events->append(lists->begin() + more, lists->begin() + more + count - 1);
+    }
   }
   for (int32_t count : *needed)
     result.needed.push_back(static_cast<uint32_t>(count));
-  // Dynamic dispatch: any worker may take any task once its counter is
+  // Dynamic dispatch: any worker may take any task once its counters are
   // complete, as if each task had a worker of its own.
   if (auto dynamic = info.getAs<BoolAttr>(kDynamicDispatchAttrName);
       dynamic && dynamic.getValue()) {
-    for (uint32_t task = 0; task < result.waits.size(); ++task)
-      result.queues.push_back({task});
+    for (int32_t task : *graphTasks)
+      result.queues.push_back({static_cast<uint32_t>(task)});
     return result;
   }
   for (size_t worker = 0; worker + 1 < starts->size(); ++worker) {
     int32_t begin = (*starts)[worker], end = (*starts)[worker + 1];
     if (begin < 0 || begin > end)
       return graph.emitOpError() << "has malformed mega-kernel queue starts";
-    result.queues.emplace_back(queues->begin() + begin, queues->begin() + end);
+    std::vector<uint32_t> &queue = result.queues.emplace_back();
+    for (int32_t task : llvm::ArrayRef(*queues).slice(begin, end - begin)) {
+      if (task < 0 || static_cast<size_t>(task) >= graphTasks->size())
+        return malformed();
+      queue.push_back(static_cast<uint32_t>((*graphTasks)[task]));
+    }
   }
   return result;
 }

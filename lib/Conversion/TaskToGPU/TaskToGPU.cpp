@@ -84,11 +84,22 @@ private:
   /// reaches this run's target or the deadline passes. Returns whether it
   /// gave up (recording why in the state when it is the first to).
   Value emitWait(OpBuilder &b, Value task, Value event);
+  /// What a task's body needs from the tables: its body, block coordinates
+  /// and buffer addresses (as many as the most any body takes, the ones
+  /// past its kernel's unused).
+  struct TaskOperands {
+    Value body;
+    std::array<Value, 3> coordinates;
+    SmallVector<Value> addresses;
+  };
+  /// Loads them, all independent of any event: a task issues these loads
+  /// before its wait, so that their latency hides behind it.
+  TaskOperands loadTaskOperands(OpBuilder &b, Value taskRecord);
   /// Calls `functions[body]` for the task (a switch over the bodies; an
   /// empty task, or a null function, does nothing), passing the thread
   /// index, the block coordinates and the kernel's buffers, as memrefs or,
   /// with `addresses`, as device addresses (i64).
-  void emitDispatch(OpBuilder &b, Value taskRecord,
+  void emitDispatch(OpBuilder &b, const TaskOperands &task,
                     ArrayRef<func::FuncOp> functions, bool addresses);
   /// Runs task `task` (an i32 index): thread 0 waits on its event, the CTA
   /// runs its body and thread 0 signals. Returns whether the wait gave up
@@ -136,6 +147,29 @@ private:
   Value loadField(OpBuilder &b, Value record, TaskField field) {
     return load(b, args[TasksArg],
                 arith::AddIOp::create(b, loc, record, constIndex(b, field)));
+  }
+  static_assert(Wait == Waits + 1 && MoreWaits == Waits + 2 &&
+                    Trigger == Triggers + 1 && MoreTriggers == Triggers + 2,
+                "a count is followed by its first event and list start");
+  /// Event `k` of a task's waits (`count` is Waits) or triggers (Triggers):
+  /// the first from the record, the others from the event-list table.
+  Value loadEvent(OpBuilder &b, Value record, TaskField count, Value k) {
+    auto first = static_cast<TaskField>(count + 1);
+    auto more = static_cast<TaskField>(count + 2);
+    auto which = scf::IfOp::create(
+        b, loc, TypeRange{b.getI32Type()},
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k,
+                              constIndex(b, 0)),
+        /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(which.thenBlock());
+    scf::YieldOp::create(b, loc, loadField(b, record, first));
+    b.setInsertionPointToStart(which.elseBlock());
+    Value entry = arith::AddIOp::create(
+        b, loc, toIndex(b, loadField(b, record, more)),
+        arith::SubIOp::create(b, loc, k, constIndex(b, 1)));
+    scf::YieldOp::create(b, loc, load(b, args[EventListsArg], entry));
+    return which.getResult(0);
   }
   /// The device address of element `index` (i32) of an i64 table argument.
   Value getElementPointer(OpBuilder &b, Value table, Value index);
@@ -420,14 +454,34 @@ Value MegaKernelLowering::emitWait(OpBuilder &b, Value task, Value event) {
   return expired;
 }
 
-void MegaKernelLowering::emitDispatch(OpBuilder &b, Value taskRecord,
+MegaKernelLowering::TaskOperands
+MegaKernelLowering::loadTaskOperands(OpBuilder &b, Value taskRecord) {
+  TaskOperands task;
+  task.body = loadField(b, taskRecord, Body);
+  task.coordinates = {loadField(b, taskRecord, BlockX),
+                      loadField(b, taskRecord, BlockY),
+                      loadField(b, taskRecord, BlockZ)};
+  Value firstOperand = toIndex(b, loadField(b, taskRecord, Operands));
+  int64_t maxOperands = 0;
+  for (tg::KernelOp kernel : tables.bodies)
+    maxOperands =
+        std::max(maxOperands, static_cast<int64_t>(kernel->getNumOperands()));
+  // Clamped to the table: the last kernel's buffers may be fewer.
+  Value lastEntry =
+      constIndex(b, static_cast<int64_t>(tables.operands.size()) - 1);
+  for (int64_t position = 0; position < maxOperands; ++position)
+    task.addresses.push_back(load(
+        b, args[AddressesArg],
+        arith::MinUIOp::create(b, loc,
+                               arith::AddIOp::create(b, loc, firstOperand,
+                                                     constIndex(b, position)),
+                               lastEntry)));
+  return task;
+}
+
+void MegaKernelLowering::emitDispatch(OpBuilder &b, const TaskOperands &task,
                                       ArrayRef<func::FuncOp> functions,
                                       bool addresses) {
-  Value body = loadField(b, taskRecord, Body);
-  Value coordinates[3] = {loadField(b, taskRecord, BlockX),
-                          loadField(b, taskRecord, BlockY),
-                          loadField(b, taskRecord, BlockZ)};
-  Value firstOperand = toIndex(b, loadField(b, taskRecord, Operands));
   // The thread index, read anew for every task (volatile): what the bodies
   // derive from it then stays inside them instead of being hoisted out of
   // the queue loop and held in registers across all tasks. The bound (one
@@ -441,8 +495,8 @@ void MegaKernelLowering::emitDispatch(OpBuilder &b, Value taskRecord,
   SmallVector<int64_t> cases(functions.size());
   std::iota(cases.begin(), cases.end(), 0);
   auto dispatch =
-      scf::IndexSwitchOp::create(b, loc, TypeRange{}, toIndex(b, body), cases,
-                                 static_cast<unsigned>(cases.size()));
+      scf::IndexSwitchOp::create(b, loc, TypeRange{}, toIndex(b, task.body),
+                                 cases, static_cast<unsigned>(cases.size()));
   for (auto [index, function] : llvm::enumerate(functions)) {
     OpBuilder::InsertionGuard guard(b);
     b.createBlock(&dispatch.getCaseRegions()[index]);
@@ -454,13 +508,9 @@ void MegaKernelLowering::emitDispatch(OpBuilder &b, Value taskRecord,
     auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
     SmallVector<Value> callArgs = {threadIdPerTask};
     for (size_t g = 0; g < blockGraph.getGrid().size(); ++g)
-      callArgs.push_back(toIndex(b, coordinates[g]));
+      callArgs.push_back(toIndex(b, task.coordinates[g]));
     for (auto [position, type] : llvm::enumerate(kernel->getOperandTypes())) {
-      Value buffer = load(
-          b, args[OperandsArg],
-          arith::AddIOp::create(b, loc, firstOperand,
-                                constIndex(b, static_cast<int64_t>(position))));
-      Value address = load(b, args[BuffersArg], toIndex(b, buffer));
+      Value address = task.addresses[position];
       callArgs.push_back(
           addresses ? address
                     : createMemRef(b, address, cast<MemRefType>(type)));
@@ -487,10 +537,11 @@ void MegaKernelLowering::emitPrefetches(OpBuilder &b, Value position,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(tasks.getBody());
   Value task = load(b, args[QueuesArg], tasks.getInductionVar());
-  emitDispatch(b,
-               arith::MulIOp::create(b, loc, toIndex(b, task),
-                                     constIndex(b, kTaskFields)),
-               prefetchers, /*addresses=*/true);
+  emitDispatch(
+      b,
+      loadTaskOperands(b, arith::MulIOp::create(b, loc, toIndex(b, task),
+                                                constIndex(b, kTaskFields))),
+      prefetchers, /*addresses=*/true);
 }
 
 void MegaKernelLowering::emitTrace(OpBuilder &b, Value task, TracePoint point) {
@@ -527,20 +578,34 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   emitTrace(b, task, WaitBegan);
   Value record = arith::MulIOp::create(b, loc, toIndex(b, task),
                                        constIndex(b, kTaskFields));
-  Value event = loadField(b, record, Wait);
-  Value mustWait = arith::AndIOp::create(
-      b, loc, isLeader,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, event,
-                            constI32(b, 0)));
-  auto wait = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, mustWait,
+  TaskOperands operands = loadTaskOperands(b, record);
+  // Thread 0 waits on the task's events in turn, until one gives up.
+  Value none = arith::ConstantIntOp::create(b, loc, 0, 1);
+  auto wait = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, isLeader,
                                 /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(wait.thenBlock());
-    scf::YieldOp::create(b, loc, emitWait(b, task, event));
-    b.setInsertionPointToStart(wait.elseBlock());
+    auto events = scf::ForOp::create(b, loc, constIndex(b, 0),
+                                     toIndex(b, loadField(b, record, Waits)),
+                                     constIndex(b, 1), ValueRange{none});
+    b.setInsertionPointToStart(events.getBody());
+    Value gaveUpBefore = events.getRegionIterArgs()[0];
+    auto next = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()},
+                                  gaveUpBefore, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(next.thenBlock());
+    scf::YieldOp::create(b, loc, gaveUpBefore);
+    b.setInsertionPointToStart(next.elseBlock());
     scf::YieldOp::create(
-        b, loc, arith::ConstantIntOp::create(b, loc, 0, 1).getResult());
+        b, loc,
+        emitWait(b, task,
+                 loadEvent(b, record, Waits, events.getInductionVar())));
+    b.setInsertionPointAfter(next);
+    scf::YieldOp::create(b, loc, next.getResult(0));
+    b.setInsertionPointAfter(events);
+    scf::YieldOp::create(b, loc, events.getResult(0));
+    b.setInsertionPointToStart(wait.elseBlock());
+    scf::YieldOp::create(b, loc, none);
   }
   if (claimNext)
     *claimNext = emitClaim(b);
@@ -559,7 +624,7 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   OpBuilder::InsertionGuard inner(b);
   b.setInsertionPointToStart(body.elseBlock());
   emitTrace(b, task, BodyBegan);
-  emitDispatch(b, record, bodies, /*addresses=*/false);
+  emitDispatch(b, operands, bodies, /*addresses=*/false);
   // Every thread's writes are done (and shared memory free) before
   // thread 0 signals.
   gpu::BarrierOp::create(b, loc);
@@ -571,17 +636,22 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
           b, loc, i32,
           arith::DivUIOp::create(b, loc, record, constIndex(b, kTaskFields))),
       BodyEnded);
-  Value trigger = loadField(b, record, Trigger);
+  // Thread 0 signals the task's events: one release fence for all, then
+  // relaxed adds (NVPTX drops the ordering of an atomicrmw, printing a
+  // plain atom.add, but keeps a fence's).
+  Value triggerCount = toIndex(b, loadField(b, record, Triggers));
   Value mustSignal = arith::AndIOp::create(
       b, loc, isLeader,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, trigger,
-                            constI32(b, 0)));
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, triggerCount,
+                            constIndex(b, 0)));
   auto signal = scf::IfOp::create(b, loc, mustSignal);
   b.setInsertionPointToStart(signal.thenBlock());
-  // A release fence and a relaxed add: NVPTX drops the ordering of an
-  // atomicrmw (it prints a plain atom.add), but keeps a fence's.
   LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "device");
-  increment(b, args[CountersArg], trigger);
+  auto triggers = scf::ForOp::create(b, loc, constIndex(b, 0), triggerCount,
+                                     constIndex(b, 1));
+  b.setInsertionPointToStart(triggers.getBody());
+  increment(b, args[CountersArg],
+            loadEvent(b, record, Triggers, triggers.getInductionVar()));
   return gaveUpHere;
 }
 
@@ -590,13 +660,25 @@ void MegaKernelLowering::emitStaticQueue(OpBuilder &b, Value failedBefore) {
   Value end =
       toIndex(b, load(b, args[QueueStartsArg],
                       arith::AddIOp::create(b, loc, worker, constIndex(b, 1))));
+  // Each task's index is read one task ahead, so that its load's latency
+  // hides behind the task before (clamped to the table: the entry past a
+  // worker's queue is another's, or none).
+  Value lastEntry =
+      constIndex(b, std::max<int64_t>(tables.queues.size(), 1) - 1);
+  auto loadEntry = [&](Value position) {
+    return load(b, args[QueuesArg],
+                arith::MinUIOp::create(b, loc, position, lastEntry));
+  };
   // `stopped` once any wait of this worker gave up, after which it runs
   // nothing more.
   auto queue = scf::ForOp::create(b, loc, begin, end, constIndex(b, 1),
-                                  ValueRange{failedBefore});
+                                  ValueRange{failedBefore, loadEntry(begin)});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(queue.getBody());
   Value stopped = queue.getRegionIterArgs()[0];
+  Value task = queue.getRegionIterArgs()[1];
+  Value next = loadEntry(
+      arith::AddIOp::create(b, loc, queue.getInductionVar(), constIndex(b, 1)));
   auto run = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, stopped,
                                /*withElseRegion=*/true);
   b.setInsertionPointToStart(run.thenBlock());
@@ -604,10 +686,9 @@ void MegaKernelLowering::emitStaticQueue(OpBuilder &b, Value failedBefore) {
   b.setInsertionPointToStart(run.elseBlock());
   if (llvm::any_of(prefetchers, [](func::FuncOp f) { return bool(f); }))
     emitPrefetches(b, queue.getInductionVar(), begin, end);
-  Value task = load(b, args[QueuesArg], queue.getInductionVar());
   scf::YieldOp::create(b, loc, emitTask(b, task, /*claimNext=*/nullptr));
   b.setInsertionPointAfter(run);
-  scf::YieldOp::create(b, loc, run.getResult(0));
+  scf::YieldOp::create(b, loc, ValueRange{run.getResult(0), next});
 }
 
 void MegaKernelLowering::emitDynamicQueue(OpBuilder &b, Value failedBefore) {
@@ -676,8 +757,8 @@ void MegaKernelLowering::buildKernel() {
   };
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   SmallVector<Type> argTypes(kArguments);
-  argTypes[BuffersArg] =
-      table(static_cast<int64_t>(tables.buffers.size()), i64);
+  argTypes[AddressesArg] =
+      table(static_cast<int64_t>(tables.operands.size()), i64);
   argTypes[TasksArg] = table(static_cast<int64_t>(tables.tasks.size()), i32);
   argTypes[QueueStartsArg] =
       table(static_cast<int64_t>(tables.queueStarts.size()), i32);
@@ -685,12 +766,12 @@ void MegaKernelLowering::buildKernel() {
   argTypes[NeededArg] = table(static_cast<int64_t>(tables.needed.size()), i32);
   argTypes[CountersArg] =
       table(static_cast<int64_t>(tables.needed.size()), i64);
-  argTypes[OperandsArg] =
-      table(static_cast<int64_t>(tables.operands.size()), i32);
   argTypes[StateArg] = table(kStateSlots, i64);
   argTypes[TraceArg] = table(
       static_cast<int64_t>(tables.tasks.size() / kTaskFields * kTracePoints),
       i64);
+  argTypes[EventListsArg] =
+      table(static_cast<int64_t>(tables.eventLists.size()), i32);
 
   auto kernel = gpu::GPUFuncOp::create(b, loc, graph.getSymName(),
                                        b.getFunctionType(argTypes, {}));
@@ -820,7 +901,9 @@ LogicalResult MegaKernelLowering::lower() {
   addTable(kQueuesTable, tables.queues);
   addTable(kNeededTable, tables.needed);
   addTable(kOperandsTable, tables.operands);
+  addTable(kEventListsTable, tables.eventLists);
   addTable(kStorageTable, tables.storage);
+  addTable(kGraphTasksTable, tables.graphTasks);
   graph->setAttr(
       kMegaKernelAttrName,
       b.getDictionaryAttr({
@@ -886,7 +969,10 @@ struct ConvertTaskToGPU
         return signalPassFailure();
       graph.emitRemark() << "waits: " << tables->counterWaits
                          << " poll an event counter, " << tables->localWaits
-                         << " are same-worker hand-offs";
+                         << " are same-worker hand-offs; "
+                         << tables->elidedTasks
+                         << " empty tasks left out (their neighbours wait "
+                            "on or signal their events)";
       if (failed(
               MegaKernelLowering(graph, std::move(*tables), options, prefetch)
                   .lower()))

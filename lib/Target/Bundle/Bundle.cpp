@@ -462,8 +462,9 @@ llvm::Error ManifestBuilder::build(func::FuncOp host, unsigned numInputs) {
 }
 
 /// Reads buffers and the one mega-kernel step off a task graph that
-/// convert-tg-to-gpu lowered: buffers in graph order (so the address table
-/// is the identity), the tables from the constants the graph names.
+/// convert-tg-to-gpu lowered: buffers in graph order (so the operand
+/// table's buffer indices are buffer ids: it is the address table), the
+/// tables from the constants the graph names.
 class MegaKernelManifestBuilder {
 public:
   llvm::Error build(ModuleOp module, tg::GraphOp graph, int64_t deadlineMs);
@@ -565,15 +566,16 @@ llvm::Error MegaKernelManifestBuilder::build(ModuleOp module, tg::GraphOp graph,
   for (llvm::StringRef name :
        {megakernel::kTaskTable, megakernel::kQueueStartsTable,
         megakernel::kQueuesTable, megakernel::kNeededTable,
-        megakernel::kOperandsTable}) {
+        megakernel::kEventListsTable}) {
     auto table = getTable(module, tables, name);
     if (!table)
       return table.takeError();
     tableArrays[name] = std::move(*table);
   }
-  json::Array addressTable, taskKernels;
-  for (int64_t id = 0, e = static_cast<int64_t>(buffers.size()); id < e; ++id)
-    addressTable.push_back(id);
+  auto addressTable = getTable(module, tables, megakernel::kOperandsTable);
+  if (!addressTable)
+    return addressTable.takeError();
+  json::Array taskKernels;
   for (auto taskKernel : graph.getBodyBlock().getOps<tg::KernelOp>())
     taskKernels.push_back(taskKernel.getSymName().str());
   int64_t workers = static_cast<int64_t>(graph.getWorkers().value_or(0));
@@ -582,7 +584,7 @@ llvm::Error MegaKernelManifestBuilder::build(ModuleOp module, tg::GraphOp graph,
                                {"grid", json::Array{workers, 1, 1}},
                                {"block", json::Array{threads.getInt(), 1, 1}},
                                {"dynamic_shared_bytes", shared.getInt()},
-                               {"address_table", std::move(addressTable)},
+                               {"address_table", std::move(*addressTable)},
                                {"tables", std::move(tableArrays)},
                                {"task_kernels", std::move(taskKernels)},
                                {"deadline_ms", deadlineMs}});
@@ -840,9 +842,10 @@ std::string mirage::getBundleName(llvm::StringRef function,
       .str();
 }
 
-/// The manifest version of mega-kernel bundles: 4, whose kernels take the
-/// trace argument and a state of 10 words (docs/Bundle.md).
-static constexpr int64_t kMegaKernelVersion = 4;
+/// The manifest version of mega-kernel bundles: 5, whose task records list
+/// their events in the event_lists table, the kernel's last argument
+/// (docs/Bundle.md).
+static constexpr int64_t kMegaKernelVersion = 5;
 
 llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
                                 llvm::StringRef directory,

@@ -27,10 +27,14 @@
 namespace mirage::runtime {
 
 /// The manifest versions this runtime reads: 1, 2 (mega-kernel steps,
-/// kernels marked for programmatic dependent launch) and 3 (TMA tensor maps
-/// as launch arguments).
+/// kernels marked for programmatic dependent launch), 3 (TMA tensor maps
+/// as launch arguments), 4 (the mega-kernel's trace argument) and 5 (event
+/// lists: a mega-kernel task waits on and signals any number of events).
+/// Mega-kernel steps need version 5: the task records of earlier versions
+/// hold one event each.
 constexpr int64_t oldestManifestVersion = 1;
-constexpr int64_t manifestVersion = 4;
+constexpr int64_t manifestVersion = 5;
+constexpr int64_t megaKernelManifestVersion = 5;
 
 enum class BufferRole { Input, Output, Intermediate, View };
 
@@ -66,17 +70,27 @@ enum class TaskField : unsigned {
   BlockX,
   BlockY,
   BlockZ,
-  WaitEvent,
-  TriggerEvent,
+  /// The events to wait on: how many, the first (-1 if none), and where
+  /// the others start in event_lists.
+  Waits,
+  Wait,
+  MoreWaits,
+  /// The events to signal, likewise.
+  Triggers,
+  Trigger,
+  MoreTriggers,
+  /// Where the task's kernel's buffers start in the address table.
   FirstOperand
 };
-constexpr unsigned taskFields = 8;
+constexpr unsigned taskFields = 12;
 
 /// What a mega-kernel step adds to a launch (version 2): the tables its
 /// persistent kernel reads. Validated: every index is in range and every
 /// task is in exactly one queue.
 struct MegaKernelSpec {
-  /// Buffer ids; the kernel's argument 0 holds their device addresses.
+  /// Buffer ids, per kernel of the task graph its buffers (inputs, then
+  /// outputs); the kernel's argument 0 holds their device addresses, and
+  /// a task's first_operand indexes it.
   std::vector<unsigned> addressTable;
   /// taskFields int32 per task (TaskField order).
   std::vector<int32_t> tasks;
@@ -86,8 +100,8 @@ struct MegaKernelSpec {
   std::vector<int32_t> queues;
   /// Per event, its trigger count in one run.
   std::vector<int32_t> needed;
-  /// Indices into the address table.
-  std::vector<int32_t> operands;
+  /// Event indices, per task its waits then its triggers.
+  std::vector<int32_t> eventLists;
   /// The task-graph kernels by kernel index, for messages.
   std::vector<std::string> taskKernels;
   /// A wait longer than this aborts the run; 0: no limit.

@@ -38,12 +38,13 @@ enum MegaKernelParam : unsigned {
   NeededParam,
   /// u64 per event: triggers so far, over all runs (never reset).
   CountersParam,
-  OperandsParam,
   /// u64[megaKernelStateWords] (StateWord order).
   StateParam,
   /// u64[tracePoints] per task (TracePoint order), or null: the
   /// %globaltimer nanoseconds of the task in the last run.
   TraceParam,
+  /// i32 per entry of event_lists.
+  EventListsParam,
   megaKernelParams
 };
 

@@ -59,7 +59,7 @@ def launch(kernel, args):
 
 def mega(name, kernel="smoke_mk", needed=NB, deadline=2000, shared=0,
          idle_workers=0, workers=64):
-    m = base(name, 2)
+    m = base(name, 5)
     m["kernels"] = [{"name": kernel}]
     m["buffers"] = [
         {"id": 0, "name": "arg0", "role": "input", "dtype": "f32", "shape": [N]},
@@ -71,11 +71,13 @@ def mega(name, kernel="smoke_mk", needed=NB, deadline=2000, shared=0,
     m["inputs"], m["outputs"] = [0], [2]
     # Tasks 0..NB-1 scale x into tmp and trigger event 0; tasks NB..2NB-1
     # wait for it and mix tmp (read through the view) into out.
+    # Records: body, kernel, block, waits (count, first, more), triggers
+    # (likewise), first operand.
     tasks = []
     for b in range(NB):
-        tasks += [0, 0, b, 0, 0, -1, 0, 0]
+        tasks += [0, 0, b, 0, 0, 0, -1, 0, 1, 0, 0, 0]
     for b in range(NB):
-        tasks += [1, 1, b, 0, 0, 0, -1, 2]
+        tasks += [1, 1, b, 0, 0, 1, 0, 0, 0, -1, 0, 2]
     queues, starts = [], [0]
     for w in range(workers):
         queues += [b for b in range(NB) if b % workers == w]
@@ -85,10 +87,10 @@ def mega(name, kernel="smoke_mk", needed=NB, deadline=2000, shared=0,
     m["steps"] = [{"kind": "megakernel", "kernel": kernel,
                    "grid": [workers + idle_workers, 1, 1], "block": [T, 1, 1],
                    "dynamic_shared_bytes": shared,
-                   "address_table": [0, 1, 2, 3],
+                   "address_table": [0, 1, 3, 2],
                    "tables": {"tasks": tasks, "queue_starts": starts,
                               "queues": queues, "needed": [needed],
-                              "operands": [0, 1, 3, 2]},
+                              "event_lists": []},
                    "task_kernels": ["k0_scale", "k1_mix"],
                    "deadline_ms": deadline}]
     return m

@@ -47,15 +47,16 @@ __device__ __forceinline__ u64 loadAcquire(const u64 *p) {
   return v;
 }
 
-__device__ void scaleBody(const u64 *addr, const int *ops, int bx) {
-  const float *x = (const float *)addr[ops[0]];
-  float *tmp = (float *)addr[ops[1]];
+// `ops`: the task's entries of the address table, its kernel's buffers.
+__device__ void scaleBody(const u64 *ops, int bx) {
+  const float *x = (const float *)ops[0];
+  float *tmp = (float *)ops[1];
   int i = bx * 256 + threadIdx.x;
   tmp[i] = 2.0f * x[i];
 }
-__device__ void mixBody(const u64 *addr, const int *ops, int bx) {
-  const float *tmp = (const float *)addr[ops[0]];
-  float *out = (float *)addr[ops[1]];
+__device__ void mixBody(const u64 *ops, int bx) {
+  const float *tmp = (const float *)ops[0];
+  float *out = (float *)ops[1];
   int i = bx * 256 + threadIdx.x;
   int j = ((bx + 1) % NB) * 256 + threadIdx.x;
   out[i] = tmp[i] + tmp[j];
@@ -66,8 +67,8 @@ __device__ void mixBody(const u64 *addr, const int *ops, int bx) {
 template <bool Late>
 __device__ void megaKernel(const u64 *addr, const int *tasks,
                            const int *queueStarts, const int *queues,
-                           const int *needed, u64 *counters,
-                           const int *operands, u64 *state) {
+                           const int *needed, u64 *counters, u64 *state,
+                           const int *eventLists) {
   int worker = blockIdx.x;
   u64 epoch = state[Epoch];
   u64 deadline = state[Deadline];
@@ -75,10 +76,11 @@ __device__ void megaKernel(const u64 *addr, const int *tasks,
     return;
   for (int q = queueStarts[worker]; q < queueStarts[worker + 1]; ++q) {
     int task = queues[q];
-    const int *record = tasks + 8 * task;
-    int event = record[5];
+    // Waits: count, first, more; triggers likewise; first operand.
+    const int *record = tasks + 12 * task;
     int gaveUp = 0;
-    if (threadIdx.x == 0 && event >= 0) {
+    for (int w = 0; threadIdx.x == 0 && !gaveUp && w < record[5]; ++w) {
+      int event = w == 0 ? record[6] : eventLists[record[7] + w - 1];
       u64 target = (epoch + 1) * (u64)needed[event];
       u64 start = globaltimer(), count;
       unsigned sleep = 32;
@@ -100,17 +102,18 @@ __device__ void megaKernel(const u64 *addr, const int *tasks,
     }
     if (__syncthreads_or(gaveUp))
       break;
-    const int *ops = operands + record[7];
+    const u64 *ops = addr + record[11];
     if (record[0] == 0)
-      scaleBody(addr, ops, record[2]);
+      scaleBody(ops, record[2]);
     else if (record[0] == 1)
-      mixBody(addr, ops, record[2]);
+      mixBody(ops, record[2]);
     __syncthreads();
-    int trigger = record[6];
-    if (threadIdx.x == 0 && trigger >= 0 &&
+    if (threadIdx.x == 0 && record[8] > 0 &&
         !(Late && epoch == 5 && task == 0)) {
       __threadfence();
-      atomicAdd(&counters[trigger], 1ull);
+      for (int t = 0; t < record[8]; ++t)
+        atomicAdd(&counters[t == 0 ? record[9] : eventLists[record[10] + t - 1]],
+                  1ull);
     }
   }
   if (threadIdx.x == 0) {
@@ -122,20 +125,21 @@ __device__ void megaKernel(const u64 *addr, const int *tasks,
   }
 }
 
+// The trace argument (7) is accepted and not written.
 extern "C" __global__ void __launch_bounds__(256)
     smoke_mk(const u64 *addr, const int *tasks, const int *queueStarts,
              const int *queues, const int *needed, u64 *counters,
-             const int *operands, u64 *state) {
-  megaKernel<false>(addr, tasks, queueStarts, queues, needed, counters,
-                    operands, state);
+             u64 *state, u64 *trace, const int *eventLists) {
+  megaKernel<false>(addr, tasks, queueStarts, queues, needed, counters, state,
+                    eventLists);
 }
 
 extern "C" __global__ void __launch_bounds__(256)
     smoke_mk_late(const u64 *addr, const int *tasks, const int *queueStarts,
                   const int *queues, const int *needed, u64 *counters,
-                  const int *operands, u64 *state) {
-  megaKernel<true>(addr, tasks, queueStarts, queues, needed, counters, operands,
-                   state);
+                  u64 *state, u64 *trace, const int *eventLists) {
+  megaKernel<true>(addr, tasks, queueStarts, queues, needed, counters, state,
+                   eventLists);
 }
 
 __device__ __forceinline__ void pdlWait() {
