@@ -138,6 +138,12 @@ def draw_input(generator, index, shape, dtype):
 # --------------------------------------------------------------- bundles ---
 
 
+# The manifest versions the baselines read: those of the runtime
+# (runtime/include/mirage_runtime/Manifest.h, checked by
+# tests/test_bundle.py).
+MANIFEST_VERSIONS = range(1, 6)
+
+
 class Bundle:
     """A bundle directory's manifest, with the lookups the baselines need."""
 
@@ -146,9 +152,9 @@ class Bundle:
         self.manifest = json.loads((self.path / "manifest.json").read_text())
         if self.manifest.get("format") != "mirage-bundle":
             raise ValueError(f"{self.path}: format is not 'mirage-bundle'")
-        # Versions 2 and 3 add mega-kernel steps and tensor map launch
-        # arguments, which the baselines never read.
-        if self.manifest.get("version") not in (1, 2, 3, 4):
+        # Versions 2 to 5 add mega-kernel steps (and change their tables)
+        # and tensor map launch arguments, which the baselines never read.
+        if self.manifest.get("version") not in MANIFEST_VERSIONS:
             raise ValueError(f"{self.path}: unknown manifest version "
                              f"{self.manifest.get('version')}")
         self.name = self.manifest.get("name") or self.path.name

@@ -1,6 +1,8 @@
 """Reading bundle manifests in the baselines (no PyTorch needed)."""
 
 import json
+import pathlib
+import re
 
 import pytest
 
@@ -20,10 +22,10 @@ def write_manifest(path, version):
     (path / "manifest.json").write_text(json.dumps(manifest))
 
 
-@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5])
 def test_known_versions_load(tmp_path, version):
-    """Versions 2 and 3 add mega-kernel steps and tensor map launch
-    arguments, which the baselines never read."""
+    """Versions 2 to 5 add mega-kernel steps (and change their tables) and
+    tensor map launch arguments, which the baselines never read."""
     write_manifest(tmp_path / "v", version)
     bundle = mb.Bundle(tmp_path / "v")
     assert bundle.name == "v" and bundle.program is None
@@ -31,6 +33,16 @@ def test_known_versions_load(tmp_path, version):
 
 
 def test_unknown_versions_are_refused(tmp_path):
-    write_manifest(tmp_path / "v", 5)
-    with pytest.raises(ValueError, match="unknown manifest version 5"):
+    write_manifest(tmp_path / "v", 6)
+    with pytest.raises(ValueError, match="unknown manifest version 6"):
         mb.Bundle(tmp_path / "v")
+
+
+def test_versions_are_the_runtimes():
+    """The baselines read exactly the versions mirage-run reads."""
+    header = (pathlib.Path(__file__).resolve().parents[2] / "include" /
+              "mirage_runtime" / "Manifest.h").read_text()
+    def constant(name):
+        return int(re.search(rf"{name} = (\d+);", header).group(1))
+    assert mb.MANIFEST_VERSIONS == range(constant("oldestManifestVersion"),
+                                         constant("manifestVersion") + 1)
