@@ -4,6 +4,7 @@
 // RUN: rm -rf %t && mirage-bundle %s -o %t --megakernel --workers=4 --ptxas=none 2>&1 | FileCheck %s --check-prefix=LOG
 // RUN: %PYTHON %S/Inputs/print-manifest.py %t/two_kernels_megakernel/manifest.json | FileCheck %s
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/two_kernels_megakernel/kernels.ptx
+// RUN: FileCheck %s --check-prefix=NOLOCAL --input-file=%t/two_kernels_megakernel/kernels.ptx
 
 // LOG: [1/1] two_kernels
 // LOG: reference: float64 interpreter on @two_kernels
@@ -17,20 +18,21 @@
 // CHECK: steps [{"address_table": [1, 0], "block": [128, 1, 1], "deadline_ms": 2000, "dynamic_shared_bytes": {{[0-9]+}}, "grid": [4, 1, 1], "kernel": "two_kernels_tasks", "kind": "megakernel", "tables": {"event_lists": [{{.*}}], "needed": [{{.*}}], "queue_starts": [0, {{.*}}], "queues": [{{.*}}], "tasks": [{{.*}}]}, "task_kernels": [{{.*}}]}]
 // CHECK: version 5
 
-// The worker loop's synchronization in the kernel: acquire polls with a sleep and
-// a clock, the compare-and-swap that records a hang, the barrier that
-// spreads it, and the release fence and relaxed adds that signal (their
-// order is checked in test/Conversion/tg-to-gpu.mlir: LLVM places the
-// blocks of the wait loop last).
+// The worker loop's synchronization in the kernel: the barrier that spreads
+// a wait's outcome, the release fence before the relaxed adds that signal
+// (on computed counter addresses: the end-of-run add is on the state), and
+// the wait itself, which LLVM places last: acquire polls with a sleep and a
+// clock, and the compare-and-swap that records a hang. No local memory.
 // PTX: .visible .entry two_kernels_tasks(
-// PTX-NOT: .local
+// PTX: bar.red.or.pred
+// PTX: fence.acq_rel.gpu;
+// PTX-NOT: bar.sync
+// PTX: atom.global.add.u64 %rd{{[0-9]+}}, [%rd{{[0-9]+}}], 1;
 // PTX-DAG: %globaltimer
 // PTX-DAG: ld.acquire.gpu.global.b64
 // PTX-DAG: nanosleep.u32
 // PTX-DAG: atom.relaxed.gpu.global.cas.b64
-// PTX-DAG: bar.red.or.pred
-// PTX-DAG: fence.acq_rel.gpu;
-// PTX-DAG: atom.global.add.u64
+// NOLOCAL-NOT: .local
 func.func @two_kernels(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
   %e = kn.exp %x : tensor<4x8xf16>
   %y = kn.mul_scalar %e, 2.0 : tensor<4x8xf16>

@@ -63,9 +63,10 @@ struct EventLists {
   /// in order: a task waiting on one event has that event's producers
   /// signal its events instead, a task signalling one event has that
   /// event's consumers wait on its events instead, whichever adds fewer
-  /// list entries. An event's activation stays the same: it waited for the
-  /// empty task, which waited for exactly those events. Returns how many
-  /// tasks were left out.
+  /// list entries. No task runs earlier than before: the events it waits on
+  /// are active only once what the empty task waited for has finished
+  /// (signalled by those producers now), or it waits on those events
+  /// itself. Returns how many tasks were left out.
   unsigned elideEmptyTasks(ArrayRef<bool> empty) {
     unsigned count = 0;
     for (int32_t task = 0; task < static_cast<int32_t>(empty.size()); ++task) {
@@ -368,7 +369,7 @@ FailureOr<WorkerQueues> megakernel::readWorkerQueues(tg::GraphOp graph) {
   }
   for (size_t worker = 0; worker + 1 < starts->size(); ++worker) {
     int32_t begin = (*starts)[worker], end = (*starts)[worker + 1];
-    if (begin < 0 || begin > end)
+    if (begin < 0 || begin > end || end > static_cast<int32_t>(queues->size()))
       return graph.emitOpError() << "has malformed mega-kernel queue starts";
     std::vector<uint32_t> &queue = result.queues.emplace_back();
     for (int32_t task : llvm::ArrayRef(*queues).slice(begin, end - begin)) {
