@@ -80,10 +80,12 @@ private:
   /// block reads of its read-only inputs (null where it reads none).
   void buildPrefetchers();
   void buildKernel();
-  /// The wait of one task, run by thread 0: spins until the event's counter
-  /// reaches this run's target or the deadline passes. Returns whether it
-  /// gave up (recording why in the state when it is the first to).
-  Value emitWait(OpBuilder &b, Value task, Value event);
+  /// The wait of one task on one event, run by thread 0: spins until the
+  /// event's counter reaches this run's target or the deadline, counted
+  /// from `start` (%globaltimer when the task's first wait began), passes.
+  /// Returns whether it gave up (recording why in the state when it is the
+  /// first to).
+  Value emitWait(OpBuilder &b, Value task, Value event, Value start);
   /// What a task's body needs from the tables: its body, block coordinates
   /// and buffer addresses (as many as the most any body takes, the ones
   /// past its kernel's unused).
@@ -376,7 +378,8 @@ void MegaKernelLowering::buildPrefetchers() {
   }
 }
 
-Value MegaKernelLowering::emitWait(OpBuilder &b, Value task, Value event) {
+Value MegaKernelLowering::emitWait(OpBuilder &b, Value task, Value event,
+                                   Value start) {
   // Read here rather than once per kernel: nothing holds them in registers
   // across task bodies.
   Value epoch = loadState(b, Epoch), deadline = loadState(b, Deadline);
@@ -386,7 +389,6 @@ Value MegaKernelLowering::emitWait(OpBuilder &b, Value task, Value event) {
   Value target = arith::MulIOp::create(
       b, loc, arith::AddIOp::create(b, loc, epoch, constI64(b, 1)), needed);
   Value counter = getElementPointer(b, args[CountersArg], event);
-  Value start = NVVM::GlobalTimerOp::create(b, loc, i64);
 
   auto spin = scf::WhileOp::create(b, loc, TypeRange{i32, i64, b.getI1Type()},
                                    ValueRange{constI32(b, kFirstSleepNs)});
@@ -579,13 +581,15 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   Value record = arith::MulIOp::create(b, loc, toIndex(b, task),
                                        constIndex(b, kTaskFields));
   TaskOperands operands = loadTaskOperands(b, record);
-  // Thread 0 waits on the task's events in turn, until one gives up.
+  // Thread 0 waits on the task's events in turn, until one gives up; the
+  // deadline bounds them together.
   Value none = arith::ConstantIntOp::create(b, loc, 0, 1);
   auto wait = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, isLeader,
                                 /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(wait.thenBlock());
+    Value start = NVVM::GlobalTimerOp::create(b, loc, b.getI64Type());
     auto events = scf::ForOp::create(b, loc, constIndex(b, 0),
                                      toIndex(b, loadField(b, record, Waits)),
                                      constIndex(b, 1), ValueRange{none});
@@ -598,8 +602,8 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
     b.setInsertionPointToStart(next.elseBlock());
     scf::YieldOp::create(
         b, loc,
-        emitWait(b, task,
-                 loadEvent(b, record, Waits, events.getInductionVar())));
+        emitWait(b, task, loadEvent(b, record, Waits, events.getInductionVar()),
+                 start));
     b.setInsertionPointAfter(next);
     scf::YieldOp::create(b, loc, next.getResult(0));
     b.setInsertionPointAfter(events);
