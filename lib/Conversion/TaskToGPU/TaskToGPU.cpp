@@ -4,9 +4,11 @@
 // gpu.module holding a device function per distinct block graph (the task
 // bodies, built by the block-graph lowering) and the kernel, whose CTAs are
 // the graph's workers. Each worker runs its queue from the tables
-// (MegaKernel.h): thread 0 waits on the task's event with acquire loads,
-// a barrier hands the wait to the CTA, the CTA runs the body, a barrier
-// collects its writes and thread 0 signals with a release add. Options:
+// (MegaKernel.h): every thread loads the task's body, block and buffer
+// addresses, thread 0 waits on the task's events with acquire loads, a
+// barrier hands the wait to the CTA, the CTA runs the body, a barrier
+// collects its writes and thread 0 signals each event the task triggers
+// (a release fence, then relaxed adds). Options:
 // the CTA prefetches into L2, before the wait, what a coming task reads of
 // the buffers no task writes (prefetch-bytes); workers claim tasks from one
 // shared counter instead of running fixed queues (dynamic-dispatch); with
@@ -103,7 +105,7 @@ private:
   /// with `addresses`, as device addresses (i64).
   void emitDispatch(OpBuilder &b, const TaskOperands &task,
                     ArrayRef<func::FuncOp> functions, bool addresses);
-  /// Runs task `task` (an i32 index): thread 0 waits on its event, the CTA
+  /// Runs task `task` (an i32 index): thread 0 waits on its events, the CTA
   /// runs its body and thread 0 signals. Returns whether the wait gave up
   /// (the same for every thread). With `claimNext`, thread 0 also claims
   /// the next task from the shared counter once its wait is over (so that
