@@ -35,6 +35,12 @@ parts=",${MIRAGE_PARTS:-run,baselines,torch},"
 rm -f "$outdir/results.json"
 cd "$(dirname "${BASH_SOURCE[0]}")"
 build=/tmp/mirage-runtime-build
+# A build of another package's runtime (a second package on the same
+# machine) would make cmake refuse this source directory: start afresh.
+if [ -f "$build/CMakeCache.txt" ] &&
+   ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$(pwd)/runtime" "$build/CMakeCache.txt"; then
+  rm -rf "$build"
+fi
 failed=0
 
 date -u
