@@ -1215,12 +1215,19 @@ Expected<std::string> mirage::runtime::readFile(const std::string &path) {
 
 Status mirage::runtime::writeFile(const std::string &path, const void *data,
                                   size_t size) {
-  std::FILE *file = std::fopen(path.c_str(), "wb");
+  // Written beside it, then renamed over it: a reader (or a process killed
+  // mid-write) never sees half a file.
+  const std::string partial = path + ".partial";
+  std::FILE *file = std::fopen(partial.c_str(), "wb");
   if (!file)
-    return Status::error(path + ": cannot create: " + std::strerror(errno));
+    return Status::error(partial + ": cannot create: " + std::strerror(errno));
   bool failed = std::fwrite(data, 1, size, file) != size;
   failed |= std::fclose(file) != 0;
-  if (failed)
-    return Status::error(path + ": write error: " + std::strerror(errno));
+  if (failed || std::rename(partial.c_str(), path.c_str()) != 0) {
+    Status error =
+        Status::error(path + ": write error: " + std::strerror(errno));
+    std::remove(partial.c_str());
+    return error;
+  }
   return Status::success();
 }

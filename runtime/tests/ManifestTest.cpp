@@ -844,4 +844,24 @@ TEST(ManifestTest, Files) {
   EXPECT_EQ(named.message(), "b/manifest.json: missing field \"format\"");
 }
 
+TEST(ManifestTest, WriteFileReplacesWholeFiles) {
+  std::string path = ::testing::TempDir() + "mirage_write_file_test.json";
+  ASSERT_TRUE(writeFile(path, "first", 5).ok());
+  ASSERT_TRUE(writeFile(path, "second", 6).ok());
+  Expected<std::string> contents = readFile(path);
+  ASSERT_TRUE(contents.ok()) << contents.message();
+  EXPECT_EQ(*contents, "second");
+  // Nothing is left beside it.
+  EXPECT_FALSE(readFile(path + ".partial").ok());
+  // A file that cannot be written leaves nothing behind either.
+  std::string missing = ::testing::TempDir() + "no-such-dir/results.json";
+  Status failed = writeFile(missing, "x", 1);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.message().find("no-such-dir/results.json.partial: cannot "
+                                  "create"),
+            std::string::npos)
+      << failed.message();
+  std::remove(path.c_str());
+}
+
 } // namespace

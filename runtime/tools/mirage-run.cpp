@@ -47,7 +47,9 @@ static const char *const usage =
     "                     launch); default graph\n"
     "  --deadline-ms N    mega-kernels: abandon a run whose wait takes\n"
     "                     longer (0: never; default: the manifest's)\n"
-    "  --json FILE        write the results there (default: stdout)\n"
+    "  --json FILE        write the results there (default: stdout), anew\n"
+    "                     after each bundle: a run cut short keeps the\n"
+    "                     bundles it finished\n"
     "  --dump-outputs DIR write output k to DIR/<bundle name>/output<k>.bin\n";
 
 namespace {
@@ -219,6 +221,25 @@ struct Supervisor {
     std::fprintf(stderr, "%s\n", summaryLine(result).c_str());
     allOk &= result.ok();
     results.push_back(toJson(result));
+    saveProgress();
+  }
+
+  /// The device and the results so far, as the output JSON.
+  std::string getJson() const {
+    JsonValue output = JsonValue::Object();
+    output.set("device", device);
+    output.set("results", results);
+    return writeJson(output) + "\n";
+  }
+
+  /// With --json, the results so far to the file.
+  void saveProgress() const {
+    if (options.jsonFile.empty())
+      return;
+    std::string text = getJson();
+    if (Status status = writeFile(options.jsonFile, text.data(), text.size());
+        !status.ok())
+      std::fprintf(stderr, "mirage-run: %s\n", status.message().c_str());
   }
 
   Status runAll() {
@@ -258,6 +279,7 @@ struct Supervisor {
           const JsonValue *ok = result->get("ok");
           allOk &= ok && ok->isBool() && ok->getBool();
           results.push_back(*result);
+          saveProgress();
           ++next;
         } else if (const JsonValue *error = message->get("setup_error")) {
           setupError = error->getString();
@@ -307,10 +329,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "mirage-run: %s\n", status.message().c_str());
     return 2;
   }
-  JsonValue output = JsonValue::Object();
-  output.set("device", std::move(supervisor.device));
-  output.set("results", std::move(supervisor.results));
-  std::string text = writeJson(output) + "\n";
+  std::string text = supervisor.getJson();
   if (options->jsonFile.empty()) {
     std::fputs(text.c_str(), stdout);
   } else if (Status status =

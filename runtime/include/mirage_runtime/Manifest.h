@@ -218,6 +218,8 @@ Expected<Manifest> loadManifest(const std::string &bundleDir);
 
 /// The contents of a file; errors name the path and the system's reason.
 Expected<std::string> readFile(const std::string &path);
+/// Writes `path` whole or not at all (a temporary beside it, renamed over
+/// it), so that a process killed mid-write leaves the previous contents.
 Status writeFile(const std::string &path, const void *data, size_t size);
 
 } // namespace mirage::runtime
