@@ -801,6 +801,18 @@ Status ManifestParser::parseMegaKernel(const JsonValue &value,
           readNameList(value, path, "task_kernels", mega.taskKernels);
       !status.ok())
     return status;
+  if (value.get("task_kernel_buffers")) {
+    if (Status status = readInt32Table(value, path, "task_kernel_buffers", 0,
+                                       mega.taskKernelBuffers);
+        !status.ok())
+      return status;
+    if (mega.taskKernelBuffers.size() != mega.taskKernels.size())
+      return fail(memberPath(path, "task_kernel_buffers"),
+                  "has " + std::to_string(mega.taskKernelBuffers.size()) +
+                      " entries, expected " +
+                      std::to_string(mega.taskKernels.size()) +
+                      " (one per task_kernels entry)");
+  }
   int64_t deadline;
   if (Status status =
           getInteger(value, path, "deadline_ms", 0, maxDeadlineMs, deadline);
@@ -943,6 +955,18 @@ Status ManifestParser::parseMegaKernel(const JsonValue &value,
                            first >= 0 && first < operandLimit,
                            "an index of address_table in [0, " +
                                std::to_string(operandLimit) + ")"));
+    // With the kernels' buffer counts, every buffer the task's body reads
+    // must be in the table.
+    if (kernel >= 0 && size_t(kernel) < mega.taskKernelBuffers.size()) {
+      int64_t buffers = mega.taskKernelBuffers[size_t(kernel)];
+      checks.push_back(
+          check(TaskField::FirstOperand, "first_operand",
+                first + buffers <= addressCount,
+                "at most " + std::to_string(addressCount - buffers) + " (" +
+                    mega.taskKernels[size_t(kernel)] + " takes " +
+                    std::to_string(buffers) + " buffers; address_table has " +
+                    std::to_string(addressCount) + " entries)"));
+    }
     for (const Status &status : checks)
       if (!status.ok())
         return status;

@@ -97,6 +97,7 @@ const char *const validMegaManifest = R"({
        "needed": [2],
        "event_lists": []},
      "task_kernels": ["k0_add", "k1_exp"],
+     "task_kernel_buffers": [2, 2],
      "deadline_ms": 2000},
     {"kind": "launch", "kernel": "k0", "grid": [1, 1, 1], "block": [32, 1, 1],
      "dynamic_shared_bytes": 0, "args": [2, 3]}
@@ -425,6 +426,7 @@ TEST(ManifestTest, ValidMegaKernel) {
   EXPECT_EQ(mega.queues, (std::vector<int32_t>{0, 2, 1, 3}));
   EXPECT_EQ(mega.needed, (std::vector<int32_t>{2}));
   EXPECT_EQ(mega.taskKernels, (std::vector<std::string>{"k0_add", "k1_exp"}));
+  EXPECT_EQ(mega.taskKernelBuffers, (std::vector<int32_t>{2, 2}));
   EXPECT_EQ(mega.deadlineMs, 2000u);
   EXPECT_EQ(manifest.steps[1].kind, Step::Kind::Launch);
 
@@ -842,6 +844,28 @@ TEST(ManifestTest, Files) {
   Expected<Manifest> named = parseManifest("{}", "b/manifest.json");
   ASSERT_FALSE(named.ok());
   EXPECT_EQ(named.message(), "b/manifest.json: missing field \"format\"");
+}
+
+TEST(ManifestTest, MegaKernelBufferCounts) {
+  // Optional: without them only first_operand itself is checked.
+  EXPECT_TRUE(parseManifest(replacedIn(validMegaManifest,
+                                       R"("task_kernel_buffers": [2, 2],)",
+                                       ""))
+                  .ok());
+  EXPECT_EQ(megaErrorWith(R"("task_kernel_buffers": [2, 2])",
+                          R"("task_kernel_buffers": [2])"),
+            "manifest.json: steps[0].task_kernel_buffers: has 1 entries, "
+            "expected 2 (one per task_kernels entry)");
+  EXPECT_EQ(megaErrorWith(R"("task_kernel_buffers": [2, 2])",
+                          R"("task_kernel_buffers": [2, -1])"),
+            "manifest.json: steps[0].task_kernel_buffers[1]: expected an "
+            "integer in [0, 2147483647], found -1");
+  // Task 2 (k1_exp, from entry 2) would read past the table's 4 entries.
+  EXPECT_EQ(megaErrorWith(R"("task_kernel_buffers": [2, 2])",
+                          R"("task_kernel_buffers": [2, 3])"),
+            "manifest.json: steps[0].tables.tasks[35]: task 2: first_operand "
+            "is 2, expected at most 1 (k1_exp takes 3 buffers; address_table "
+            "has 4 entries)");
 }
 
 TEST(ManifestTest, WriteFileReplacesWholeFiles) {

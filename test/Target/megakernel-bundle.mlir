@@ -15,7 +15,7 @@
 // CHECK: inputs [1]
 // CHECK: kernels [{"name": "two_kernels_tasks"}]
 // CHECK: outputs [0]
-// CHECK: steps [{"address_table": [1, 0], "block": [128, 1, 1], "deadline_ms": 2000, "dynamic_shared_bytes": {{[0-9]+}}, "grid": [4, 1, 1], "kernel": "two_kernels_tasks", "kind": "megakernel", "tables": {"event_lists": [{{.*}}], "needed": [{{.*}}], "queue_starts": [0, {{.*}}], "queues": [{{.*}}], "tasks": [{{.*}}]}, "task_kernels": [{{.*}}]}]
+// CHECK: steps [{"address_table": [1, 0], "block": [128, 1, 1], "deadline_ms": 2000, "dynamic_shared_bytes": {{[0-9]+}}, "grid": [4, 1, 1], "kernel": "two_kernels_tasks", "kind": "megakernel", "tables": {"event_lists": [{{.*}}], "needed": [{{.*}}], "queue_starts": [0, {{.*}}], "queues": [{{.*}}], "tasks": [{{.*}}]}, "task_kernel_buffers": [2], "task_kernels": [{{.*}}]}]
 // CHECK: version 5
 
 // The worker loop's synchronization in the kernel: the barrier that spreads

@@ -575,19 +575,24 @@ llvm::Error MegaKernelManifestBuilder::build(ModuleOp module, tg::GraphOp graph,
   auto addressTable = getTable(module, tables, megakernel::kOperandsTable);
   if (!addressTable)
     return addressTable.takeError();
-  json::Array taskKernels;
-  for (auto taskKernel : graph.getBodyBlock().getOps<tg::KernelOp>())
+  json::Array taskKernels, taskKernelBuffers;
+  for (auto taskKernel : graph.getBodyBlock().getOps<tg::KernelOp>()) {
     taskKernels.push_back(taskKernel.getSymName().str());
+    taskKernelBuffers.push_back(
+        static_cast<int64_t>(taskKernel->getNumOperands()));
+  }
   int64_t workers = static_cast<int64_t>(graph.getWorkers().value_or(0));
-  steps.push_back(json::Object{{"kind", "megakernel"},
-                               {"kernel", kernelName},
-                               {"grid", json::Array{workers, 1, 1}},
-                               {"block", json::Array{threads.getInt(), 1, 1}},
-                               {"dynamic_shared_bytes", shared.getInt()},
-                               {"address_table", std::move(*addressTable)},
-                               {"tables", std::move(tableArrays)},
-                               {"task_kernels", std::move(taskKernels)},
-                               {"deadline_ms", deadlineMs}});
+  steps.push_back(
+      json::Object{{"kind", "megakernel"},
+                   {"kernel", kernelName},
+                   {"grid", json::Array{workers, 1, 1}},
+                   {"block", json::Array{threads.getInt(), 1, 1}},
+                   {"dynamic_shared_bytes", shared.getInt()},
+                   {"address_table", std::move(*addressTable)},
+                   {"tables", std::move(tableArrays)},
+                   {"task_kernels", std::move(taskKernels)},
+                   {"task_kernel_buffers", std::move(taskKernelBuffers)},
+                   {"deadline_ms", deadlineMs}});
   return llvm::Error::success();
 }
 

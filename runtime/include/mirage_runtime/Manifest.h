@@ -104,6 +104,9 @@ struct MegaKernelSpec {
   std::vector<int32_t> eventLists;
   /// The task-graph kernels by kernel index, for messages.
   std::vector<std::string> taskKernels;
+  /// Optional: per task-graph kernel, how many buffers its body takes from
+  /// the address table (empty when the manifest does not say).
+  std::vector<int32_t> taskKernelBuffers;
   /// A wait longer than this aborts the run; 0: no limit.
   uint64_t deadlineMs = 0;
 
