@@ -92,6 +92,7 @@ def mega(name, kernel="smoke_mk", needed=NB, deadline=2000, shared=0,
                               "queues": queues, "needed": [needed],
                               "event_lists": []},
                    "task_kernels": ["k0_scale", "k1_mix"],
+                   "task_kernel_buffers": [2, 2],
                    "deadline_ms": deadline}]
     return m
 
