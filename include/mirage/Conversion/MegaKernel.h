@@ -5,7 +5,7 @@
 // the contract between the lowering, the bundle writer and the runtime.
 // Every worker CTA runs its queue of tasks; for each it waits on the task's
 // events, runs the task's body (its kernel's block graph for one block, on
-// the buffers whose addresses the buffer table holds) and signals the
+// the buffers whose addresses the address table holds) and signals the
 // events the task triggers. docs/MegaKernel.md has the design.
 //
 // The kernel's arguments, in order, each a bare pointer to device memory
@@ -154,9 +154,8 @@ struct Tables {
   llvm::SmallVector<int32_t> graphTasks;
   /// Per body, a kernel whose block graph (and buffer types) it runs.
   llvm::SmallVector<tg::KernelOp> bodies;
-  /// Per buffer (in graph order), its value, and the buffer holding its
-  /// storage (itself unless a view).
-  llvm::SmallVector<mlir::Value> buffers;
+  /// Per buffer (in graph order), the buffer holding its storage (itself
+  /// unless a view).
   llvm::SmallVector<int32_t> storage;
   int64_t workers = 0;
   int64_t threads = 0;

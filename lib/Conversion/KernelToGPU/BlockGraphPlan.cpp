@@ -327,12 +327,13 @@ void BlockGraphPlan::decideTma() {
   for (tb::InputIteratorOp iterator : pipelined) {
     TileLayout layout = getLayout(iterator.getResult());
     int64_t elementBytes = layout.getElementBytes();
-    // The copy engine swizzles whole 128-byte rows. Rows swizzled in smaller
-    // groups (6, 10, 12, ... chunks) are copied unswizzled instead, as they
-    // were before such rows were swizzled at all.
-    int64_t rowBytes = layout.shape.back() * elementBytes;
-    if (layout.swizzled && rowBytes % 128 != 0 &&
-        !llvm::isPowerOf2_64(rowBytes / 16))
+    // The copy engine swizzles a row's chunks in groups of min(chunks, 8).
+    // Rows our layout swizzles in smaller groups (6, 10, 12, ... chunks) are
+    // copied unswizzled instead, as they were before such rows were
+    // swizzled at all.
+    int64_t chunks = layout.shape.back() * elementBytes / 16;
+    if (layout.swizzled &&
+        getSwizzlePeriod(chunks) != std::min<int64_t>(chunks, 8))
       layout.swizzled = false;
     int64_t globalRowBytes =
         iterator.getInput().getType().getShape().back() * elementBytes;

@@ -125,7 +125,7 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
   llvm::DenseMap<Value, int32_t> bufferIndex;
   for (Operation &op : graph.getBodyBlock()) {
     Value value;
-    int32_t storage = static_cast<int32_t>(tables.buffers.size());
+    int32_t storage = static_cast<int32_t>(tables.storage.size());
     if (auto buffer = dyn_cast<tg::BufferOp>(op)) {
       value = buffer.getBuffer();
     } else if (auto view = dyn_cast<tg::ViewOp>(op)) {
@@ -134,8 +134,7 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
     } else {
       continue;
     }
-    bufferIndex[value] = static_cast<int32_t>(tables.buffers.size());
-    tables.buffers.push_back(value);
+    bufferIndex[value] = static_cast<int32_t>(tables.storage.size());
     tables.storage.push_back(storage);
   }
 
@@ -183,12 +182,11 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
         positions.push_back(static_cast<unsigned>(position));
   }
 
-  // Events.
+  // Events (their trigger counts follow from the lists below).
   llvm::DenseMap<Value, int32_t> eventIndex;
-  for (auto event : graph.getBodyBlock().getOps<tg::EventOp>()) {
-    eventIndex[event.getEvent()] = static_cast<int32_t>(tables.needed.size());
-    tables.needed.push_back(static_cast<int32_t>(event.getTriggers()));
-  }
+  for (auto event : graph.getBodyBlock().getOps<tg::EventOp>())
+    eventIndex.try_emplace(event.getEvent(),
+                           static_cast<int32_t>(eventIndex.size()));
 
   if (!tables.threads)
     return graph.emitOpError() << "has no kernels: nothing to run";
@@ -207,7 +205,7 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
     }
 
   // Each task's events, and the empty tasks the lists make unnecessary.
-  EventLists lists(tasks.size(), tables.needed.size());
+  EventLists lists(tasks.size(), eventIndex.size());
   SmallVector<bool> empty;
   for (auto [index, task] : llvm::enumerate(tasks)) {
     if (task.getLaunch() != tg::LaunchMode::AOT)
@@ -221,8 +219,8 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
     empty.push_back(task.getKind() == tg::TaskKind::Empty);
   }
   tables.elidedTasks = lists.elideEmptyTasks(empty);
-  for (auto [event, producers] : llvm::enumerate(lists.producers))
-    tables.needed[event] = static_cast<int32_t>(producers.size());
+  for (const SmallVector<int32_t, 2> &producers : lists.producers)
+    tables.needed.push_back(static_cast<int32_t>(producers.size()));
 
   // A wait is a same-SM hand-off when every triggering task ran earlier on
   // the same worker: the worker's own order (and the barrier after each
