@@ -71,9 +71,6 @@ constexpr llvm::StringLiteral kEventListsTable = "event_lists";
 /// the tables leave out the empty tasks whose events the lists carry. Read
 /// by the CPU executor only.
 constexpr llvm::StringLiteral kGraphTasksTable = "graph_tasks";
-/// Per buffer (tg.buffer and tg.view ops in graph order), the buffer whose
-/// device memory it uses: the runtime fills the address table from it.
-constexpr llvm::StringLiteral kStorageTable = "storage";
 
 /// The fields of a task record.
 enum TaskField : unsigned {
@@ -97,9 +94,9 @@ enum TaskField : unsigned {
   Triggers,
   Trigger,
   MoreTriggers,
-  /// Where the kernel's buffers start in the operand table (and the
-  /// addresses argument).
-  Operands,
+  /// Where the task's kernel's buffers start in the address table (one
+  /// entry per operand of each kernel).
+  FirstOperand,
   kTaskFields
 };
 
@@ -154,9 +151,6 @@ struct Tables {
   llvm::SmallVector<int32_t> graphTasks;
   /// Per body, a kernel whose block graph (and buffer types) it runs.
   llvm::SmallVector<tg::KernelOp> bodies;
-  /// Per buffer (in graph order), the buffer holding its storage (itself
-  /// unless a view).
-  llvm::SmallVector<int32_t> storage;
   int64_t workers = 0;
   int64_t threads = 0;
   /// Dependency edges by kind: waits that need a counter in device memory,

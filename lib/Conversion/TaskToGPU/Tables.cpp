@@ -121,21 +121,23 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
   tables.workers = static_cast<int64_t>(*graph.getWorkers());
   tables.dynamic = dynamic;
 
-  // Buffers, and the storage of views.
+  // Buffers, and per buffer (in graph order) the one holding its storage
+  // (itself unless a view).
   llvm::DenseMap<Value, int32_t> bufferIndex;
+  SmallVector<int32_t> storageOf;
   for (Operation &op : graph.getBodyBlock()) {
     Value value;
-    int32_t storage = static_cast<int32_t>(tables.storage.size());
+    int32_t storage = static_cast<int32_t>(storageOf.size());
     if (auto buffer = dyn_cast<tg::BufferOp>(op)) {
       value = buffer.getBuffer();
     } else if (auto view = dyn_cast<tg::ViewOp>(op)) {
       value = view.getView();
-      storage = tables.storage[bufferIndex.lookup(view.getSource())];
+      storage = storageOf[bufferIndex.lookup(view.getSource())];
     } else {
       continue;
     }
-    bufferIndex[value] = static_cast<int32_t>(tables.storage.size());
-    tables.storage.push_back(storage);
+    bufferIndex[value] = static_cast<int32_t>(storageOf.size());
+    storageOf.push_back(storage);
   }
 
   // Kernels: their buffers in the operand table, and their bodies.
@@ -165,14 +167,14 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
   llvm::DenseSet<int32_t> written;
   for (auto kernel : graph.getBodyBlock().getOps<tg::KernelOp>())
     for (Value output : kernel.getOutputs())
-      written.insert(tables.storage[bufferIndex.lookup(output)]);
+      written.insert(storageOf[bufferIndex.lookup(output)]);
   SmallVector<SmallVector<bool>> readOnly(tables.bodies.size());
   for (auto [index, kernel] :
        llvm::enumerate(graph.getBodyBlock().getOps<tg::KernelOp>())) {
     SmallVector<bool> &flags = readOnly[kernelBody[index]];
     flags.resize(kernel.getInputs().size(), true);
     for (auto [position, input] : llvm::enumerate(kernel.getInputs()))
-      if (written.contains(tables.storage[bufferIndex.lookup(input)]))
+      if (written.contains(storageOf[bufferIndex.lookup(input)]))
         flags[position] = false;
   }
   for (const SmallVector<bool> &flags : readOnly) {

@@ -465,7 +465,7 @@ MegaKernelLowering::loadTaskOperands(OpBuilder &b, Value taskRecord) {
   task.coordinates = {loadField(b, taskRecord, BlockX),
                       loadField(b, taskRecord, BlockY),
                       loadField(b, taskRecord, BlockZ)};
-  Value firstOperand = toIndex(b, loadField(b, taskRecord, Operands));
+  Value firstOperand = toIndex(b, loadField(b, taskRecord, FirstOperand));
   int64_t maxOperands = 0;
   for (tg::KernelOp kernel : tables.bodies)
     maxOperands =
@@ -908,7 +908,6 @@ LogicalResult MegaKernelLowering::lower() {
   addTable(kNeededTable, tables.needed);
   addTable(kOperandsTable, tables.operands);
   addTable(kEventListsTable, tables.eventLists);
-  addTable(kStorageTable, tables.storage);
   addTable(kGraphTasksTable, tables.graphTasks);
   graph->setAttr(
       kMegaKernelAttrName,
