@@ -8,7 +8,12 @@
 // would need the whole k extent in each task, unpipelined (31 against
 // 17 us). Ops left alone take the speed model's plan, not the partition
 // that only counts bytes (QKV: 96 tasks of 512x64 steps, 14.4 us, not 128
-// of 128x48, 17.4 us).
+// of 128x48, 17.4 us). Where the cheapest plan leaves workers idle, one
+// within 10% of it that gives (nearly) every worker a task in whole
+// 128-byte rows goes first: the gate/up projection is 128 tasks of
+// 256x192 steps, not 96 of 128x256, whose time varied from 45 to 58 us
+// with where the buffers were allocated; QKV stays 96 tasks, as 128 would
+// read 96-byte rows (docs/results/2026-11-27-h200-placement.md).
 // RUN: mirage-opt %examples/qwen3_decode.mlir --pass-pipeline='builtin.module(func.func(kn-fuse{persistent=true},kn-default-block-graphs{persistent=true}))' | FileCheck %s
 
 // CHECK-LABEL: func.func @qwen3_decode
@@ -24,3 +29,7 @@
 // CHECK:       tb.graph grid [8, 8, 2] threads 128 forloop 1
 // CHECK:       tb.exp
 // CHECK:       tb.matmul
+// The gate/up projection, one task per worker (of 132, the most a divisor
+// of its 24576 columns allows).
+// CHECK:       tb.graph grid [128] threads 128 forloop 16
+// CHECK:       tb.matmul %{{.*}}, %{{.*}} : !tb.tile<1x256xf16>, !tb.tile<256x192xf16>

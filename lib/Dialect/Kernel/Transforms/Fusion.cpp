@@ -48,6 +48,8 @@ constexpr int64_t kMaxGridYZ = 65535;
 /// Tiles are loaded and stored in runs of this many elements where the
 /// innermost dim allows (16 bytes of a 16-bit type).
 constexpr int64_t kVectorRun = 8;
+/// A cache line: a tile row that is a multiple of it reads no partial lines.
+constexpr int64_t kLineBytes = 128;
 /// Candidate plans whose block graphs are built and verified, cheapest
 /// first, before a group is given up.
 constexpr int kMaxPlansTried = 12;
@@ -58,6 +60,19 @@ constexpr int64_t kMaxAccumulatorRegisters = 128;
 /// A lone op gets a planned launch shape when its estimate beats its
 /// default kernel's by this fraction.
 constexpr double kRelaunchGain = 0.05;
+/// In a persistent kernel whose first-ranked plan leaves workers idle, a
+/// plan that gives (nearly: this fraction of) every worker a task, reading
+/// its tiles in whole 128-byte rows, goes first if its estimate is at most
+/// kFillWorkersTolerance above the cheapest (grid sizes are divisors: 128 tasks
+/// is as close as 132 workers get for the Qwen3 decode projections). A phase
+/// that leaves workers idle varies with where its buffers were allocated: on an
+/// H200 the decode layer's 96-task gate/up projection took 45 to 58 us from one
+/// load of the bundle to the next, as 128 tasks 46 to 48 us. Rows of partial
+/// lines cost more than idle workers: its QKV projection as 128 tasks of 48
+/// columns (96-byte rows) took 15.5 us in every load, as 96 tasks of 64
+/// columns 12.5 to 15.4 (docs/results/2026-11-27-h200-placement.md).
+constexpr double kFillWorkersFraction = 0.9;
+constexpr double kFillWorkersTolerance = 0.10;
 /// A split matmul's slices of k are at least this long: shorter ones make
 /// the partial products' tensor larger than the operands they save reading
 /// on fewer blocks.
@@ -141,10 +156,13 @@ public:
   bool isValid() const { return valid; }
 
   /// The cheapest plans of at most `maxBlocks` blocks and `maxThreads`
-  /// threads per block, best first, at most `limit`.
+  /// threads per block, best first, at most `limit`; with `workers` (a
+  /// persistent kernel's) and a first plan that leaves workers idle, those
+  /// near it that give (nearly) every worker a task, reading whole lines,
+  /// first (kFillWorkersFraction).
   SmallVector<Plan> getPlans(const DeviceModel &device, int64_t smemLimit,
                              int64_t maxBlocks, int64_t maxThreads,
-                             size_t limit);
+                             size_t limit, int64_t workers);
 
   /// Builds the plan's kernel before `insertionPoint`; null when its block
   /// graph does not verify or does not leave room for the lowering.
@@ -162,6 +180,9 @@ private:
   /// The tile of `value` under `plan`, read in `phase` (Body tiles take a
   /// loop chunk of the loop class).
   Shape getTile(Value value, const Plan &plan, Phase phase);
+  /// Whether every input tile of `plan` whose rows are cut reads rows of
+  /// whole 128-byte lines.
+  bool readsWholeLines(const Plan &plan);
   /// The data dim of `value` each grid dim of `plan` cuts, or kReplica.
   SmallVector<int64_t> getGridMap(Value value, const Plan &plan);
   /// The dim along which a post-loop input arrives in slices.
@@ -450,6 +471,16 @@ Shape Group::getTile(Value value, const Plan &plan, Phase phase) {
   return tile;
 }
 
+bool Group::readsWholeLines(const Plan &plan) {
+  return llvm::all_of(inputs, [&](Value input) {
+    Phase read =
+        plan.phases->postInputs.contains(input) ? Phase::Post : Phase::Body;
+    int64_t row = getTile(input, plan, read).back();
+    return row == shapeOf(input).back() ||
+           row * elementBytesOf(input) % kLineBytes == 0;
+  });
+}
+
 SmallVector<int64_t> Group::getGridMap(Value value, const Plan &plan) {
   SmallVector<int64_t> map;
   ArrayRef<int> dims = valueDims[value];
@@ -565,7 +596,7 @@ std::optional<double> Group::estimate(Plan &plan, const DeviceModel &device,
 
 SmallVector<Plan> Group::getPlans(const DeviceModel &device, int64_t smemLimit,
                                   int64_t maxBlocks, int64_t maxThreads,
-                                  size_t limit) {
+                                  size_t limit, int64_t workers) {
   SmallVector<Plan> plans;
   if (!valid)
     return plans;
@@ -700,6 +731,17 @@ SmallVector<Plan> Group::getPlans(const DeviceModel &device, int64_t smemLimit,
     return std::make_tuple(band(plans[a]), blocks(plans[a]), a) <
            std::make_tuple(band(plans[b]), blocks(plans[b]), b);
   });
+  // Where the first leaves workers idle, plans near the cheapest that
+  // occupy them (in whole lines) go first.
+  auto fillsWorkers = [&](const Plan &plan) {
+    return blocks(plan) >= kFillWorkersFraction * workers;
+  };
+  if (workers > 0 && !order.empty() && !fillsWorkers(plans[order.front()]))
+    std::stable_partition(order.begin(), order.end(), [&](size_t i) {
+      return fillsWorkers(plans[i]) &&
+             plans[i].cost <= (1 + kFillWorkersTolerance) * best &&
+             readsWholeLines(plans[i]);
+    });
   SmallVector<Plan> sorted;
   for (size_t i = 0; i < order.size() && i < limit; ++i)
     sorted.push_back(plans[order[i]]);
@@ -1030,8 +1072,9 @@ private:
 std::optional<std::pair<double, int64_t>>
 Fuser::getBuildableCost(ArrayRef<Operation *> ops) {
   Group group(ops, function.getBody().front());
-  for (const Plan &plan : group.getPlans(device, smemLimit, maxBlocks,
-                                         maxThreads, kMaxPlansTried)) {
+  for (const Plan &plan :
+       group.getPlans(device, smemLimit, maxBlocks, maxThreads, kMaxPlansTried,
+                      persistentWorkers)) {
     KernelOp kernel = group.build(plan, group.getOps().back(), smemLimit);
     if (!kernel)
       continue;
@@ -1198,8 +1241,9 @@ const Fuser::Best *Fuser::getBest(ArrayRef<int> members) {
     ops.push_back(candidates[index]);
   best.group = std::make_shared<Group>(ops, function.getBody().front());
   // The cheapest plan whose block graph verifies and lowers.
-  for (const Plan &plan : best.group->getPlans(device, smemLimit, maxBlocks,
-                                               maxThreads, kMaxPlansTried)) {
+  for (const Plan &plan :
+       best.group->getPlans(device, smemLimit, maxBlocks, maxThreads,
+                            kMaxPlansTried, persistentWorkers)) {
     KernelOp kernel =
         best.group->build(plan, best.group->getOps().back(), smemLimit);
     if (!kernel)
@@ -1411,8 +1455,9 @@ LogicalResult Fuser::run() {
     if (!group.isValid())
       continue;
     Operation *last = group.getOps().back();
-    SmallVector<Plan> plans = group.getPlans(device, smemLimit, maxBlocks,
-                                             maxThreads, kMaxPlansTried);
+    SmallVector<Plan> plans =
+        group.getPlans(device, smemLimit, maxBlocks, maxThreads, kMaxPlansTried,
+                       persistentWorkers);
     KernelOp kernel;
     for (const Plan &plan : plans)
       if ((kernel = group.build(plan, last, smemLimit)))

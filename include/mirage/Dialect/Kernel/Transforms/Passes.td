@@ -134,7 +134,10 @@ def KnFuse : Pass<"kn-fuse", "::mlir::func::FuncOp"> {
     worker, as `mirage-to-task-graph` needs; an op left unfused is costed
     with the partition `kn-default-block-graphs{persistent}` gives it, and
     an op left alone always takes its planned launch shape where it has
-    one.
+    one. Where the cheapest plan leaves workers idle, a plan within 10% of
+    it that gives at least 90% of them a task, reading its tiles in whole
+    128-byte rows, is taken instead: such a phase's time depends on where
+    its buffers were allocated (docs/Fusion.md).
 
     Fusion patterns this covers (test/Conversion/fuse.mlir): elementwise
     and broadcast chains; softmax, norms and mean/variance chains with their
