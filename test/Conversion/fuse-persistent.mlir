@@ -32,4 +32,5 @@
 // The gate/up projection, one task per worker (of 132, the most a divisor
 // of its 24576 columns allows).
 // CHECK:       tb.graph grid [128] threads 128 forloop 16
+// CHECK-NOT:   tb.graph
 // CHECK:       tb.matmul %{{.*}}, %{{.*}} : !tb.tile<1x256xf16>, !tb.tile<256x192xf16>

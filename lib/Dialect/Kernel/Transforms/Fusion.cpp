@@ -61,16 +61,17 @@ constexpr int64_t kMaxAccumulatorRegisters = 128;
 /// default kernel's by this fraction.
 constexpr double kRelaunchGain = 0.05;
 /// In a persistent kernel whose first-ranked plan leaves workers idle, a
-/// plan that gives (nearly: this fraction of) every worker a task, reading
-/// its tiles in whole 128-byte rows, goes first if its estimate is at most
-/// kFillWorkersTolerance above the cheapest (grid sizes are divisors: 128 tasks
-/// is as close as 132 workers get for the Qwen3 decode projections). A phase
-/// that leaves workers idle varies with where its buffers were allocated: on an
-/// H200 the decode layer's 96-task gate/up projection took 45 to 58 us from one
-/// load of the bundle to the next, as 128 tasks 46 to 48 us. Rows of partial
-/// lines cost more than idle workers: its QKV projection as 128 tasks of 48
-/// columns (96-byte rows) took 15.5 us in every load, as 96 tasks of 64
-/// columns 12.5 to 15.4 (docs/results/2026-11-27-h200-placement.md).
+/// plan that gives (nearly: this fraction of) every worker a task in each
+/// round, reading its tiles in whole 128-byte rows, goes first if its
+/// estimate is at most kFillWorkersTolerance above the cheapest (grid
+/// sizes are divisors: 128 tasks is as close as 132 workers get for the
+/// Qwen3 decode projections). A phase that leaves workers idle varies with
+/// where its buffers were allocated: on an H200 the decode layer's 96-task
+/// gate/up projection took 45 to 58 us from one load of the bundle to the
+/// next, as 128 tasks 46 to 48 us. Rows of partial lines cost more than
+/// idle workers: its QKV projection as 128 tasks of 48 columns (96-byte
+/// rows) took 15.5 us in every load, as 96 tasks of 64 columns 12.5 to
+/// 15.4 (docs/results/2026-11-27-h200-placement.md).
 constexpr double kFillWorkersFraction = 0.9;
 constexpr double kFillWorkersTolerance = 0.10;
 /// A split matmul's slices of k are at least this long: shorter ones make
@@ -472,12 +473,24 @@ Shape Group::getTile(Value value, const Plan &plan, Phase phase) {
 }
 
 bool Group::readsWholeLines(const Plan &plan) {
-  return llvm::all_of(inputs, [&](Value input) {
-    Phase read =
-        plan.phases->postInputs.contains(input) ? Phase::Post : Phase::Body;
-    int64_t row = getTile(input, plan, read).back();
+  // The innermost extent of what one step reads of `input` in `phase`: a
+  // post-loop input arrives in forloop slices along its slice dim.
+  auto wholeLines = [&](Value input, Phase phase) {
+    Shape tile = getTile(input, plan, phase);
+    if (tile.empty())
+      return true;
+    int64_t row = tile.back();
+    if (phase == Phase::Post && plan.forloop > 1 &&
+        getSliceDim(input, plan) == static_cast<int64_t>(tile.size() - 1))
+      row /= plan.forloop;
     return row == shapeOf(input).back() ||
            row * elementBytesOf(input) % kLineBytes == 0;
+  };
+  return llvm::all_of(inputs, [&](Value input) {
+    bool post = plan.phases->postInputs.contains(input);
+    bool body = !post || plan.phases->bodyInputs.contains(input);
+    return (!post || wholeLines(input, Phase::Post)) &&
+           (!body || wholeLines(input, Phase::Body));
   });
 }
 
@@ -732,19 +745,27 @@ SmallVector<Plan> Group::getPlans(const DeviceModel &device, int64_t smemLimit,
            std::make_tuple(band(plans[b]), blocks(plans[b]), b);
   });
   // Where the first leaves workers idle, plans near the cheapest that
-  // occupy them (in whole lines) go first.
+  // occupy them (every round of tasks nearly full, in whole lines) go
+  // first, at most half of those returned, so that the cheapest are still
+  // tried when none of them builds.
   auto fillsWorkers = [&](const Plan &plan) {
-    return blocks(plan) >= kFillWorkersFraction * workers;
+    int64_t lastRound = blocks(plan) % workers;
+    return blocks(plan) >= kFillWorkersFraction * workers &&
+           (lastRound == 0 || lastRound >= kFillWorkersFraction * workers);
   };
+  SmallVector<size_t> first;
   if (workers > 0 && !order.empty() && !fillsWorkers(plans[order.front()]))
-    std::stable_partition(order.begin(), order.end(), [&](size_t i) {
-      return fillsWorkers(plans[i]) &&
-             plans[i].cost <= (1 + kFillWorkersTolerance) * best &&
-             readsWholeLines(plans[i]);
-    });
+    for (size_t i : order)
+      if (first.size() < limit / 2 && fillsWorkers(plans[i]) &&
+          plans[i].cost <= (1 + kFillWorkersTolerance) * best &&
+          readsWholeLines(plans[i]))
+        first.push_back(i);
   SmallVector<Plan> sorted;
-  for (size_t i = 0; i < order.size() && i < limit; ++i)
-    sorted.push_back(plans[order[i]]);
+  for (size_t i : first)
+    sorted.push_back(plans[i]);
+  for (size_t i : order)
+    if (sorted.size() < limit && !llvm::is_contained(first, i))
+      sorted.push_back(plans[i]);
   return sorted;
 }
 
