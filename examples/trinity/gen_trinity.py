@@ -22,6 +22,8 @@ for the down projection): random inputs in [-1, 1) stand in for trained
 weights of magnitude 1/sqrt(fan-in), so that the verifier's float64 and f16
 range checks see values of the size a model sees (Trinity's IR has neither
 these scales nor the 1/sqrt(d) of the softmax; without them exp overflows).
+Bundle them with `mirage-bundle --scale-weights=false`, which keeps the
+weights in [-1, 1) too (docs/Bundle.md).
 
 Python 3 standard library only; the kn builder is examples/decoder/gen_decoder.py's.
 """

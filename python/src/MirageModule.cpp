@@ -288,41 +288,39 @@ public:
     return tensor;
   }
 
-  /// Creates op `name` of operator `kind`: the record's shape rule gives the
-  /// result types (or the error raised as ValueError).
-  std::vector<PyTensor> make(mirage::OpKind kind, const std::string &name,
+  /// Creates the kn op of operator `kind` with `params`: the record's shape
+  /// rule gives the result types (or the error raised as ValueError).
+  std::vector<PyTensor> make(mirage::OpKind kind,
                              const std::vector<PyTensor> &operands,
-                             const mirage::OpParams &params,
-                             std::vector<NamedAttribute> attributes = {}) {
+                             const mirage::OpParams &params = {}) {
     checkOpen();
+    std::string name = ("kn." + mirage::getOpInfo(kind).name).str();
     SmallVector<Value> values;
     SmallVector<ArrayRef<int64_t>> shapes;
     Type element;
     for (const PyTensor &operand : operands) {
       if (operand.value.getParentBlock() != entry)
-        throw py::value_error("kn." + name +
-                              ": an operand belongs to another graph");
+        throw py::value_error(name + ": an operand belongs to another graph");
       auto type = cast<RankedTensorType>(operand.value.getType());
       if (element && type.getElementType() != element)
-        throw py::value_error("kn." + name +
-                              ": operands have different element types");
+        throw py::value_error(name + ": operands have different element types");
       element = type.getElementType();
       values.push_back(operand.value);
       shapes.push_back(type.getShape());
     }
     auto inferred = mirage::inferShapes(kind, shapes, params);
     if (!inferred)
-      throw py::value_error("kn." + name + ": " +
-                            llvm::toString(inferred.takeError()));
+      throw py::value_error(name + ": " + llvm::toString(inferred.takeError()));
     SmallVector<Type> types;
     for (const mirage::Shape &shape : *inferred)
       types.push_back(RankedTensorType::get(shape, element));
 
-    OperationState state(loc, "kn." + name);
-    state.addOperands(values);
-    state.addTypes(types);
-    state.addAttributes(attributes);
-    Operation *op = builder.create(state);
+    FailureOr<Operation *> created = mirage::kn::createOperatorOp(
+        builder, loc, kind, values, types,
+        mirage::getOpAttributes(kind, params, builder));
+    if (failed(created))
+      throw py::value_error(name + ": no such kn op");
+    Operation *op = *created;
     DiagnosticCollector diagnostics(context.get());
     if (failed(verify(op))) {
       op->erase();
@@ -334,11 +332,9 @@ public:
     return results;
   }
 
-  PyTensor make1(mirage::OpKind kind, const std::string &name,
-                 const std::vector<PyTensor> &operands,
-                 const mirage::OpParams &params = {},
-                 std::vector<NamedAttribute> attributes = {}) {
-    return make(kind, name, operands, params, std::move(attributes)).front();
+  PyTensor make1(mirage::OpKind kind, const std::vector<PyTensor> &operands,
+                 const mirage::OpParams &params = {}) {
+    return make(kind, operands, params).front();
   }
 
   void output(const std::vector<PyTensor> &results) {
@@ -365,8 +361,6 @@ public:
   }
 
   std::string str() { return print(*module); }
-
-  Builder &getBuilder() { return builder; }
 
 private:
   void checkOpen() const {
@@ -484,44 +478,33 @@ PYBIND11_MODULE(_mirage, m) {
       continue;
     std::string name = info.name.str();
     if (info.minOperands == 2) {
-      graph.def(name.c_str(),
-                [kind, name](PyKernelGraph &g, PyTensor a, PyTensor b) {
-                  return g.make1(kind, name, {a, b});
-                });
+      graph.def(name.c_str(), [kind](PyKernelGraph &g, PyTensor a, PyTensor b) {
+        return g.make1(kind, {a, b});
+      });
     } else if (!usesScalar(*mirage::getOpFormula(kind))) {
-      graph.def(name.c_str(), [kind, name](PyKernelGraph &g, PyTensor x) {
-        return g.make1(kind, name, {x});
+      graph.def(name.c_str(), [kind](PyKernelGraph &g, PyTensor x) {
+        return g.make1(kind, {x});
       });
     } else {
-      graph.def(name.c_str(), [kind, name](PyKernelGraph &g, PyTensor x,
-                                           double scalar) {
-        mirage::OpParams params;
-        params.scalar = scalar;
-        return g.make1(kind, name, {x}, params,
-                       {g.getBuilder().getNamedAttr(
-                           "scalar", g.getBuilder().getF64FloatAttr(scalar))});
-      });
+      graph.def(name.c_str(),
+                [kind](PyKernelGraph &g, PyTensor x, double scalar) {
+                  mirage::OpParams params;
+                  params.scalar = scalar;
+                  return g.make1(kind, {x}, params);
+                });
     }
   }
-  struct Named {
-    const char *name;
-    K kind;
-  };
   graph.def("all_reduce", [](PyKernelGraph &g, PyTensor x) {
-    return g.make1(K::AllReduce, "all_reduce", {x});
+    return g.make1(K::AllReduce, {x});
   });
   graph.def("matmul", [](PyKernelGraph &g, PyTensor a, PyTensor b) {
-    return g.make1(K::Matmul, "matmul", {a, b});
+    return g.make1(K::Matmul, {a, b});
   });
-  for (Named op :
-       {Named{"reduce_sum", K::ReduceSum}, Named{"reduce_max", K::ReduceMax}})
+  for (K kind : {K::ReduceSum, K::ReduceMax})
     graph.def(
-        op.name,
-        [op](PyKernelGraph &g, PyTensor x, int64_t dim, bool keepdim) {
-          Builder &b = g.getBuilder();
-          return g.make1(op.kind, op.name, {x}, dimParams(dim, keepdim),
-                         {b.getNamedAttr("dim", b.getI64IntegerAttr(dim)),
-                          b.getNamedAttr("keepdim", b.getBoolAttr(keepdim))});
+        mirage::getOpInfo(kind).name.str().c_str(),
+        [kind](PyKernelGraph &g, PyTensor x, int64_t dim, bool keepdim) {
+          return g.make1(kind, {x}, dimParams(dim, keepdim));
         },
         py::arg("x"), py::arg("dim"), py::arg("keepdim") = true);
 
@@ -534,42 +517,32 @@ PYBIND11_MODULE(_mirage, m) {
           operands.push_back(*weight);
         mirage::OpParams params;
         params.scalar = eps;
-        Builder &b = g.getBuilder();
-        return g.make1(K::RmsNorm, "rms_norm", operands, params,
-                       {b.getNamedAttr("eps", b.getF64FloatAttr(eps))});
+        return g.make1(K::RmsNorm, operands, params);
       },
       py::arg("x"), py::arg("weight") = py::none(), py::arg("eps") = 0.0);
   graph.def(
       "concat",
       [](PyKernelGraph &g, const std::vector<PyTensor> &inputs, int64_t dim) {
-        Builder &b = g.getBuilder();
-        return g.make1(K::Concat, "concat", inputs, dimParams(dim),
-                       {b.getNamedAttr("dim", b.getI64IntegerAttr(dim))});
+        return g.make1(K::Concat, inputs, dimParams(dim));
       },
       py::arg("inputs"), py::arg("dim"));
   graph.def(
       "split",
       [](PyKernelGraph &g, PyTensor x, int64_t dim,
          const std::vector<int64_t> &sizes) {
-        Builder &b = g.getBuilder();
-        return g.make(K::Split, "split", {x}, intsParams(sizes, dim),
-                      {b.getNamedAttr("dim", b.getI64IntegerAttr(dim)),
-                       b.getNamedAttr("sizes", b.getDenseI64ArrayAttr(sizes))});
+        return g.make(K::Split, {x}, intsParams(sizes, dim));
       },
       py::arg("x"), py::arg("dim"), py::arg("sizes"));
   graph.def(
       "reshape",
       [](PyKernelGraph &g, PyTensor x, const std::vector<int64_t> &shape) {
-        return g.make1(K::Reshape, "reshape", {x}, intsParams(shape));
+        return g.make1(K::Reshape, {x}, intsParams(shape));
       },
       py::arg("x"), py::arg("shape"));
   graph.def(
       "transpose",
       [](PyKernelGraph &g, PyTensor x, const std::vector<int64_t> &perm) {
-        Builder &b = g.getBuilder();
-        return g.make1(
-            K::Transpose, "transpose", {x}, intsParams(perm),
-            {b.getNamedAttr("permutation", b.getDenseI64ArrayAttr(perm))});
+        return g.make1(K::Transpose, {x}, intsParams(perm));
       },
       py::arg("x"), py::arg("permutation"));
 }

@@ -3,10 +3,14 @@
 // on those inputs stops the bundle.
 // RUN: rm -rf %t && mirage-bundle %s -o %t --ptxas=none --function norm_linear
 // RUN: %PYTHON %S/Inputs/print-manifest.py %t/norm_linear/manifest.json | FileCheck %s
+// RUN: rm -rf %t && mirage-bundle %s -o %t --ptxas=none --function norm_linear --scale-weights=false
+// RUN: %PYTHON %S/Inputs/print-manifest.py %t/norm_linear/manifest.json | FileCheck %s --check-prefix=UNSCALED
 // RUN: not mirage-bundle %s -o %t --ptxas=none --function square_root 2>&1 | FileCheck %s --check-prefix=NONFINITE
 
 // The weight's fan-in is 64: scale 1/8. The norm weight and x keep 1.
 // CHECK: inputs_generator {"high": 1, "kind": "uniform", "low": -1, "scales": [1, 1, 0.125], "seed": 1}
+// With --scale-weights=false (programs that scale their products), all 1.
+// UNSCALED: inputs_generator {"high": 1, "kind": "uniform", "low": -1, "scales": [1, 1, 1], "seed": 1}
 func.func @norm_linear(%x: tensor<4x64xf16>, %g: tensor<64xf16>, %w: tensor<64x8xf16>) -> tensor<4x8xf16> {
   %y = kn.rms_norm %x weight %g {eps = 1.0e-6 : f64} : tensor<4x64xf16>, tensor<64xf16>
   %z = kn.matmul %y, %w : tensor<4x64xf16>, tensor<64x8xf16>

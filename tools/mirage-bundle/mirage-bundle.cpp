@@ -58,6 +58,12 @@ static cl::opt<uint64_t> seed("seed", cl::init(1),
 static cl::opt<bool> noReference("no-reference",
                                  cl::desc("Skip the float64 reference"),
                                  cl::cat(bundleCategory));
+static cl::opt<bool> scaleWeights(
+    "scale-weights", cl::init(true),
+    cl::desc("Scale each weight input (a matmul's right operand) by "
+             "1/sqrt(fan-in); =false for programs that scale the "
+             "products themselves (examples/trinity)"),
+    cl::cat(bundleCategory));
 static cl::opt<std::string>
     ptxas("ptxas",
           cl::desc("ptxas to use, or 'none' for PTX only "
@@ -179,6 +185,7 @@ int main(int argc, char **argv) {
   options.ptx = ptx;
   options.seed = seed;
   options.computeReference = !noReference;
+  options.scaleWeights = scaleWeights;
   options.ptxas = ptxas;
   options.source = inputFile;
   options.targetBlocks = targetBlocks;

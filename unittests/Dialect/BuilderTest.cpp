@@ -91,6 +91,62 @@ TEST_F(BuilderTest, EveryOpBindsToTheRecordOfItsMnemonic) {
   EXPECT_EQ(bound, 85);
 }
 
+TEST_F(BuilderTest, FactoryBuildsTheOpOfEveryKindAtEachLevel) {
+  // createOperatorOp finds, from each dialect's generated op list, the op
+  // that binds to a kind: the same ops as the registered ones, no more.
+  OpBuilder builder(&context);
+  Location loc = builder.getUnknownLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+  using Factory = decltype(&kn::createOperatorOp);
+  std::pair<StringRef, Factory> levels[] = {{"kn", kn::createOperatorOp},
+                                            {"tb", tb::createOperatorOp},
+                                            {"th", th::createOperatorOp}};
+  int built = 0;
+  for (auto [level, create] : levels) {
+    for (unsigned i = 0; i < kNumOpKinds; ++i) {
+      auto kind = static_cast<OpKind>(i);
+      std::string name = (level + "." + getOpInfo(kind).name).str();
+      bool registered =
+          RegisteredOperationName::lookup(name, &context).has_value();
+      FailureOr<Operation *> op = create(builder, loc, kind, {}, {}, {});
+      ASSERT_EQ(succeeded(op), registered) << name;
+      if (failed(op))
+        continue;
+      ++built;
+      EXPECT_EQ((*op)->getName().getStringRef(), name);
+      EXPECT_EQ(cast<SemanticsOpInterface>(*op).getOpKind(), kind) << name;
+      (*op)->erase();
+    }
+  }
+  // Every op bound to a record (EveryOpBindsToTheRecordOfItsMnemonic).
+  EXPECT_EQ(built, 85);
+}
+
+TEST_F(BuilderTest, FactoryOpsTakeTheRecordsAttributes) {
+  OpBuilder builder(&context);
+  Location loc = builder.getUnknownLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto function = func::FuncOp::create(
+      builder, loc, "f", builder.getFunctionType({tensor({4, 8})}, {}));
+  Block *entry = function.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  OpParams params;
+  params.dim = 1;
+  params.ints = {2, 6};
+  FailureOr<Operation *> split =
+      kn::createOperatorOp(builder, loc, OpKind::Split, entry->getArgument(0),
+                           {tensor({4, 2}), tensor({4, 6})},
+                           getOpAttributes(OpKind::Split, params, builder));
+  ASSERT_TRUE(succeeded(split));
+  func::ReturnOp::create(builder, loc);
+  EXPECT_TRUE(succeeded(verify(*module)));
+  OpParams read = cast<SemanticsOpInterface>(*split).getOpParams();
+  EXPECT_EQ(read.dim, 1);
+  EXPECT_EQ(read.ints, params.ints);
+}
+
 TEST_F(BuilderTest, FailedInferenceReportsTheShapeRuleMessage) {
   OpBuilder builder(&context);
   Location loc = builder.getUnknownLoc();

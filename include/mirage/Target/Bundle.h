@@ -26,6 +26,9 @@ struct BundleOptions {
   uint64_t seed = 1;
   /// Compute reference.bin with the float64 interpreter.
   bool computeReference = true;
+  /// Scale each weight input by 1/sqrt(fan-in) (docs/Bundle.md); off for
+  /// programs that scale their contractions' results themselves.
+  bool scaleWeights = true;
   /// ptxas to assemble the cubin with; empty: search PATH and
   /// /usr/local/cuda/bin; "none": write PTX only.
   std::string ptxas;

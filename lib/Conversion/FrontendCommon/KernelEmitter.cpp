@@ -7,6 +7,7 @@
 
 #include "mirage/Conversion/Frontend/FrontendConversion.h"
 
+#include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/IR/SemanticsOpInterface.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -32,10 +33,6 @@ bool frontend::isKernelTensorType(Type type) {
   return element.isF16() || element.isBF16() || element.isF32();
 }
 
-static std::string kernelOpName(OpKind kind) {
-  return ("kn." + getOpInfo(kind).name).str();
-}
-
 FailureOr<Value> KernelEmitter::create(OpKind kind, const OpParams &params,
                                        ValueRange operands, Location loc,
                                        Refusal &why) {
@@ -44,16 +41,22 @@ FailureOr<Value> KernelEmitter::create(OpKind kind, const OpParams &params,
     shapes.push_back(cast<ShapedType>(operand.getType()).getShape());
   auto inferred = inferShapes(kind, shapes, params);
   if (!inferred) {
-    why.message = kernelOpName(kind) + ": " + toString(inferred.takeError());
+    why.message = ("kn." + getOpInfo(kind).name + ": ").str() +
+                  toString(inferred.takeError());
     return failure();
   }
   Type element = cast<ShapedType>(operands[0].getType()).getElementType();
-  OperationState state(loc, kernelOpName(kind));
-  state.addOperands(operands);
+  SmallVector<Type, 1> types;
   for (const Shape &shape : *inferred)
-    state.addTypes(RankedTensorType::get(shape, element));
-  state.addAttributes(getOpAttributes(kind, params, builder));
-  return builder.create(state)->getResult(0);
+    types.push_back(RankedTensorType::get(shape, element));
+  FailureOr<Operation *> op =
+      kn::createOperatorOp(builder, loc, kind, operands, types,
+                           getOpAttributes(kind, params, builder));
+  if (failed(op)) {
+    why.message = ("no kn op for operator " + getOpInfo(kind).name).str();
+    return failure();
+  }
+  return (*op)->getResult(0);
 }
 
 FailureOr<SmallVector<Value>> KernelEmitter::split(Value input, int64_t dim,
@@ -70,12 +73,12 @@ FailureOr<SmallVector<Value>> KernelEmitter::split(Value input, int64_t dim,
     return failure();
   }
   Type element = cast<ShapedType>(input.getType()).getElementType();
-  OperationState state(loc, kernelOpName(OpKind::Split));
-  state.addOperands(input);
+  SmallVector<Type> types;
   for (const Shape &shape : *inferred)
-    state.addTypes(RankedTensorType::get(shape, element));
-  state.addAttributes(getOpAttributes(OpKind::Split, params, builder));
-  Operation *op = builder.create(state);
+    types.push_back(RankedTensorType::get(shape, element));
+  auto op = kn::SplitOp::create(builder, loc, types, input,
+                                builder.getI64IntegerAttr(dim),
+                                builder.getDenseI64ArrayAttr(sizes));
   return SmallVector<Value>(op->getResults());
 }
 
@@ -87,13 +90,10 @@ Value KernelEmitter::reshape(Value input, ArrayRef<int64_t> shape,
   // Reshapes compose: reshape the first one's input (the first, if now
   // unused, is erased with the conversion's other dead ops).
   Operation *producer = input.getDefiningOp();
-  if (producer && producer->getName().getStringRef() ==
-                      kernelOpName(OpKind::Reshape))
-    return reshape(producer->getOperand(0), shape, loc);
-  OperationState state(loc, kernelOpName(OpKind::Reshape));
-  state.addOperands(input);
-  state.addTypes(RankedTensorType::get(shape, type.getElementType()));
-  return builder.create(state)->getResult(0);
+  if (auto previous = dyn_cast_or_null<kn::ReshapeOp>(producer))
+    return reshape(previous.getInput(), shape, loc);
+  return kn::ReshapeOp::create(
+      builder, loc, RankedTensorType::get(shape, type.getElementType()), input);
 }
 
 Value KernelEmitter::transpose(Value input, ArrayRef<int64_t> perm,

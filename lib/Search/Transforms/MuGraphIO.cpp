@@ -147,16 +147,18 @@ llvm::Expected<Problem> search::importSubprogram(const Subprogram &subprogram,
 
 namespace {
 
-/// `dialect.name` with the operator's attributes and the given result types.
-Operation *createComputeOp(OpBuilder &builder, Location loc,
-                           llvm::StringRef dialect, OpKind kind,
-                           const OpParams &params, ValueRange operands,
-                           Type resultType) {
-  OperationState state(loc, (dialect + "." + getOpInfo(kind).name).str());
-  state.addOperands(operands);
-  state.addTypes(resultType);
-  state.addAttributes(getOpAttributes(kind, params, builder));
-  return builder.create(state);
+/// The op of operator `kind` at one level (`kn::createOperatorOp` or
+/// `tb::createOperatorOp`) with the operator's attributes. The search uses
+/// operators that exist at both levels, so this does not fail.
+Value createComputeOp(decltype(&kn::createOperatorOp) createAtLevel,
+                      OpBuilder &builder, Location loc, OpKind kind,
+                      const OpParams &params, ValueRange operands,
+                      Type resultType) {
+  FailureOr<Operation *> op =
+      createAtLevel(builder, loc, kind, operands, resultType,
+                    getOpAttributes(kind, params, builder));
+  assert(succeeded(op) && "the search used an operator its level lacks");
+  return (*op)->getResult(0);
 }
 
 SmallVector<Value> buildKernel(OpBuilder &builder, Location loc,
@@ -199,9 +201,8 @@ SmallVector<Value> buildKernel(OpBuilder &builder, Location loc,
       SmallVector<Value, 3> in;
       for (unsigned operand : node.operands)
         in.push_back(nodes[operand]);
-      nodes.push_back(createComputeOp(builder, loc, "tb", node.kind,
-                                      node.params, in, tileType)
-                          ->getResult(0));
+      nodes.push_back(createComputeOp(tb::createOperatorOp, builder, loc,
+                                      node.kind, node.params, in, tileType));
       break;
     }
     }
@@ -237,9 +238,8 @@ SmallVector<Value> search::buildMuGraph(OpBuilder &builder, Location loc,
     } else {
       auto type = RankedTensorType::get(
           graph.tensors[op.results.front()].shape, elementType);
-      results.push_back(createComputeOp(builder, loc, "kn", op.kind,
-                                        op.params, operands, type)
-                            ->getResult(0));
+      results.push_back(createComputeOp(kn::createOperatorOp, builder, loc,
+                                        op.kind, op.params, operands, type));
     }
     for (auto [tensor, value] : llvm::zip_equal(op.results, results))
       values[tensor] = value;

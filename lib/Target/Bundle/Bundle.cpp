@@ -127,7 +127,8 @@ static double getFanIn(Operation *op) {
 /// so that the contraction's sums keep the scale of the activations;
 /// activations, caches and norm weights keep [-1, 1). Otherwise a
 /// model-sized program overflows f16 (a Qwen3-8B-shaped layer sums 12288
-/// products of two [-1, 1) values).
+/// products of two [-1, 1) values). Without `options.scaleWeights`, every
+/// input is in [-1, 1).
 rt::UniformGenerator getInputGenerator(func::FuncOp reference,
                                        const BundleOptions &options) {
   rt::UniformGenerator generator;
@@ -135,7 +136,7 @@ rt::UniformGenerator getInputGenerator(func::FuncOp reference,
   for (BlockArgument arg : reference.getArguments()) {
     double fanIn = 1;
     for (OpOperand &use : arg.getUses())
-      if (use.getOperandNumber() == 1)
+      if (options.scaleWeights && use.getOperandNumber() == 1)
         fanIn = std::max(fanIn, getFanIn(use.getOwner()));
     generator.scales.push_back(1.0 / std::sqrt(fanIn));
   }

@@ -429,12 +429,13 @@ KernelBuilder::op(unsigned node, SmallVectorImpl<TileValue> &operands) {
       return tile;
     OpParams params;
     params.scalar = s;
-    OperationState opState(loc, ("tb." + getOpInfo(kind).name).str());
-    opState.addOperands(tile.value);
-    opState.addTypes(tile.value.getType());
-    opState.addAttributes(getOpAttributes(kind, params, builder));
+    auto op = tb::createOperatorOp(builder, loc, kind, tile.value,
+                                   tile.value.getType(),
+                                   getOpAttributes(kind, params, builder));
+    if (failed(op))
+      return fail("no block-level op for the scalar form");
     TileValue r;
-    r.value = builder.create(opState)->getResult(0);
+    r.value = (*op)->getResult(0);
     r.phase = tile.phase;
     r.varying = tile.varying;
     return r;
@@ -472,13 +473,13 @@ KernelBuilder::op(unsigned node, SmallVectorImpl<TileValue> &operands) {
   auto results = inferShapes(record->first, shapes, record->second);
   if (!results)
     return results.takeError();
-  OperationState opState(loc, ("tb." + getOpInfo(record->first).name).str());
-  opState.addOperands(values);
-  opState.addTypes(tileType((*results)[0]));
-  opState.addAttributes(
+  auto op = tb::createOperatorOp(
+      builder, loc, record->first, values, tileType((*results)[0]),
       getOpAttributes(record->first, record->second, builder));
+  if (failed(op))
+    return fail("no block-level op for the operator");
   TileValue r;
-  r.value = builder.create(opState)->getResult(0);
+  r.value = (*op)->getResult(0);
   r.phase = phase;
   r.varying = varying;
   return r;
@@ -500,13 +501,8 @@ llvm::Expected<TileValue> KernelBuilder::carry(const TileValue &v) {
         "a loop-invariant tile is read after a loop of {0} iterations (it "
         "passes an accumulator only when the range is a power of two)",
         forloop));
-  OpParams params;
-  params.scalar = 1.0 / double(forloop);
-  OperationState opState(loc, "tb.mul_scalar");
-  opState.addOperands(v.value);
-  opState.addTypes(v.value.getType());
-  opState.addAttributes(getOpAttributes(OpKind::MulScalar, params, builder));
-  Value scaled = builder.create(opState)->getResult(0);
+  Value scaled = tb::MulScalarOp::create(
+      builder, loc, v.value, builder.getF64FloatAttr(1.0 / double(forloop)));
   TileValue r;
   r.value = tb::AccumSumOp::create(builder, loc, scaled);
   r.phase = Phase::Post;

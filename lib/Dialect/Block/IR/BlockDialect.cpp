@@ -7,6 +7,7 @@
 #include "mirage/Dialect/Block/IR/Block.h"
 
 #include "mirage/IR/GraphUtils.h"
+#include "mirage/IR/OperatorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -36,6 +37,17 @@ void BlockDialect::initialize() {
 #define GET_OP_LIST
 #include "mirage/Dialect/Block/IR/BlockOps.cpp.inc"
       >();
+}
+
+FailureOr<Operation *>
+tb::createOperatorOp(OpBuilder &builder, Location loc, OpKind kind,
+                     ValueRange operands, TypeRange types,
+                     ArrayRef<NamedAttribute> attributes) {
+  static const OperatorOpTable table = OperatorOpTable::get<
+#define GET_OP_LIST
+#include "mirage/Dialect/Block/IR/BlockOps.cpp.inc"
+      >();
+  return table.create(builder, loc, kind, operands, types, attributes);
 }
 
 LogicalResult BlockDialect::verifyOperationAttribute(Operation *op,

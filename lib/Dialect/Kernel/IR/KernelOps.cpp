@@ -6,6 +6,7 @@
 
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/IR/IsolatedRegion.h"
+#include "mirage/IR/OperatorOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -23,6 +24,17 @@ void KernelDialect::initialize() {
 #define GET_OP_LIST
 #include "mirage/Dialect/Kernel/IR/KernelOps.cpp.inc"
       >();
+}
+
+FailureOr<Operation *>
+kn::createOperatorOp(OpBuilder &builder, Location loc, OpKind kind,
+                     ValueRange operands, TypeRange types,
+                     ArrayRef<NamedAttribute> attributes) {
+  static const OperatorOpTable table = OperatorOpTable::get<
+#define GET_OP_LIST
+#include "mirage/Dialect/Kernel/IR/KernelOps.cpp.inc"
+      >();
+  return table.create(builder, loc, kind, operands, types, attributes);
 }
 
 LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,

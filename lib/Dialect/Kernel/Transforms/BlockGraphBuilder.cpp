@@ -59,12 +59,10 @@ FailureOr<Value> BlockGraphBuilder::iterate(Value input, ArrayRef<int64_t> imap,
       .getResult();
 }
 
-FailureOr<SmallVector<Value>>
-BlockGraphBuilder::compute(OpKind kind, StringRef name, ValueRange operands,
-                           const OpParams &params,
-                           ArrayRef<NamedAttribute> attributes,
-                           Type elementType,
-                           std::optional<ArrayRef<Shape>> resultShapes) {
+FailureOr<SmallVector<Value>> BlockGraphBuilder::compute(
+    OpKind kind, ValueRange operands, const OpParams &params,
+    ArrayRef<NamedAttribute> attributes, Type elementType,
+    std::optional<ArrayRef<Shape>> resultShapes) {
   SmallVector<ArrayRef<int64_t>> shapes;
   for (Value operand : operands)
     shapes.push_back(cast<tb::TileType>(operand.getType()).getShape());
@@ -77,12 +75,15 @@ BlockGraphBuilder::compute(OpKind kind, StringRef name, ValueRange operands,
       return emitError() << llvm::toString(inferred.takeError());
     results = std::move(*inferred);
   }
-  OperationState state(loc, ("tb." + name).str());
-  state.addOperands(operands);
-  state.addAttributes(attributes);
+  SmallVector<Type> types;
   for (const Shape &shape : results)
-    state.addTypes(tb::TileType::get(b.getContext(), shape, elementType));
-  return SmallVector<Value>(b.create(state)->getResults());
+    types.push_back(tb::TileType::get(b.getContext(), shape, elementType));
+  FailureOr<Operation *> op =
+      tb::createOperatorOp(b, loc, kind, operands, types, attributes);
+  if (failed(op))
+    return emitError() << "no block-level op for operator '"
+                       << getOpInfo(kind).name << "'";
+  return SmallVector<Value>((*op)->getResults());
 }
 
 FailureOr<SmallVector<Value>>
@@ -92,8 +93,8 @@ BlockGraphBuilder::compute(Operation *op, ValueRange operands,
   auto semantics = cast<SemanticsOpInterface>(op);
   Type elementType =
       cast<ShapedType>(op->getResult(0).getType()).getElementType();
-  return compute(semantics.getOpKind(), op->getName().stripDialect(),
-                 operands, params, attributes, elementType);
+  return compute(semantics.getOpKind(), operands, params, attributes,
+                 elementType);
 }
 
 Value BlockGraphBuilder::accumulate(Value tile, OpKind kind) {

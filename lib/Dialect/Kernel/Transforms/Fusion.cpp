@@ -852,8 +852,7 @@ KernelOp Group::build(const Plan &plan, Operation *insertionPoint,
       written = ArrayRef<Shape>(expected);
     Type elementType =
         cast<ShapedType>(op->getResult(0).getType()).getElementType();
-    auto computed = builder.compute(semantics.getOpKind(),
-                                    op->getName().stripDialect(), operands,
+    auto computed = builder.compute(semantics.getOpKind(), operands,
                                     semantics.getOpParams(), attributes,
                                     elementType, written);
     if (failed(computed))

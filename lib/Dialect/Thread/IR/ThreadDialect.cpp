@@ -7,6 +7,7 @@
 #include "mirage/Dialect/Thread/IR/Thread.h"
 
 #include "mirage/IR/GraphUtils.h"
+#include "mirage/IR/OperatorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -29,6 +30,17 @@ void ThreadDialect::initialize() {
 #define GET_OP_LIST
 #include "mirage/Dialect/Thread/IR/ThreadOps.cpp.inc"
       >();
+}
+
+FailureOr<Operation *>
+th::createOperatorOp(OpBuilder &builder, Location loc, OpKind kind,
+                     ValueRange operands, TypeRange types,
+                     ArrayRef<NamedAttribute> attributes) {
+  static const OperatorOpTable table = OperatorOpTable::get<
+#define GET_OP_LIST
+#include "mirage/Dialect/Thread/IR/ThreadOps.cpp.inc"
+      >();
+  return table.create(builder, loc, kind, operands, types, attributes);
 }
 
 Type FragType::parse(AsmParser &parser) {

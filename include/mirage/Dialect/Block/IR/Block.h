@@ -30,4 +30,14 @@
 #define GET_OP_CLASSES
 #include "mirage/Dialect/Block/IR/BlockOps.h.inc"
 
+namespace mirage::tb {
+/// The tb op of operator `kind`, built with `operands`, result `types` and
+/// `attributes` (mirage/IR/OperatorOps.h); fails, emitting nothing, where
+/// tb has no op of that kind.
+llvm::FailureOr<mlir::Operation *>
+createOperatorOp(mlir::OpBuilder &builder, mlir::Location loc, OpKind kind,
+                 mlir::ValueRange operands, mlir::TypeRange types,
+                 llvm::ArrayRef<mlir::NamedAttribute> attributes);
+} // namespace mirage::tb
+
 #endif // MIRAGE_DIALECT_BLOCK_IR_BLOCK_H

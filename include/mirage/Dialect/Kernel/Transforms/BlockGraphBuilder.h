@@ -52,13 +52,12 @@ public:
                                        llvm::ArrayRef<int64_t> imap,
                                        int64_t fmap);
 
-  /// The block-level op `tb.<name>` on `operands` with `attributes`, whose
-  /// result tiles have the shapes the operator's shape rule gives for the
-  /// operand tiles (or `resultShapes`, where the type is written, as for a
-  /// reshape) and `elementType`.
+  /// The block-level op of operator `kind` on `operands` with `attributes`,
+  /// whose result tiles have the shapes the operator's shape rule gives for
+  /// the operand tiles (or `resultShapes`, where the type is written, as for
+  /// a reshape) and `elementType`.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-  compute(OpKind kind, llvm::StringRef name, mlir::ValueRange operands,
-          const OpParams &params,
+  compute(OpKind kind, mlir::ValueRange operands, const OpParams &params,
           llvm::ArrayRef<mlir::NamedAttribute> attributes,
           mlir::Type elementType,
           std::optional<llvm::ArrayRef<Shape>> resultShapes = std::nullopt);
