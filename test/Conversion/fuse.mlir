@@ -340,6 +340,45 @@ func.func @softmax_matmul(%s: tensor<2x256x4096xf16>, %v: tensor<2x4096x64xf16>)
   return %o : tensor<2x256x64xf16>
 }
 
+// A transpose read only as a matmul's right operand, of a value the
+// function returns too (Trinity's updated K cache and the scores against
+// it): the cache is stored once and the scores' kernel reads it in place
+// (BlockGraphPlan::isTransposedRhs), with no transposed copy written.
+// CHECK-LABEL: func.func @stored_then_transposed
+// CHECK: kn.kernel
+// CHECK-NOT: tb.transpose
+// CHECK: tb.concat
+// CHECK-NOT: tb.transpose
+// CHECK: tb.yield
+// CHECK: kn.kernel
+// CHECK: tb.input_iterator {{.*}} tensor<8x1024x128xf16> -> !tb.tile<
+// CHECK-NEXT: tb.transpose {{.*}} permutation [0, 2, 1]
+// CHECK: tb.matmul
+func.func @stored_then_transposed(%cache: tensor<8x1008x128xf16>, %new: tensor<8x16x128xf16>, %q: tensor<8x16x128xf16>) -> (tensor<8x1024x128xf16>, tensor<8x16x1024xf16>) {
+  %k = kn.concat %cache, %new dim 1 : tensor<8x1008x128xf16>, tensor<8x16x128xf16>
+  %kt = kn.transpose %k permutation [0, 2, 1] : tensor<8x1024x128xf16>
+  %s = kn.matmul %q, %kt : tensor<8x16x128xf16>, tensor<8x128x1024xf16>
+  %e = kn.exp %s : tensor<8x16x1024xf16>
+  return %k, %e : tensor<8x1024x128xf16>, tensor<8x16x1024xf16>
+}
+
+// The same without the returned cache: the transposed copy is the only one
+// stored, so the transpose stays with the concat that produces it.
+// CHECK-LABEL: func.func @transposed_once
+// CHECK: kn.kernel
+// CHECK: tb.concat
+// CHECK-NEXT: tb.transpose {{.*}} permutation [0, 2, 1]
+// CHECK: kn.kernel
+// CHECK-NOT: tb.transpose {{.*}} permutation [0, 2, 1]
+// CHECK: tb.matmul
+func.func @transposed_once(%cache: tensor<8x1008x128xf16>, %new: tensor<8x16x128xf16>, %q: tensor<8x16x128xf16>) -> tensor<8x16x1024xf16> {
+  %k = kn.concat %cache, %new dim 1 : tensor<8x1008x128xf16>, tensor<8x16x128xf16>
+  %kt = kn.transpose %k permutation [0, 2, 1] : tensor<8x1024x128xf16>
+  %s = kn.matmul %q, %kt : tensor<8x16x128xf16>, tensor<8x128x1024xf16>
+  %e = kn.exp %s : tensor<8x16x1024xf16>
+  return %e : tensor<8x16x1024xf16>
+}
+
 // Not fused: rows of 1M floats do not fit in shared memory, and looping
 // over them leaves the division without its rows after the loop. The sum
 // gets a planned launch shape (its row walked by the loop), the division a

@@ -1344,6 +1344,24 @@ bool Fuser::wouldCycle(int a, int b) {
   return reaches(a, b) || reaches(b, a);
 }
 
+/// Whether `op` is a transpose of the last two dims whose every reader is a
+/// matmul taking it as the right operand (BlockGraphPlan::isTransposedRhs),
+/// of a value that is written to device memory anyway (a function result, or
+/// read by other ops too).
+static bool feedsMatmulsTransposed(Operation *op) {
+  auto transpose = dyn_cast<TransposeOp>(op);
+  if (!transpose || transpose.getInput().hasOneUse())
+    return false;
+  ArrayRef<int64_t> permutation = transpose.getPermutation();
+  int64_t rank = permutation.size();
+  for (int64_t d = 0; d < rank; ++d)
+    if (permutation[d] != (d + 2 < rank ? d : 2 * rank - 3 - d))
+      return false;
+  return llvm::all_of(transpose->getUses(), [](OpOperand &use) {
+    return isa<MatmulOp>(use.getOwner()) && use.getOperandNumber() == 1;
+  });
+}
+
 bool Fuser::tryMerge(int a, int b) {
   if (a == b)
     return false;
@@ -1398,11 +1416,19 @@ LogicalResult Fuser::run() {
     candidates.push_back(&op);
   }
   // Producer into consumer, largest intermediate first; then ops that
-  // share an input; until nothing changes.
+  // share an input; until nothing changes. A transpose that only feeds
+  // matmuls as their right operand, of a value stored anyway, waits for them
+  // until then: there the lowering reads the stored value in place, while
+  // in its producer's kernel it is a second, transposed copy written out
+  // and read back (Trinity's K^T beside the updated K cache).
   bool changed = true;
+  bool deferTransposes = true;
   while (changed) {
     changed = false;
     for (Operation *op : candidates) {
+      if (deferTransposes && feedsMatmulsTransposed(op) &&
+          groups[groupOf[indexOf[op]]].size() == 1)
+        continue;
       SmallVector<Operation *> producers = getProducers(op);
       auto bytes = [](Operation *o) {
         int64_t total = 0;
@@ -1445,6 +1471,10 @@ LogicalResult Fuser::run() {
             changed = tryMerge(list[i], list[j]);
       if (changed)
         break;
+    }
+    if (!changed && deferTransposes) {
+      deferTransposes = false;
+      changed = true;
     }
   }
   // An op left alone gets the speed model's launch shape where that beats
