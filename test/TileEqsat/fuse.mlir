@@ -4,7 +4,7 @@
 // pass's own verifier accepts them, and so does a separate run of the
 // verifier against the original functions.
 //
-// RUN: mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="full-threshold=16" -o %t.out.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="full-threshold=16 baseline=program" -o %t.out.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s --input-file=%t.out.mlir --check-prefix=IR
 // RUN: cat %s > %t.check.mlir
 // RUN: grep -v -e '^module {$' -e '^}$' %t.out.mlir | sed -e 's/@attn(/@attn_eqsat(/' -e 's/@mm_silu(/@mm_silu_eqsat(/' >> %t.check.mlir

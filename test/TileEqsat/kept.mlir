@@ -1,9 +1,9 @@
 // Functions the pass leaves alone, each with the reason in its remark; and
 // replace=false, which reports the choice but keeps every function.
 //
-// RUN: mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="full-threshold=16" -o %t.mlir 2>&1 | FileCheck %s
+// RUN: mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="full-threshold=16 baseline=program" -o %t.mlir 2>&1 | FileCheck %s
 // RUN: FileCheck %s --input-file=%t.mlir --check-prefix=IR
-// RUN: mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="full-threshold=16 replace=false" -o %t.noreplace.mlir 2>&1 | FileCheck %s --check-prefix=NOREPLACE
+// RUN: mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="full-threshold=16 replace=false baseline=program" -o %t.noreplace.mlir 2>&1 | FileCheck %s --check-prefix=NOREPLACE
 // RUN: FileCheck %s --input-file=%t.noreplace.mlir --check-prefix=NOREPLACE-IR
 
 // Remarks come for the functions that name a reference first, then for the

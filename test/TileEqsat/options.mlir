@@ -9,12 +9,13 @@
 // RUN: not mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="tile-size=0" 2>&1 | FileCheck %s --check-prefix=TILE
 // RUN: not mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="full-threshold=-1" 2>&1 | FileCheck %s --check-prefix=FULL
 // RUN: not mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="time-limit=0" 2>&1 | FileCheck %s --check-prefix=TIME
+// RUN: not mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="baseline=none" 2>&1 | FileCheck %s --check-prefix=BASELINE
 // Valid rule lists are accepted; `none` saturates nothing.
 // RUN: mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="rules=loops,algebra" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OK
 // RUN: mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="rules=none" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NONE
 // Candidates too large for the check under max-elements are rejected with
 // the limit and the option named; the function is kept.
-// RUN: mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="max-elements=64" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIMIT
+// RUN: mirage-opt %s --mlir-print-op-on-diagnostic=false --mirage-tile-eqsat="max-elements=64 baseline=program" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIMIT
 
 // RULES: error: mirage-tile-eqsat: unknown value 'bogus' for option 'rules'; valid values: loops, fusion, algebra (comma-separated), all, none
 // RULES-NOT: remark
@@ -25,6 +26,7 @@
 // TILE: error: mirage-tile-eqsat: tile-size must be positive (got 0)
 // FULL: error: mirage-tile-eqsat: full-threshold must not be negative (got -1)
 // TIME: error: mirage-tile-eqsat: time-limit must be a positive number of seconds (got 0.00)
+// BASELINE: error: mirage-tile-eqsat: unknown value 'none' for option 'baseline'; valid values: fused, program
 // OK: remark: @f: {{[0-9]+}} e-classes
 // LIMIT: could not be checked: the program is too large to evaluate: its tensors hold 40960 elements {{.*}} more than the limit of 64; raise it with the option max-elements); kept the program
 // NONE: remark: @f: {{[0-9]+}} e-classes, {{[0-9]+}} e-nodes, 2.0e+00 programs represented; saturated in {{.*}} (saturated, 1 iterations)

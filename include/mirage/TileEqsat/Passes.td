@@ -30,8 +30,12 @@ def MirageTileEqsat : Pass<"mirage-tile-eqsat", "::mlir::ModuleOp"> {
     4. Builds candidates, in rank order, as `kn.kernel`s with block graphs
        and checks each with the IR verifiers (shared memory included) and
        the equivalence verifier (`proven` or `tested` is accepted); the
-       first that passes replaces the function's body (with `replace`),
-       unless the function's own estimate is not higher.
+       first that passes replaces the function's body (with `replace`) if it
+       beats the `baseline`: with `fused` (the default), what the default
+       path makes of the function (`kn-fuse`, then
+       `kn-default-block-graphs`), both costed by the project's speed model
+       (the one `kn-report-traffic` prints); with `program`, the function as
+       written, by the pass's own estimate.
 
     A remark on each function reports the e-graph (e-classes, e-nodes,
     programs represented), the saturation and extraction times, the
@@ -75,6 +79,10 @@ def MirageTileEqsat : Pass<"mirage-tile-eqsat", "::mlir::ModuleOp"> {
            "chosen)">,
     Option<"replace", "replace", "bool", /*default=*/"true",
            "Replace the function by the chosen candidate">,
+    Option<"baseline", "baseline", "std::string", /*default=*/"\"fused\"",
+           "What the chosen candidate must beat to replace the function: "
+           "fused (kn-fuse's kernels, by the speed model) or program (the "
+           "function as written, by the pass's estimate)">,
     Option<"seed", "seed", "uint64_t", /*default=*/"1",
            "Seed of the verifier's inputs and fingerprints">,
     Option<"maxElements", "max-elements", "int64_t",

@@ -14,6 +14,8 @@
 #include "mirage/Conversion/Frontend/Guard.h"
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/Dialect/Kernel/Transforms/BlockGraphBuilder.h"
+#include "mirage/Dialect/Kernel/Transforms/Passes.h"
 #include "mirage/IR/OptionChecks.h"
 #include "mirage/TileEqsat/Extraction.h"
 #include "mirage/TileEqsat/KernelToTile.h"
@@ -22,6 +24,7 @@
 #include "mirage/Verify/Equivalence.h"
 
 #include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -42,6 +45,9 @@ struct TileEqsatPass : public mirage::impl::MirageTileEqsatBase<TileEqsatPass> {
   std::optional<std::string> checkOptions() const {
     if (auto error = checkOptionValue("mirage-tile-eqsat", "device", device,
                                       DeviceModel::getNames()))
+      return error;
+    if (auto error = checkOptionValue("mirage-tile-eqsat", "baseline", baseline,
+                                      {"fused", "program"}))
       return error;
     auto sets = RuleSets::parse(rules);
     if (!sets)
@@ -166,7 +172,19 @@ private:
       else
         bestReason = llvm::toString(fn.takeError());
     }
-    unsigned built = 0, rejected = 0, inexpressible = 0;
+    // With baseline=fused, a candidate is checked for equivalence only when
+    // the speed model has it faster than kn-fuse's kernels.
+    std::optional<double> fusedUs;
+    std::string baselineError;
+    if (baseline == "fused") {
+      auto us = estimateDefaultPath(function, /*fuse=*/true);
+      if (us)
+        fusedUs = *us;
+      else
+        baselineError = llvm::toString(us.takeError());
+    }
+    std::optional<double> chosenUs, fastestSlowerUs;
+    unsigned built = 0, rejected = 0, inexpressible = 0, slower = 0;
     std::string firstInexpressible;
     std::optional<unsigned> chosenRank;
     func::FuncOp chosen;
@@ -192,7 +210,7 @@ private:
       return a.estimate.us < b.estimate.us;
     });
     for (auto [rank, candidate] : llvm::enumerate(buildables)) {
-      if (rank >= maxBuilt)
+      if (rank >= maxBuilt || !baselineError.empty())
         break;
       auto fn = materializeProgram(
           builder, loc, llvm::formatv("{0}_tile{1}", name, rank + 1).str(),
@@ -232,6 +250,26 @@ private:
         fn->erase();
         continue;
       }
+      std::optional<double> candidateUs;
+      if (fusedUs) {
+        auto us = estimateDefaultPath(*fn, /*fuse=*/false);
+        if (!us) {
+          if (rejected++ == 0)
+            firstRejection =
+                llvm::formatv("#{0}: the speed model could not cost it: {1}",
+                              rank + 1, llvm::toString(us.takeError()))
+                    .str();
+          fn->erase();
+          continue;
+        }
+        if (*us >= *fusedUs) {
+          ++slower;
+          fastestSlowerUs = std::min(fastestSlowerUs.value_or(*us), *us);
+          fn->erase();
+          continue;
+        }
+        candidateUs = *us;
+      }
       auto checked = checkEquivalence(*fn, reference, equivalence);
       if (!checked || (checked->verdict != Verdict::Proven &&
                        checked->verdict != Verdict::Tested)) {
@@ -245,6 +283,7 @@ private:
       }
       chosen = *fn;
       chosenRank = rank;
+      chosenUs = candidateUs;
       verdict = details ? describe(*checked, reference.getSymName())
                         : describeBriefly(*checked);
       break;
@@ -286,20 +325,45 @@ private:
       if (!firstInexpressible.empty())
         remark << " (first: " << firstInexpressible << ")";
       remark << llvm::formatv(", {0} built, {1} rejected", built, rejected);
+      if (fusedUs)
+        remark << llvm::formatv(", {0} no faster than kn-fuse's kernels",
+                                slower);
       if (!firstRejection.empty())
         remark << " (first: " << firstRejection << ")";
     }
-    bool use = chosen && buildables[*chosenRank].estimate.us < own.us;
+    bool use = false;
     if (chosen) {
       remark << llvm::formatv("; chose #{0}: {1}; {2}", *chosenRank + 1,
                               buildables[*chosenRank].estimate.describe(),
                               verdict);
-      if (!use)
-        remark << llvm::formatv("; kept the program (its estimate, {0:f2} us, "
-                                "is not above the candidate's {1:f2} us)",
-                                own.us, buildables[*chosenRank].estimate.us);
-      else if (!replace)
+      if (baseline == "program") {
+        use = buildables[*chosenRank].estimate.us < own.us;
+        if (!use)
+          remark << llvm::formatv(
+              "; kept the program (its estimate, {0:f2} us, is not above the "
+              "candidate's {1:f2} us)",
+              own.us, buildables[*chosenRank].estimate.us);
+      } else {
+        use = true;
+        remark << llvm::formatv("; by the speed model {0:f1} us against "
+                                "{1:f1} us for kn-fuse's kernels",
+                                *chosenUs, *fusedUs);
+      }
+      if (use && !replace)
         remark << "; not replaced (replace=false)";
+    } else if (!baselineError.empty()) {
+      remark << "; kept the program (the speed model could not cost kn-fuse's "
+                "kernels: "
+             << baselineError << ")";
+    } else if (slower > 0) {
+      remark << llvm::formatv(
+          "; kept the program (by the speed model, kn-fuse's kernels take "
+          "{0:f1} us; {1} of the {2} candidates built take no less, the "
+          "fastest {3:f1} us",
+          *fusedUs, slower, built, *fastestSlowerUs);
+      if (slower < built)
+        remark << ", and the others failed the checks";
+      remark << ")";
     } else if (buildables.empty()) {
       remark << "; kept the program (no candidates)";
     } else if (built == 0) {
@@ -313,6 +377,43 @@ private:
     if (!use || !replace)
       return;
     function.getBody().takeBody(chosen.getBody());
+  }
+
+  /// The speed model's time of `function` on the default path: a copy given
+  /// kernels as `mirage-to-ptx` would (kn-fuse with `fuse`, then
+  /// kn-default-block-graphs for what is left), every kernel's estimate
+  /// (with its launch) summed.
+  llvm::Expected<double> estimateDefaultPath(func::FuncOp function, bool fuse) {
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(function.getLoc());
+    OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
+    auto copy = cast<func::FuncOp>(builder.clone(*function));
+    PassManager pm(&getContext(), ModuleOp::getOperationName());
+    OpPassManager &functionPasses = pm.nest<func::FuncOp>();
+    if (fuse) {
+      kn::KnFuseOptions options;
+      options.device = device;
+      functionPasses.addPass(kn::createKnFuse(options));
+    }
+    functionPasses.addPass(kn::createKnDefaultBlockGraphs());
+    std::string errors;
+    LogicalResult ran = success();
+    {
+      // Only errors matter; the passes' remarks are not this pass's.
+      ScopedDiagnosticHandler handler(&getContext(), [&](Diagnostic &d) {
+        if (d.getSeverity() == DiagnosticSeverity::Error)
+          errors += d.str();
+        return success();
+      });
+      ran = pm.run(*scratch);
+    }
+    if (failed(ran))
+      return llvm::createStringError(errors.empty() ? "the pipeline failed"
+                                                    : errors);
+    double us = 0;
+    copy.walk([&](kn::KernelOp kernel) {
+      us += kn::estimateGraphKernel(kernel, deviceModel).time.us;
+    });
+    return us;
   }
 
   DeviceModel deviceModel;
