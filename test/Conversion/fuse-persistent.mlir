@@ -34,3 +34,21 @@
 // CHECK:       tb.graph grid [128] threads 128 forloop 16
 // CHECK-NOT:   tb.graph
 // CHECK:       tb.matmul %{{.*}}, %{{.*}} : !tb.tile<1x256xf16>, !tb.tile<256x192xf16>
+
+// Matmuls side by side: Trinity Vanilla's q, k and v projections read x and
+// none reads another's result, so the three run at once and each is planned
+// for a third of the 132 workers: 32 tasks of 128 columns (256-byte rows),
+// not 128 tasks of 32 columns each (64-byte rows); on an H200 the Vanilla
+// mega-kernel went from 66.0 to 56.7 us (docs/Fusion.md). A matmul that
+// reads another's result (the scores, of the projections) is not beside it.
+// RUN: mirage-opt %examples/trinity/vanilla.mlir --pass-pipeline='builtin.module(func.func(kn-fuse{persistent=true}))' | FileCheck %s --check-prefix=SIDE
+// RUN: mirage-opt %examples/trinity/vanilla.mlir --pass-pipeline='builtin.module(func.func(kn-fuse))' | FileCheck %s --check-prefix=ALONE
+
+// SIDE-LABEL: func.func @vanilla
+// SIDE-COUNT-3: tb.graph grid [32] threads 128 forloop 16
+// SIDE-NOT:     tb.graph grid [32] threads
+// SIDE:         return
+// Kernels of their own (not persistent) are each planned for the whole GPU.
+// ALONE-LABEL:  func.func @vanilla
+// ALONE-NOT:    tb.graph grid [32] threads 128 forloop 16
+// ALONE:        return

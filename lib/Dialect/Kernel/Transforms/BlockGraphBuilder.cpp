@@ -148,16 +148,20 @@ KernelEstimate kn::estimateGraphKernel(KernelOp kernel, DeviceModel device) {
 
 KernelProfile kn::getKernelProfile(KernelOp kernel,
                                    const DeviceModel &device) {
-  tb::GraphOp graph = kernel.getBlockGraph();
+  return getKernelProfile(kernel.getBlockGraph(), device);
+}
+
+KernelProfile kn::getKernelProfile(tb::GraphOp graph,
+                                   const DeviceModel &device) {
   KernelProfile profile;
   profile.blocks = getNumElements(graph.getGrid());
   profile.threads = static_cast<int64_t>(graph.getThreads());
   profile.iterations = static_cast<int64_t>(graph.getForloopRange());
-  for (Value value : kernel.getOperands())
-    profile.uniqueBytes += getByteSize(cast<ShapedType>(value.getType()));
-  for (Value value : kernel.getResults())
-    profile.uniqueBytes += getByteSize(cast<ShapedType>(value.getType()));
   Block &body = graph.getBodyBlock();
+  for (Type type : body.getArgumentTypes())
+    profile.uniqueBytes += getByteSize(cast<ShapedType>(type));
+  for (Type type : body.getTerminator()->getOperandTypes())
+    profile.uniqueBytes += getByteSize(cast<ShapedType>(type));
   llvm::DenseSet<Operation *> postLoop = getPostLoopOps(body);
   for (Operation &op : body.without_terminator()) {
     if (auto iterator = dyn_cast<tb::InputIteratorOp>(op)) {

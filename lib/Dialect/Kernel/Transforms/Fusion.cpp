@@ -1069,6 +1069,10 @@ private:
   /// its persistent partition).
   std::optional<double> getCost(int group);
   bool wouldCycle(int a, int b);
+  /// For each group with a matmul in a persistent kernel, how many such
+  /// groups (itself included) read one of its values and depend neither on
+  /// it nor it on them: they run side by side (see the definition).
+  llvm::DenseMap<int, int64_t> countSideBySideMatmuls();
   bool tryMerge(int a, int b);
 
   func::FuncOp function;
@@ -1396,6 +1400,50 @@ bool Fuser::tryMerge(int a, int b) {
   return true;
 }
 
+llvm::DenseMap<int, int64_t> Fuser::countSideBySideMatmuls() {
+  // The ops each group's results reach, through the function's uses.
+  llvm::DenseMap<int, llvm::DenseSet<Operation *>> reached;
+  auto reaches = [&](int from, int to) {
+    auto [it, inserted] = reached.try_emplace(from);
+    if (inserted) {
+      SmallVector<Operation *> work;
+      for (int member : groups[from])
+        work.push_back(candidates[member]);
+      while (!work.empty())
+        for (Operation *user : work.pop_back_val()->getUsers())
+          if (it->second.insert(user).second)
+            work.push_back(user);
+    }
+    return llvm::any_of(groups[to], [&](int member) {
+      return it->second.contains(candidates[member]);
+    });
+  };
+  llvm::MapVector<Value, SmallVector<int>> readers;
+  for (auto &[id, members] : groups) {
+    if (llvm::none_of(members, [&](int member) {
+          return isa<MatmulOp>(candidates[member]);
+        }))
+      continue;
+    for (int member : members)
+      for (Value operand : candidates[member]->getOperands()) {
+        while (auto reshape = operand.getDefiningOp<ReshapeOp>())
+          operand = reshape.getOperand();
+        SmallVector<int> &list = readers[operand];
+        if (!llvm::is_contained(list, id))
+          list.push_back(id);
+      }
+  }
+  llvm::DenseMap<int, int64_t> count;
+  for (auto &[value, list] : readers)
+    for (int a : list) {
+      int64_t together = llvm::count_if(list, [&](int b) {
+        return a == b || (!reaches(a, b) && !reaches(b, a));
+      });
+      count[a] = std::max(count.lookup(a), together);
+    }
+  return count;
+}
+
 LogicalResult Fuser::run() {
   exposeEqualSplits(function);
   moveScalesPastMatmuls(function);
@@ -1493,6 +1541,14 @@ LogicalResult Fuser::run() {
                  best->cost < *fixed * (1 - kRelaunchGain)))
       relaunched.insert(id);
   }
+  // In a persistent kernel, matmuls that read one value and do not depend
+  // on one another (Trinity's q, k and v projections of x) run side by
+  // side, so each is planned for its share of the workers: as many tasks
+  // as there are workers, each on wider tiles, rather than each matmul
+  // cut for all of them into narrow tiles taken in turn.
+  llvm::DenseMap<int, int64_t> sideBySide;
+  if (persistentWorkers)
+    sideBySide = countSideBySideMatmuls();
   // Build every group of two or more ops (and the relaunched ones), each
   // analyzed afresh: the groups built before it changed its inputs.
   for (auto &[id, members] : groups) {
@@ -1505,9 +1561,14 @@ LogicalResult Fuser::run() {
     if (!group.isValid())
       continue;
     Operation *last = group.getOps().back();
-    SmallVector<Plan> plans =
-        group.getPlans(device, smemLimit, maxBlocks, maxThreads, kMaxPlansTried,
-                       persistentWorkers);
+    DeviceModel share = device;
+    int64_t workers = persistentWorkers;
+    if (int64_t together = sideBySide.lookup(id); together > 1) {
+      workers = std::max<int64_t>(1, persistentWorkers / together);
+      share.sms = workers;
+    }
+    SmallVector<Plan> plans = group.getPlans(
+        share, smemLimit, maxBlocks, maxThreads, kMaxPlansTried, workers);
     KernelOp kernel;
     for (const Plan &plan : plans)
       if ((kernel = group.build(plan, last, smemLimit)))

@@ -6,6 +6,8 @@
 
 #include "mirage/Dialect/Task/Transforms/TaskGraphIO.h"
 
+#include "mirage/Dialect/Kernel/Transforms/BlockGraphBuilder.h"
+
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/IR/GraphUtils.h"
 #include "mirage/IR/SemanticsOpInterface.h"
@@ -31,43 +33,17 @@ FailureOr<DeviceModel> tg::getDeviceModel(Operation *op, StringRef name) {
 double tg::estimateTaskMicros(tb::GraphOp graph, const DeviceModel &device) {
   // A task's fixed cost: its description, its wait and its signal.
   constexpr double kTaskMicros = 0.5;
-  double smDramBytesPerUs = device.dramBytesPerUs / device.sms;
-  double smShare = static_cast<double>(device.sms);
-  double iterations = static_cast<double>(graph.getForloopRange());
-  llvm::DenseSet<Operation *> postLoop = getPostLoopOps(graph.getBodyBlock());
-  double onceBytes = 0, loopBytes = 0, savedBytes = 0;
-  Flops body, post;
-  for (Operation &op : graph.getBodyBlock()) {
-    if (auto iterator = dyn_cast<tb::InputIteratorOp>(op)) {
-      double bytes = static_cast<double>(
-          getByteSize(cast<ShapedType>(iterator.getResult().getType())));
-      (iterator.getFmap().getDim() == kReplica ? onceBytes : loopBytes) +=
-          bytes;
-      continue;
-    }
-    if (auto saver = dyn_cast<tb::OutputSaverOp>(op)) {
-      savedBytes += static_cast<double>(
-          getByteSize(cast<ShapedType>(saver.getInput().getType())));
-      continue;
-    }
-    auto semantics = dyn_cast<SemanticsOpInterface>(op);
-    if (!semantics || op.hasTrait<mirage::OpTrait::IsAccumulator>())
-      continue;
-    SmallVector<ArrayRef<int64_t>> in;
-    for (Value operand : op.getOperands())
-      in.push_back(cast<ShapedType>(operand.getType()).getShape());
-    auto result = cast<ShapedType>(op.getResult(0).getType());
-    unsigned elementBytes = result.getElementTypeBitWidth() / 8;
-    Flops flops = getFlops(semantics.getOpKind(), semantics.getOpParams(), in,
-                           result.getShape(), elementBytes);
-    Flops &phase = postLoop.contains(&op) ? post : body;
-    phase.tensor += flops.tensor;
-    phase.simt += flops.simt;
-  }
-  double iteration =
-      std::max(loopBytes / smDramBytesPerUs, body.time(device) * smShare);
-  return kTaskMicros + onceBytes / smDramBytesPerUs + iterations * iteration +
-         post.time(device) * smShare + savedBytes / smDramBytesPerUs;
+  // One block of a persistent kernel, as kn-fuse{persistent} costs it (no
+  // launch, one block per worker): its critical path, or its round's share
+  // of the kernel's memory and arithmetic when all workers stream together.
+  DeviceModel persistent = device;
+  persistent.launchUs = 0;
+  persistent.maxBlocksPerSM = 1;
+  KernelTimeBreakdown time = estimateKernel(
+      kn::getKernelProfile(graph, persistent), persistent, /*launch=*/false);
+  double waves = std::max(1.0, time.waves);
+  return kTaskMicros + std::max({time.blockUs, time.memoryUs / waves,
+                                 time.computeUs / waves});
 }
 
 ImportedGraph tg::importGraph(GraphOp op, const DeviceModel &device) {

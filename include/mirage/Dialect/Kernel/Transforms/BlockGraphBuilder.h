@@ -109,6 +109,9 @@ KernelOp buildPersistentKernel(mlir::Operation *op, int64_t workers);
 /// each phase's arithmetic and per-block latency, unique bytes, shared
 /// memory; operator latencies at `device`'s rates.
 KernelProfile getKernelProfile(KernelOp kernel, const DeviceModel &device);
+/// The same for a block graph alone (a task-graph kernel's body): its
+/// operand and result tensors are its block's arguments and yielded values.
+KernelProfile getKernelProfile(tb::GraphOp graph, const DeviceModel &device);
 
 /// The speed model's view of a graph-defined kernel on `device`, run on the
 /// SMs its tb.target names (if any): its profile, its estimated time with

@@ -36,10 +36,10 @@ ImportedGraph importGraph(GraphOp op, const DeviceModel &device);
 /// graph has event ranges and sets its worker count when it has queues.
 void exportGraph(GraphOp op, const taskgraph::TaskGraph &graph);
 
-/// The speed model's time for one block of `graph` on one SM while every
-/// SM is busy: a task's fixed cost, then its tiles read at the SM's share
-/// of DRAM bandwidth overlapped with its arithmetic at the SM's share of
-/// the tensor-core and CUDA-core rates, iteration by iteration.
+/// The speed model's time for one block of `graph` as a task of a
+/// persistent kernel: a task's fixed cost plus the larger of the block's
+/// critical path (estimateKernel's, one block per worker, no launch) and
+/// its round's share of the kernel's memory and arithmetic time.
 double estimateTaskMicros(tb::GraphOp graph, const DeviceModel &device);
 
 /// What an empty task costs: reading its description, waiting on and
