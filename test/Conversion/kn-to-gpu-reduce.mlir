@@ -138,3 +138,30 @@ func.func @two_passes(%x: tensor<8x4096xf16>) -> tensor<8x4096xf16> {
   } : (tensor<8x4096xf16>) -> tensor<8x4096xf16>
   return %y : tensor<8x4096xf16>
 }
+
+// -----
+
+// Many results over a short reduced dim that is not the last (KeyFormer's
+// score summed over 8 new tokens, a result per cached position): more
+// results than threads, neighbouring results in neighbouring elements, so
+// each thread folds its own, with no shuffles (8 lanes a result took 32
+// trips of shuffles: the task 15.7 us on an H200, the KeyFormer mega-kernel
+// 89.0 us against 66.1 now, docs/results/2026-11-27-h200-trinity.md).
+// Over the last dim the lanes of a result keep reading its runs side by
+// side (a thread per row would read rows 8 KB apart, in one bank: the GQA
+// softmax at batch 1 was 15% slower that way).
+// CHECK-LABEL: gpu.func @many_short_k0
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.return
+func.func @many_short(%x: tensor<32x8x1024xf16>) -> tensor<32x1x1024xf16> {
+  %y = kn.kernel(%x) {
+    tb.graph grid [32] threads 128 forloop 1 {
+    ^bb0(%xd: tensor<32x8x1024xf16>):
+      %xt = tb.input_iterator %xd imap <x -> 0> fmap <i -> replica> : tensor<32x8x1024xf16> -> !tb.tile<1x8x1024xf16>
+      %s = tb.reduce_sum %xt dim 1 : !tb.tile<1x8x1024xf16>
+      %o = tb.output_saver %s omap <x -> 0> : !tb.tile<1x1x1024xf16> -> tensor<32x1x1024xf16>
+      tb.yield %o : tensor<32x1x1024xf16>
+    }
+  } : (tensor<32x8x1024xf16>) -> tensor<32x1x1024xf16>
+  return %y : tensor<32x1x1024xf16>
+}
