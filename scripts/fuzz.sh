@@ -43,7 +43,7 @@ pipelines=(
   "lower|kn-fuse,kn-default-block-graphs,convert-kn-to-gpu|test/Conversion test/Target"
   "verify|mirage-verify-equivalence{threads=1 max-elements=1000000}|test/Dialect test/Verify"
   "task-graph|mirage-to-task-graph|test/TaskGraph test/Dialect/Task"
-  "eqsat|mirage-tile-eqsat{max-elements=1000000}|test/TileEqsat test/Dialect/Kernel"
+  "eqsat|mirage-tile-eqsat{max-elements=1000000 baseline=program}|test/TileEqsat test/Dialect/Kernel"
   "search|mirage-superoptimize{threads=1 time-budget=2 max-block-ops=3 progress=0 max-elements=1000000}|test/Search"
   "frontends|convert-linalg-to-kn,convert-tosa-to-kn --frontend-dialects|test/Conversion/LinalgToKernel test/Conversion/TosaToKernel test/Conversion/Frontend"
 )

@@ -39,14 +39,16 @@
 // none reads another's result, so the three run at once and each is planned
 // for a third of the 132 workers: 32 tasks of 128 columns (256-byte rows),
 // not 128 tasks of 32 columns each (64-byte rows); on an H200 the Vanilla
-// mega-kernel went from 66.0 to 56.7 us (docs/Fusion.md). A matmul that
-// reads another's result (the scores, of the projections) is not beside it.
+// mega-kernel went from 66.0 to 56.7 us (docs/Fusion.md). The attention's
+// matmuls, which read the projections' results, keep their plans.
 // RUN: mirage-opt %examples/trinity/vanilla.mlir --pass-pipeline='builtin.module(func.func(kn-fuse{persistent=true}))' | FileCheck %s --check-prefix=SIDE
 // RUN: mirage-opt %examples/trinity/vanilla.mlir --pass-pipeline='builtin.module(func.func(kn-fuse))' | FileCheck %s --check-prefix=ALONE
 
 // SIDE-LABEL: func.func @vanilla
 // SIDE-COUNT-3: tb.graph grid [32] threads 128 forloop 16
 // SIDE-NOT:     tb.graph grid [32] threads
+// SIDE:         tb.graph grid [4, 32] threads 128 forloop 2
+// SIDE:         tb.matmul
 // SIDE:         return
 // Kernels of their own (not persistent) are each planned for the whole GPU.
 // ALONE-LABEL:  func.func @vanilla

@@ -362,6 +362,25 @@ func.func @stored_then_transposed(%cache: tensor<8x1008x128xf16>, %new: tensor<8
   return %k, %e : tensor<8x1024x128xf16>, tensor<8x16x1024xf16>
 }
 
+// The cache stored because another op reads it (here a scaling whose
+// result is returned): the same, the transpose read in place.
+// CHECK-LABEL: func.func @read_twice_then_transposed
+// CHECK: kn.kernel
+// CHECK-NOT: tb.transpose
+// CHECK: tb.mul_scalar
+// CHECK: kn.kernel
+// CHECK: tb.input_iterator {{.*}} tensor<8x1024x128xf16> -> !tb.tile<
+// CHECK-NEXT: tb.transpose {{.*}} permutation [0, 2, 1]
+// CHECK: tb.matmul
+func.func @read_twice_then_transposed(%cache: tensor<8x1008x128xf16>, %new: tensor<8x16x128xf16>, %q: tensor<8x16x128xf16>) -> (tensor<8x1024x128xf16>, tensor<8x16x1024xf16>) {
+  %k = kn.concat %cache, %new dim 1 : tensor<8x1008x128xf16>, tensor<8x16x128xf16>
+  %k2 = kn.mul_scalar %k, 2.0 : tensor<8x1024x128xf16>
+  %kt = kn.transpose %k permutation [0, 2, 1] : tensor<8x1024x128xf16>
+  %s = kn.matmul %q, %kt : tensor<8x16x128xf16>, tensor<8x128x1024xf16>
+  %e = kn.exp %s : tensor<8x16x1024xf16>
+  return %k2, %e : tensor<8x1024x128xf16>, tensor<8x16x1024xf16>
+}
+
 // The same without the returned cache: the transposed copy is the only one
 // stored, so the transpose stays with the concat that produces it.
 // CHECK-LABEL: func.func @transposed_once

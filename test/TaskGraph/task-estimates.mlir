@@ -9,4 +9,5 @@
 
 // CHECK: tg.graph @roco_tasks
 // CHECK-NOT: tg.queue worker {{[0-9]+}} [{{([0-9]+, ){8,}[0-9]+}}]
-// CHECK: tg.queue worker 131 [
+// CHECK: tg.queue worker 131 [{{([0-9]+, ){0,7}[0-9]+}}]{{$}}
+// CHECK-NEXT: {{^  }$}}

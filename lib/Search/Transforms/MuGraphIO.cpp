@@ -157,7 +157,8 @@ Value createComputeOp(decltype(&kn::createOperatorOp) createAtLevel,
   FailureOr<Operation *> op =
       createAtLevel(builder, loc, kind, operands, resultType,
                     getOpAttributes(kind, params, builder));
-  assert(succeeded(op) && "the search used an operator its level lacks");
+  if (failed(op))
+    llvm_unreachable("the search used an operator its level lacks");
   return (*op)->getResult(0);
 }
 

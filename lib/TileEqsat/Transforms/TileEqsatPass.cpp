@@ -371,7 +371,7 @@ private:
                 "graphs)";
     } else {
       remark << "; kept the program (no candidate that was built passed the "
-                "IR verifier and the equivalence check)";
+                "IR verifier, the speed model and the equivalence check)";
     }
     remark.report();
     if (!use || !replace)
@@ -385,6 +385,9 @@ private:
   /// (with its launch) summed.
   llvm::Expected<double> estimateDefaultPath(func::FuncOp function, bool fuse) {
     OwningOpRef<ModuleOp> scratch = ModuleOp::create(function.getLoc());
+    // The chip of the module being optimized (SMs, shared memory per block).
+    (*scratch)->setAttr(tb::BlockDialect::getTargetAttrName(),
+                        tb::TargetAttr::lookup(getOperation()));
     OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
     auto copy = cast<func::FuncOp>(builder.clone(*function));
     PassManager pm(&getContext(), ModuleOp::getOperationName());

@@ -74,6 +74,10 @@ constexpr double kRelaunchGain = 0.05;
 /// 15.4 (docs/results/2026-11-27-h200-placement.md).
 constexpr double kFillWorkersFraction = 0.9;
 constexpr double kFillWorkersTolerance = 0.10;
+/// Matmuls planned side by side in a persistent kernel get at least this
+/// many workers each: more of them (say the experts of an MoE layer, which
+/// all read x) share the workers unevenly rather than plan tasks for one.
+constexpr int64_t kMinSideBySideWorkers = 16;
 /// A split matmul's slices of k are at least this long: shorter ones make
 /// the partial products' tensor larger than the operands they save reading
 /// on fewer blocks.
@@ -1433,13 +1437,18 @@ llvm::DenseMap<int, int64_t> Fuser::countSideBySideMatmuls() {
           list.push_back(id);
       }
   }
+  // Per group, the groups among its value's readers that depend neither on
+  // it nor on one another (taken in order), itself included.
   llvm::DenseMap<int, int64_t> count;
   for (auto &[value, list] : readers)
     for (int a : list) {
-      int64_t together = llvm::count_if(list, [&](int b) {
-        return a == b || (!reaches(a, b) && !reaches(b, a));
-      });
-      count[a] = std::max(count.lookup(a), together);
+      SmallVector<int> together{a};
+      for (int b : list)
+        if (llvm::all_of(together, [&](int c) {
+              return b != c && !reaches(b, c) && !reaches(c, b);
+            }))
+          together.push_back(b);
+      count[a] = std::max<int64_t>(count.lookup(a), together.size());
     }
   return count;
 }
@@ -1471,11 +1480,14 @@ LogicalResult Fuser::run() {
   // and read back (Trinity's K^T beside the updated K cache).
   bool changed = true;
   bool deferTransposes = true;
+  auto deferred = [&](Operation *op) {
+    return deferTransposes && feedsMatmulsTransposed(op) &&
+           groups[groupOf[indexOf[op]]].size() == 1;
+  };
   while (changed) {
     changed = false;
     for (Operation *op : candidates) {
-      if (deferTransposes && feedsMatmulsTransposed(op) &&
-          groups[groupOf[indexOf[op]]].size() == 1)
+      if (deferred(op))
         continue;
       SmallVector<Operation *> producers = getProducers(op);
       auto bytes = [](Operation *o) {
@@ -1496,10 +1508,13 @@ LogicalResult Fuser::run() {
     }
     if (changed)
       continue;
-    // Siblings: groups reading the same value.
+    // Siblings: groups reading the same value (a deferred transpose is
+    // nobody's sibling: in its input's other reader it is a copy again).
     llvm::DenseMap<Value, SmallVector<int>> readers;
     SmallVector<Value> order;
-    for (Operation *op : candidates)
+    for (Operation *op : candidates) {
+      if (deferred(op))
+        continue;
       for (Value operand : op->getOperands()) {
         Value source = operand;
         while (auto reshape = source.getDefiningOp<ReshapeOp>())
@@ -1511,6 +1526,7 @@ LogicalResult Fuser::run() {
         if (!llvm::is_contained(list, group))
           list.push_back(group);
       }
+    }
     for (Value value : order) {
       SmallVector<int> &list = readers[value];
       for (size_t i = 0; i < list.size() && !changed; ++i)
@@ -1564,8 +1580,15 @@ LogicalResult Fuser::run() {
     DeviceModel share = device;
     int64_t workers = persistentWorkers;
     if (int64_t together = sideBySide.lookup(id); together > 1) {
-      workers = std::max<int64_t>(1, persistentWorkers / together);
+      workers = std::max(std::min(kMinSideBySideWorkers, persistentWorkers),
+                         persistentWorkers / together);
+      // The group's workers with their share of the chip's rates.
+      double fraction = double(workers) / double(persistentWorkers);
       share.sms = workers;
+      share.dramBytesPerUs *= fraction;
+      share.l2BytesPerUs *= fraction;
+      share.tensorFlopsPerUs *= fraction;
+      share.simtFlopsPerUs *= fraction;
     }
     SmallVector<Plan> plans = group.getPlans(
         share, smemLimit, maxBlocks, maxThreads, kMaxPlansTried, workers);
