@@ -219,7 +219,8 @@ public:
   /// writes, to run with mirage_mlir.runtime.Bundle or mirage-run.
   std::string writeBundle(const std::string &name, const std::string &directory,
                           const std::string &chip, bool fuse, bool reference,
-                          const std::string &ptxas, bool megakernel) {
+                          const std::string &ptxas, bool megakernel,
+                          bool scaleWeights) {
     if (!module->lookupSymbol<func::FuncOp>(name))
       throw std::invalid_argument("no function @" + name + " in the module");
     mirage::BundleOptions options;
@@ -228,6 +229,7 @@ public:
     options.computeReference = reference;
     options.ptxas = ptxas;
     options.megakernel = megakernel;
+    options.scaleWeights = scaleWeights;
     options.source = "<python>";
     std::string log;
     llvm::raw_string_ostream logStream(log);
@@ -431,11 +433,15 @@ PYBIND11_MODULE(_mirage, m) {
            py::arg("directory"), py::arg("chip") = "sm_90a",
            py::arg("fuse") = true, py::arg("reference") = false,
            py::arg("ptxas") = "", py::arg("megakernel") = false,
+           py::arg("scale_weights") = true,
            "Compiles a function into a bundle under `directory` (as "
            "mirage-bundle does) and returns the bundle's path. `ptxas`: "
            "empty searches PATH and /usr/local/cuda/bin, 'none' writes PTX "
            "only. `megakernel`: one persistent kernel for the whole function "
-           "(mirage-to-megakernel; the bundle's name ends in _megakernel).")
+           "(mirage-to-megakernel; the bundle's name ends in _megakernel). "
+           "`scale_weights`: draw each weight input (a matmul's right "
+           "operand) at 1/sqrt(fan-in); False for programs that scale their "
+           "products themselves (mirage-bundle --scale-weights).")
       .def("run_reference", &PyModule::runReference, py::arg("function"),
            py::arg("inputs"),
            py::arg("max_elements") = mirage::kDefaultMaxElements,

@@ -117,3 +117,22 @@ def test_write_bundle_compiles_a_function(tmp_path):
     assert (tmp_path / "f" / "kernels.ptx").exists()
     with pytest.raises(ValueError, match="no function @g"):
         g.to_module().write_bundle("g", str(tmp_path))
+
+
+def test_write_bundle_scales_weights_unless_told_not_to(tmp_path):
+    import json
+
+    g = mm.KernelGraph("mm")
+    x = g.input([4, 64], "f16")
+    w = g.input([64, 8], "f16")
+    g.output(g.matmul(x, w))
+    module = g.to_module()
+
+    def scales(directory, **options):
+        path = module.write_bundle("mm", str(directory), ptxas="none", **options)
+        with open(path + "/manifest.json") as f:
+            return json.load(f)["inputs_generator"]["scales"]
+
+    # The weight's fan-in is 64: drawn at 1/8; the activation keeps 1.
+    assert scales(tmp_path / "scaled") == [1, 0.125]
+    assert scales(tmp_path / "unscaled", scale_weights=False) == [1, 1]
