@@ -337,3 +337,13 @@ std::optional<TileDims> detail::dataMovementTiles(OpKind kind,
   tiles.reduced.assign(tiles.space.size(), false);
   return tiles;
 }
+
+bool mirage::swapsLastTwoDims(ArrayRef<int64_t> permutation) {
+  int64_t rank = permutation.size();
+  if (rank < 2)
+    return false;
+  for (int64_t d = 0; d < rank; ++d)
+    if (permutation[d] != (d + 2 < rank ? d : 2 * rank - 3 - d))
+      return false;
+  return true;
+}

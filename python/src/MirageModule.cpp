@@ -317,9 +317,10 @@ public:
     for (const mirage::Shape &shape : *inferred)
       types.push_back(RankedTensorType::get(shape, element));
 
-    FailureOr<Operation *> created = mirage::kn::createOperatorOp(
-        builder, loc, kind, values, types,
-        mirage::getOpAttributes(kind, params, builder));
+    FailureOr<Operation *> created =
+        mirage::createOperatorOp<mirage::kn::KernelDialect>(
+            builder, loc, kind, values, types,
+            mirage::getOpAttributes(kind, params, builder));
     if (failed(created))
       throw py::value_error(name + ": no such kn op");
     Operation *op = *created;

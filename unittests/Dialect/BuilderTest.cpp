@@ -98,10 +98,11 @@ TEST_F(BuilderTest, FactoryBuildsTheOpOfEveryKindAtEachLevel) {
   Location loc = builder.getUnknownLoc();
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   builder.setInsertionPointToEnd(module->getBody());
-  using Factory = decltype(&kn::createOperatorOp);
-  std::pair<StringRef, Factory> levels[] = {{"kn", kn::createOperatorOp},
-                                            {"tb", tb::createOperatorOp},
-                                            {"th", th::createOperatorOp}};
+  using Factory = decltype(&createOperatorOp<kn::KernelDialect>);
+  std::pair<StringRef, Factory> levels[] = {
+      {"kn", createOperatorOp<kn::KernelDialect>},
+      {"tb", createOperatorOp<tb::BlockDialect>},
+      {"th", createOperatorOp<th::ThreadDialect>}};
   int built = 0;
   for (auto [level, create] : levels) {
     for (unsigned i = 0; i < kNumOpKinds; ++i) {
@@ -135,10 +136,10 @@ TEST_F(BuilderTest, FactoryOpsTakeTheRecordsAttributes) {
   OpParams params;
   params.dim = 1;
   params.ints = {2, 6};
-  FailureOr<Operation *> split =
-      kn::createOperatorOp(builder, loc, OpKind::Split, entry->getArgument(0),
-                           {tensor({4, 2}), tensor({4, 6})},
-                           getOpAttributes(OpKind::Split, params, builder));
+  FailureOr<Operation *> split = createOperatorOp<kn::KernelDialect>(
+      builder, loc, OpKind::Split, entry->getArgument(0),
+      {tensor({4, 2}), tensor({4, 6})},
+      getOpAttributes(OpKind::Split, params, builder));
   ASSERT_TRUE(succeeded(split));
   func::ReturnOp::create(builder, loc);
   EXPECT_TRUE(succeeded(verify(*module)));

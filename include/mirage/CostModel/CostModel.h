@@ -66,6 +66,15 @@ struct DeviceModel {
   double simtMacUs = 0.0125;
   double simtElementUs = 0.008;
 
+  /// The device as the tasks of a persistent kernel see it: nothing is
+  /// launched, and each worker (an SM) runs one task at a time.
+  DeviceModel forPersistentTasks() const {
+    DeviceModel persistent = *this;
+    persistent.launchUs = 0;
+    persistent.maxBlocksPerSM = 1;
+    return persistent;
+  }
+
   /// "h100" (H100 SXM) or "h200".
   static std::optional<DeviceModel> get(llvm::StringRef name);
   /// The names get() knows.

@@ -6,8 +6,8 @@
 // records (SemanticsOpInterface), indexed by OpKind and collected from the
 // dialect's ODS-generated op list (`GET_OP_LIST`). Code that builds "the op of
 // kind K at this level" (the search, kn-fuse, the tile eqsat's
-// materialization, the frontends, the Python bindings) calls the dialect's
-// `createOperatorOp` and never names an op by a string.
+// materialization, the frontends, the Python bindings) calls
+// `createOperatorOp<Dialect>` and never names an op by a string.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,6 +66,23 @@ private:
 
   std::array<std::optional<mlir::TypeID>, kNumOpKinds> ops;
 };
+
+/// The operator ops of `Dialect` (kn, tb or th), collected from its op list:
+/// specialized, and declared so, by each dialect.
+template <typename Dialect>
+const OperatorOpTable &getOperatorOps();
+
+/// The op of operator `kind` in `Dialect`, built with `operands`, result
+/// `types` and `attributes`; fails, emitting nothing, where `Dialect` has no
+/// op of that kind.
+template <typename Dialect>
+llvm::FailureOr<mlir::Operation *>
+createOperatorOp(mlir::OpBuilder &builder, mlir::Location loc, OpKind kind,
+                 mlir::ValueRange operands, mlir::TypeRange types,
+                 llvm::ArrayRef<mlir::NamedAttribute> attributes) {
+  return getOperatorOps<Dialect>().create(builder, loc, kind, operands, types,
+                                          attributes);
+}
 
 } // namespace mirage
 

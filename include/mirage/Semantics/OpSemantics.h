@@ -241,6 +241,10 @@ struct OpInfo {
 /// Returns the static facts of `kind`.
 const OpInfo &getOpInfo(OpKind kind);
 
+/// Whether a transpose's `permutation` swaps its last two dims and keeps
+/// the others in place (a matmul's right operand read as stored [n, k]).
+bool swapsLastTwoDims(llvm::ArrayRef<int64_t> permutation);
+
 /// The shape rule: the result shapes of `kind` applied to operands of the
 /// given shapes, or an error whose message names the offending operand and
 /// dimension.

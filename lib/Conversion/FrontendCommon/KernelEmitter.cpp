@@ -49,9 +49,9 @@ FailureOr<Value> KernelEmitter::create(OpKind kind, const OpParams &params,
   SmallVector<Type, 1> types;
   for (const Shape &shape : *inferred)
     types.push_back(RankedTensorType::get(shape, element));
-  FailureOr<Operation *> op =
-      kn::createOperatorOp(builder, loc, kind, operands, types,
-                           getOpAttributes(kind, params, builder));
+  FailureOr<Operation *> op = createOperatorOp<kn::KernelDialect>(
+      builder, loc, kind, operands, types,
+      getOpAttributes(kind, params, builder));
   if (failed(op)) {
     why.message = ("no kn op for operator " + getOpInfo(kind).name).str();
     return failure();

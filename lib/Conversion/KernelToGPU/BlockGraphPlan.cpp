@@ -423,17 +423,9 @@ static bool isRowRescaledSum(Operation *user, Value value) {
 
 bool BlockGraphPlan::isTransposedRhs(Value rhs) const {
   auto transpose = rhs.getDefiningOp<tb::TransposeOp>();
-  if (!transpose || inlined.contains(transpose))
+  if (!transpose || inlined.contains(transpose) ||
+      !swapsLastTwoDims(transpose.getPermutation()))
     return false;
-  // The last two dims swapped, the others in place.
-  ArrayRef<int64_t> permutation = transpose.getPermutation();
-  int64_t rank = permutation.size();
-  if (rank < 2 || permutation[rank - 1] != rank - 2 ||
-      permutation[rank - 2] != rank - 1)
-    return false;
-  for (int64_t d = 0; d + 2 < rank; ++d)
-    if (permutation[d] != d)
-      return false;
   // Every reader a tensor-core matmul taking it as its right operand, and
   // the source stored in the operand's type (not an f32 sum) with whole
   // 16-byte runs of k.

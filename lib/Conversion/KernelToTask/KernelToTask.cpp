@@ -125,14 +125,6 @@ public:
   }
 
 private:
-  /// The value whose storage `value` shares: through reshapes to the first
-  /// value that is not one.
-  Value getRoot(Value value) {
-    while (auto reshape = value.getDefiningOp<kn::ReshapeOp>())
-      value = reshape.getInput();
-    return value;
-  }
-
   LogicalResult createBuffers(OpBuilder &b) {
     Location loc = function.getLoc();
     // Each group of values sharing storage gets one buffer: the output a
@@ -154,7 +146,7 @@ private:
       auto returned = returnedAs.find(value);
       if (returned == returnedAs.end())
         continue;
-      Value root = getRoot(value);
+      Value root = kn::getReshapeRoot(value);
       if (isa<BlockArgument>(root))
         return function.emitOpError()
                << "returns argument #"
@@ -173,7 +165,7 @@ private:
       storageValue[root] = value;
     }
     for (Value value : values) {
-      Value root = getRoot(value);
+      Value root = kn::getReshapeRoot(value);
       if (!storage.count(root)) {
         auto arg = dyn_cast<BlockArgument>(root);
         storage[root] = tg::BufferOp::create(

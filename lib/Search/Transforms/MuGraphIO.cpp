@@ -147,16 +147,16 @@ llvm::Expected<Problem> search::importSubprogram(const Subprogram &subprogram,
 
 namespace {
 
-/// The op of operator `kind` at one level (`kn::createOperatorOp` or
-/// `tb::createOperatorOp`) with the operator's attributes. The search uses
-/// operators that exist at both levels, so this does not fail.
-Value createComputeOp(decltype(&kn::createOperatorOp) createAtLevel,
-                      OpBuilder &builder, Location loc, OpKind kind,
+/// The op of operator `kind` in `Dialect` (kn or tb) with the operator's
+/// attributes. The search uses operators that exist at both levels, so this
+/// does not fail.
+template <typename Dialect>
+Value createComputeOp(OpBuilder &builder, Location loc, OpKind kind,
                       const OpParams &params, ValueRange operands,
                       Type resultType) {
   FailureOr<Operation *> op =
-      createAtLevel(builder, loc, kind, operands, resultType,
-                    getOpAttributes(kind, params, builder));
+      createOperatorOp<Dialect>(builder, loc, kind, operands, resultType,
+                                getOpAttributes(kind, params, builder));
   if (failed(op))
     llvm_unreachable("the search used an operator its level lacks");
   return (*op)->getResult(0);
@@ -202,8 +202,8 @@ SmallVector<Value> buildKernel(OpBuilder &builder, Location loc,
       SmallVector<Value, 3> in;
       for (unsigned operand : node.operands)
         in.push_back(nodes[operand]);
-      nodes.push_back(createComputeOp(tb::createOperatorOp, builder, loc,
-                                      node.kind, node.params, in, tileType));
+      nodes.push_back(createComputeOp<tb::BlockDialect>(
+          builder, loc, node.kind, node.params, in, tileType));
       break;
     }
     }
@@ -239,8 +239,8 @@ SmallVector<Value> search::buildMuGraph(OpBuilder &builder, Location loc,
     } else {
       auto type = RankedTensorType::get(
           graph.tensors[op.results.front()].shape, elementType);
-      results.push_back(createComputeOp(kn::createOperatorOp, builder, loc,
-                                        op.kind, op.params, operands, type));
+      results.push_back(createComputeOp<kn::KernelDialect>(
+          builder, loc, op.kind, op.params, operands, type));
     }
     for (auto [tensor, value] : llvm::zip_equal(op.results, results))
       values[tensor] = value;

@@ -429,9 +429,9 @@ KernelBuilder::op(unsigned node, SmallVectorImpl<TileValue> &operands) {
       return tile;
     OpParams params;
     params.scalar = s;
-    auto op = tb::createOperatorOp(builder, loc, kind, tile.value,
-                                   tile.value.getType(),
-                                   getOpAttributes(kind, params, builder));
+    auto op = createOperatorOp<tb::BlockDialect>(
+        builder, loc, kind, tile.value, tile.value.getType(),
+        getOpAttributes(kind, params, builder));
     if (failed(op))
       return fail("no block-level op for the scalar form");
     TileValue r;
@@ -473,7 +473,7 @@ KernelBuilder::op(unsigned node, SmallVectorImpl<TileValue> &operands) {
   auto results = inferShapes(record->first, shapes, record->second);
   if (!results)
     return results.takeError();
-  auto op = tb::createOperatorOp(
+  auto op = createOperatorOp<tb::BlockDialect>(
       builder, loc, record->first, values, tileType((*results)[0]),
       getOpAttributes(record->first, record->second, builder));
   if (failed(op))

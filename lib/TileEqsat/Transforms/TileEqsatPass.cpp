@@ -12,10 +12,10 @@
 #include "mirage/TileEqsat/Passes.h"
 
 #include "mirage/Conversion/Frontend/Guard.h"
+#include "mirage/Conversion/Pipelines.h"
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/Dialect/Kernel/Transforms/BlockGraphBuilder.h"
-#include "mirage/Dialect/Kernel/Transforms/Passes.h"
 #include "mirage/IR/OptionChecks.h"
 #include "mirage/TileEqsat/Extraction.h"
 #include "mirage/TileEqsat/KernelToTile.h"
@@ -380,9 +380,8 @@ private:
   }
 
   /// The speed model's time of `function` on the default path: a copy given
-  /// kernels as `mirage-to-ptx` would (kn-fuse with `fuse`, then
-  /// kn-default-block-graphs for what is left), every kernel's estimate
-  /// (with its launch) summed.
+  /// kernels by `mirage-to-ptx`'s kernel stage (with `fuse`, kn-fuse first),
+  /// every kernel's estimate (with its launch) summed.
   llvm::Expected<double> estimateDefaultPath(func::FuncOp function, bool fuse) {
     OwningOpRef<ModuleOp> scratch = ModuleOp::create(function.getLoc());
     // The chip of the module being optimized (SMs, shared memory per block).
@@ -391,13 +390,9 @@ private:
     OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
     auto copy = cast<func::FuncOp>(builder.clone(*function));
     PassManager pm(&getContext(), ModuleOp::getOperationName());
-    OpPassManager &functionPasses = pm.nest<func::FuncOp>();
-    if (fuse) {
-      kn::KnFuseOptions options;
-      options.device = device;
-      functionPasses.addPass(kn::createKnFuse(options));
-    }
-    functionPasses.addPass(kn::createKnDefaultBlockGraphs());
+    MirageToPTXOptions defaultPath;
+    defaultPath.fuse = fuse;
+    buildMirageToPTXKernelStage(pm, defaultPath);
     std::string errors;
     LogicalResult ran = success();
     {

@@ -39,15 +39,13 @@ void BlockDialect::initialize() {
       >();
 }
 
-FailureOr<Operation *>
-tb::createOperatorOp(OpBuilder &builder, Location loc, OpKind kind,
-                     ValueRange operands, TypeRange types,
-                     ArrayRef<NamedAttribute> attributes) {
+template <>
+const OperatorOpTable &mirage::getOperatorOps<BlockDialect>() {
   static const OperatorOpTable table = OperatorOpTable::get<
 #define GET_OP_LIST
 #include "mirage/Dialect/Block/IR/BlockOps.cpp.inc"
       >();
-  return table.create(builder, loc, kind, operands, types, attributes);
+  return table;
 }
 
 LogicalResult BlockDialect::verifyOperationAttribute(Operation *op,

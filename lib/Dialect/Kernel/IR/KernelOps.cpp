@@ -26,15 +26,13 @@ void KernelDialect::initialize() {
       >();
 }
 
-FailureOr<Operation *>
-kn::createOperatorOp(OpBuilder &builder, Location loc, OpKind kind,
-                     ValueRange operands, TypeRange types,
-                     ArrayRef<NamedAttribute> attributes) {
+template <>
+const OperatorOpTable &mirage::getOperatorOps<KernelDialect>() {
   static const OperatorOpTable table = OperatorOpTable::get<
 #define GET_OP_LIST
 #include "mirage/Dialect/Kernel/IR/KernelOps.cpp.inc"
       >();
-  return table.create(builder, loc, kind, operands, types, attributes);
+  return table;
 }
 
 LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,

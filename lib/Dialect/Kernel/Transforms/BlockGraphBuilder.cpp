@@ -78,8 +78,8 @@ FailureOr<SmallVector<Value>> BlockGraphBuilder::compute(
   SmallVector<Type> types;
   for (const Shape &shape : results)
     types.push_back(tb::TileType::get(b.getContext(), shape, elementType));
-  FailureOr<Operation *> op =
-      tb::createOperatorOp(b, loc, kind, operands, types, attributes);
+  FailureOr<Operation *> op = createOperatorOp<tb::BlockDialect>(
+      b, loc, kind, operands, types, attributes);
   if (failed(op))
     return emitError() << "no block-level op for operator '"
                        << getOpInfo(kind).name << "'";

@@ -1353,18 +1353,15 @@ bool Fuser::wouldCycle(int a, int b) {
 }
 
 /// Whether `op` is a transpose of the last two dims whose every reader is a
-/// matmul taking it as the right operand (BlockGraphPlan::isTransposedRhs),
+/// matmul taking it as the right operand (as BlockGraphPlan::isTransposedRhs
+/// reads it in place),
 /// of a value that is written to device memory anyway (a function result, or
 /// read by other ops too).
 static bool feedsMatmulsTransposed(Operation *op) {
   auto transpose = dyn_cast<TransposeOp>(op);
-  if (!transpose || transpose.getInput().hasOneUse())
+  if (!transpose || transpose.getInput().hasOneUse() ||
+      !swapsLastTwoDims(transpose.getPermutation()))
     return false;
-  ArrayRef<int64_t> permutation = transpose.getPermutation();
-  int64_t rank = permutation.size();
-  for (int64_t d = 0; d < rank; ++d)
-    if (permutation[d] != (d + 2 < rank ? d : 2 * rank - 3 - d))
-      return false;
   return llvm::all_of(transpose->getUses(), [](OpOperand &use) {
     return isa<MatmulOp>(use.getOwner()) && use.getOperandNumber() == 1;
   });
@@ -1430,9 +1427,7 @@ llvm::DenseMap<int, int64_t> Fuser::countSideBySideMatmuls() {
       continue;
     for (int member : members)
       for (Value operand : candidates[member]->getOperands()) {
-        while (auto reshape = operand.getDefiningOp<ReshapeOp>())
-          operand = reshape.getOperand();
-        SmallVector<int> &list = readers[operand];
+        SmallVector<int> &list = readers[getReshapeRoot(operand)];
         if (!llvm::is_contained(list, id))
           list.push_back(id);
       }
@@ -1516,9 +1511,7 @@ LogicalResult Fuser::run() {
       if (deferred(op))
         continue;
       for (Value operand : op->getOperands()) {
-        Value source = operand;
-        while (auto reshape = source.getDefiningOp<ReshapeOp>())
-          source = reshape.getOperand();
+        Value source = getReshapeRoot(operand);
         auto &list = readers[source];
         if (list.empty())
           order.push_back(source);
@@ -1648,8 +1641,7 @@ struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
       // A worker runs its tasks one after another. Without `workers`, one
       // worker per SM is assumed, although tg-schedule may later run up to
       // 4 per SM on a small graph.
-      chip.launchUs = 0;
-      chip.maxBlocksPerSM = 1;
+      chip = chip.forPersistentTasks();
       if (workers > 0)
         chip.sms = workers;
     }

@@ -34,13 +34,6 @@ int64_t bytesOf(Value value) {
   return getByteSize(cast<ShapedType>(value.getType()));
 }
 
-/// The tensor a value views (itself unless it is a reshape).
-Value getBase(Value value) {
-  while (auto reshape = value.getDefiningOp<ReshapeOp>())
-    value = reshape.getOperand();
-  return value;
-}
-
 struct KnReportTraffic
     : public kn::impl::KnReportTrafficBase<KnReportTraffic> {
   using Base::Base;
@@ -93,12 +86,12 @@ struct KnReportTraffic
     for (Operation *op : kernels) {
       llvm::SmallSetVector<Value, 8> read;
       for (Value operand : op->getOperands())
-        read.insert(getBase(operand));
+        read.insert(getReshapeRoot(operand));
       for (Value value : read)
         readers[value].push_back(op);
     }
     for (Value value : body.getTerminator()->getOperands())
-      returned.insert(getBase(value));
+      returned.insert(getReshapeRoot(value));
 
     int64_t readBytes = 0, writeBytes = 0, between = 0, written = 0,
             readBack = 0, blockBytes = 0;
@@ -107,7 +100,7 @@ struct KnReportTraffic
       int64_t reads = 0, writes = 0, fromKernels = 0, toKernels = 0;
       llvm::SmallSetVector<Value, 8> read;
       for (Value operand : op->getOperands())
-        read.insert(getBase(operand));
+        read.insert(getReshapeRoot(operand));
       for (Value value : read) {
         reads += bytesOf(value);
         if (!isa<BlockArgument>(value))

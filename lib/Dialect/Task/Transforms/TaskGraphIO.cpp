@@ -33,12 +33,10 @@ FailureOr<DeviceModel> tg::getDeviceModel(Operation *op, StringRef name) {
 double tg::estimateTaskMicros(tb::GraphOp graph, const DeviceModel &device) {
   // A task's fixed cost: its description, its wait and its signal.
   constexpr double kTaskMicros = 0.5;
-  // One block of a persistent kernel, as kn-fuse{persistent} costs it (no
-  // launch, one block per worker): its critical path, or its round's share
-  // of the kernel's memory and arithmetic when all workers stream together.
-  DeviceModel persistent = device;
-  persistent.launchUs = 0;
-  persistent.maxBlocksPerSM = 1;
+  // One block of a persistent kernel, as kn-fuse{persistent} costs it: its
+  // critical path, or its round's share of the kernel's memory and
+  // arithmetic when all workers stream together.
+  DeviceModel persistent = device.forPersistentTasks();
   KernelTimeBreakdown time = estimateKernel(
       kn::getKernelProfile(graph, persistent), persistent, /*launch=*/false);
   double waves = std::max(1.0, time.waves);

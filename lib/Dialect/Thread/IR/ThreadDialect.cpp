@@ -32,15 +32,13 @@ void ThreadDialect::initialize() {
       >();
 }
 
-FailureOr<Operation *>
-th::createOperatorOp(OpBuilder &builder, Location loc, OpKind kind,
-                     ValueRange operands, TypeRange types,
-                     ArrayRef<NamedAttribute> attributes) {
+template <>
+const OperatorOpTable &mirage::getOperatorOps<ThreadDialect>() {
   static const OperatorOpTable table = OperatorOpTable::get<
 #define GET_OP_LIST
 #include "mirage/Dialect/Thread/IR/ThreadOps.cpp.inc"
       >();
-  return table.create(builder, loc, kind, operands, types, attributes);
+  return table;
 }
 
 Type FragType::parse(AsmParser &parser) {

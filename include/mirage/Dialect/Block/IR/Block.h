@@ -8,6 +8,7 @@
 #define MIRAGE_DIALECT_BLOCK_IR_BLOCK_H
 
 #include "mirage/IR/GraphUtils.h"
+#include "mirage/IR/OperatorOps.h"
 #include "mirage/IR/SemanticsOpInterface.h"
 #include "mirage/Semantics/OpSemantics.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
@@ -30,14 +31,9 @@
 #define GET_OP_CLASSES
 #include "mirage/Dialect/Block/IR/BlockOps.h.inc"
 
-namespace mirage::tb {
-/// The tb op of operator `kind`, built with `operands`, result `types` and
-/// `attributes` (mirage/IR/OperatorOps.h); fails, emitting nothing, where
-/// tb has no op of that kind.
-llvm::FailureOr<mlir::Operation *>
-createOperatorOp(mlir::OpBuilder &builder, mlir::Location loc, OpKind kind,
-                 mlir::ValueRange operands, mlir::TypeRange types,
-                 llvm::ArrayRef<mlir::NamedAttribute> attributes);
-} // namespace mirage::tb
+namespace mirage {
+template <>
+const OperatorOpTable &getOperatorOps<tb::BlockDialect>();
+} // namespace mirage
 
 #endif // MIRAGE_DIALECT_BLOCK_IR_BLOCK_H

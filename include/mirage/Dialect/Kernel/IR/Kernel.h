@@ -14,14 +14,19 @@
 #define GET_OP_CLASSES
 #include "mirage/Dialect/Kernel/IR/KernelOps.h.inc"
 
-namespace mirage::kn {
-/// The kn op of operator `kind`, built with `operands`, result `types` and
-/// `attributes` (mirage/IR/OperatorOps.h); fails, emitting nothing, where
-/// kn has no op of that kind.
-llvm::FailureOr<mlir::Operation *>
-createOperatorOp(mlir::OpBuilder &builder, mlir::Location loc, OpKind kind,
-                 mlir::ValueRange operands, mlir::TypeRange types,
-                 llvm::ArrayRef<mlir::NamedAttribute> attributes);
-} // namespace mirage::kn
+namespace mirage {
+template <>
+const OperatorOpTable &getOperatorOps<kn::KernelDialect>();
+
+namespace kn {
+/// The tensor whose storage `value` shares: through kn.reshape views to the
+/// first value that is not one.
+inline mlir::Value getReshapeRoot(mlir::Value value) {
+  while (auto reshape = value.getDefiningOp<ReshapeOp>())
+    value = reshape.getInput();
+  return value;
+}
+} // namespace kn
+} // namespace mirage
 
 #endif // MIRAGE_DIALECT_KERNEL_IR_KERNEL_H

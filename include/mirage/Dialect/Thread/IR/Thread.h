@@ -17,14 +17,9 @@
 #define GET_OP_CLASSES
 #include "mirage/Dialect/Thread/IR/ThreadOps.h.inc"
 
-namespace mirage::th {
-/// The th op of operator `kind`, built with `operands`, result `types` and
-/// `attributes` (mirage/IR/OperatorOps.h); fails, emitting nothing, where
-/// th has no op of that kind.
-llvm::FailureOr<mlir::Operation *>
-createOperatorOp(mlir::OpBuilder &builder, mlir::Location loc, OpKind kind,
-                 mlir::ValueRange operands, mlir::TypeRange types,
-                 llvm::ArrayRef<mlir::NamedAttribute> attributes);
-} // namespace mirage::th
+namespace mirage {
+template <>
+const OperatorOpTable &getOperatorOps<th::ThreadDialect>();
+} // namespace mirage
 
 #endif // MIRAGE_DIALECT_THREAD_IR_THREAD_H
