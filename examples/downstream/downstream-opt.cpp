@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mirage/InitAllDialects.h"
+#include "mirage/InitAllExtensions.h"
 #include "mirage/InitAllPasses.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,8 +25,10 @@ int main(int argc, char **argv) {
   registry.insert<mlir::arith::ArithDialect, mlir::func::FuncDialect,
                   mlir::linalg::LinalgDialect, mlir::math::MathDialect,
                   mlir::tensor::TensorDialect, mlir::tosa::TosaDialect>();
-  // Mirage: its dialects and every pass and pipeline.
+  // Mirage: its dialects, the lowering's memory plan the tb verifier reads,
+  // and every pass and pipeline.
   mirage::registerAllDialects(registry);
+  mirage::registerAllExtensions(registry);
   mirage::registerAllPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "A downstream compiler embedding Mirage\n", registry));

@@ -116,7 +116,7 @@ llvm::DenseSet<Operation *> mirage::getPostLoopOps(Block &body) {
 }
 
 PeakMemory mirage::computePeakMemory(
-    Block &body, llvm::function_ref<std::optional<int64_t>(Type)> bytesOf) {
+    Block &body, llvm::function_ref<std::optional<int64_t>(Value)> bytesOf) {
   // Execution order: loop-body ops, then post-loop ops, each in program order.
   llvm::DenseSet<Operation *> postLoop = getPostLoopOps(body);
   SmallVector<Operation *> order;
@@ -138,7 +138,7 @@ PeakMemory mirage::computePeakMemory(
   SmallVector<Interval> intervals;
   for (Operation *op : order) {
     for (Value result : op->getResults()) {
-      std::optional<int64_t> bytes = bytesOf(result.getType());
+      std::optional<int64_t> bytes = bytesOf(result);
       if (!bytes)
         continue;
       int64_t first = op->hasTrait<OpTrait::IsAccumulator>() ? 0 : position[op];

@@ -15,6 +15,7 @@
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/IR/OptionChecks.h"
 #include "mirage/InitAllDialects.h"
+#include "mirage/InitAllExtensions.h"
 #include "mirage/Target/Bundle.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -166,6 +167,7 @@ int main(int argc, char **argv) {
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
   mirage::registerAllDialects(registry);
+  mirage::registerAllExtensions(registry);
   MLIRContext context(registry);
 
   llvm::SourceMgr sourceMgr;

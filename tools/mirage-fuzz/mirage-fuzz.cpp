@@ -19,6 +19,7 @@
 #include "MlirMutator.h"
 
 #include "mirage/InitAllDialects.h"
+#include "mirage/InitAllExtensions.h"
 #include "mirage/InitAllPasses.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -92,6 +93,7 @@ extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv) {
   // still load the dialects they produce.
   registry = new DialectRegistry();
   mirage::registerAllDialects(*registry);
+  mirage::registerAllExtensions(*registry);
   registry->insert<arith::ArithDialect>();
   if (frontendDialects)
     registry->insert<linalg::LinalgDialect, math::MathDialect,

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mirage/InitAllDialects.h"
+#include "mirage/InitAllExtensions.h"
 #include "mirage/InitAllPasses.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -35,6 +36,7 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
   mirage::registerAllDialects(registry);
+  mirage::registerAllExtensions(registry);
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "Mirage superoptimizer and mega-kernel compiler driver\n",

@@ -11,6 +11,7 @@
 
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/InitAllDialects.h"
+#include "mirage/InitAllExtensions.h"
 #include "mirage/Verify/Equivalence.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
@@ -28,6 +29,7 @@ protected:
   DefaultBlockGraphsTest() {
     DialectRegistry registry;
     registerAllDialects(registry);
+    registerAllExtensions(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

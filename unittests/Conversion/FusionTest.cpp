@@ -16,6 +16,7 @@
 
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/InitAllDialects.h"
+#include "mirage/InitAllExtensions.h"
 #include "mirage/Verify/Equivalence.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -42,6 +43,7 @@ protected:
   FusionTest() {
     DialectRegistry registry;
     registerAllDialects(registry);
+    registerAllExtensions(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

@@ -11,6 +11,7 @@
 #include "mirage/Dialect/Kernel/Transforms/Passes.h"
 
 #include "mirage/InitAllDialects.h"
+#include "mirage/InitAllExtensions.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
@@ -49,6 +50,7 @@ protected:
   OptionChecksTest() {
     DialectRegistry registry;
     registerAllDialects(registry);
+    registerAllExtensions(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

@@ -12,6 +12,7 @@
 #include "mirage/Conversion/KernelToGPU.h"
 
 #include "mirage/InitAllDialects.h"
+#include "mirage/InitAllExtensions.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
@@ -61,6 +62,7 @@ protected:
   UntiledValuesTest() {
     DialectRegistry registry;
     registerAllDialects(registry);
+    registerAllExtensions(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
     module = parseSourceString<ModuleOp>(kProgram, &context);

@@ -192,10 +192,11 @@ TEST_F(BuilderTest, BlockGraphReportsSharedMemoryAndTiling) {
   tb::GraphOp graph;
   module->walk([&](tb::GraphOp op) { graph = op; });
   ASSERT_TRUE(graph);
-  // At the matmul, x 2x64, w 64x64, the product 2x64 and the accumulator
-  // 2x64 (live for the whole loop) are live: 2 bytes each.
-  PeakMemory use = graph.getSharedMemoryUse();
-  EXPECT_EQ(use.bytes, (128 + 4096 + 128 + 128) * 2);
+  // At the matmul, x 2x64, w 64x64 and the product 2x64 are live at 2 bytes
+  // an element, and the accumulator 2x64 (live for the whole loop) at 4, as
+  // the code keeps sums in f32.
+  PeakMemory use = graph.getLiveTileMemory();
+  EXPECT_EQ(use.bytes, (128 + 4096 + 128) * 2 + 128 * 4);
   ASSERT_EQ(use.liveAtPeak.size(), 4u);
   EXPECT_TRUE(isa<tb::InputIteratorOp>(use.liveAtPeak[0])); // w, the largest
   auto iterator = cast<tb::InputIteratorOp>(*graph.getBodyBlock().begin());

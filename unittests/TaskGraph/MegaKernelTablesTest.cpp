@@ -11,6 +11,7 @@
 #include "mirage/Conversion/Passes.h"
 #include "mirage/Conversion/TaskGraphPipeline.h"
 #include "mirage/InitAllDialects.h"
+#include "mirage/InitAllExtensions.h"
 #include "mirage/Interpreter/TaskGraphProgram.h"
 #include "mirage/Verify/Equivalence.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -55,6 +56,7 @@ protected:
   MegaKernelTablesTest() {
     DialectRegistry registry;
     registerAllDialects(registry);
+    registerAllExtensions(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

@@ -15,6 +15,7 @@
 #include "mirage/Dialect/Task/Transforms/Passes.h"
 #include "mirage/Dialect/Task/Transforms/TaskGraphIO.h"
 #include "mirage/InitAllDialects.h"
+#include "mirage/InitAllExtensions.h"
 #include "mirage/Interpreter/TaskGraphProgram.h"
 #include "mirage/Verify/Equivalence.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -47,6 +48,7 @@ protected:
   TaskGraphMutantsTest() {
     DialectRegistry registry;
     registerAllDialects(registry);
+    registerAllExtensions(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

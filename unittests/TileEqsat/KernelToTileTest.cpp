@@ -9,6 +9,7 @@
 #include "mirage/TileEqsat/KernelToTile.h"
 
 #include "mirage/InitAllDialects.h"
+#include "mirage/InitAllExtensions.h"
 #include "mirage/Interpreter/Interpreter.h"
 #include "mirage/TileEqsat/Evaluator.h"
 #include "mirage/TileEqsat/Extraction.h"
@@ -30,6 +31,7 @@ protected:
   KernelToTileTest() {
     DialectRegistry registry;
     registerAllDialects(registry);
+    registerAllExtensions(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

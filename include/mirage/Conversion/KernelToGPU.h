@@ -15,6 +15,22 @@
 
 namespace mirage {
 
+/// The memory `graph`'s kernel needs as convert-kn-to-gpu plans it with its
+/// default options, with mma.sync and, where the graph's tb.target has it,
+/// with wgmma (the larger of the two): shared memory with the stages the
+/// lowering chooses (one, and its bytes, when the tiles do not fit), the
+/// registers of its tensor-core accumulators. std::nullopt where the
+/// lowering refuses the graph for another reason than memory. This is the
+/// account the tb.graph verifier reads (tb::getBlockGraphMemory) once
+/// registerBlockGraphMemoryPlanner has attached it.
+std::optional<tb::BlockGraphMemory>
+planBlockGraphMemory(tb::GraphOp graph, int64_t chipSharedMemory = 0,
+                     int64_t residentBlocks = 0);
+
+/// Attaches planBlockGraphMemory to the tb dialect as its
+/// MemoryPlannerInterface (part of mirage::registerAllExtensions).
+void registerBlockGraphMemoryPlanner(mlir::DialectRegistry &registry);
+
 /// Plans `graph`'s kernel as convert-kn-to-gpu does with its default options
 /// (tensor cores, cp.async pipeline, automatic stage count, the graph's
 /// tb.target, and a chip with `chipSharedMemory` bytes per block where not
@@ -33,10 +49,11 @@ planBlockGraphSharedMemory(tb::GraphOp graph, int64_t chipSharedMemory = 0,
                            int64_t residentBlocks = 0);
 
 /// The f32 registers per thread that `graph`'s tensor-core accumulators take
-/// at once as the lowering plans them (default options): the sums of every
-/// matmul summed in registers across the loop, plus one job's fragments of
-/// a product stored as it is computed. Past about half of the 255
-/// registers a thread has, ptxas spills to local memory.
+/// at once as the lowering plans them (planBlockGraphMemory): the sums of
+/// every matmul summed in registers across the loop, plus one job's
+/// fragments of a product stored as it is computed; 0 where the lowering
+/// refuses the graph. Past about half of the 255 registers a thread has,
+/// ptxas spills to local memory.
 int64_t getBlockGraphAccumulatorRegisters(tb::GraphOp graph);
 
 /// The input-tile bytes one block of `graph` has requested and not yet used

@@ -39,9 +39,9 @@ struct PeakMemory {
   /// The ops defining the values live at the peak, largest first.
   llvm::SmallVector<mlir::Operation *> liveAtPeak;
 };
-PeakMemory
-computePeakMemory(mlir::Block &body,
-                  llvm::function_ref<std::optional<int64_t>(mlir::Type)> bytesOf);
+PeakMemory computePeakMemory(
+    mlir::Block &body,
+    llvm::function_ref<std::optional<int64_t>(mlir::Value)> bytesOf);
 
 /// "'kn.exp' at file.mlir:12:8": an op and where it is, for messages that
 /// outlive the diagnostic engine (verdicts, reports).

@@ -122,9 +122,13 @@ llvm::Expected<SearchResult> superoptimize(const Problem &problem,
                                            ExprContext &context,
                                            const SearchOptions &options);
 
-/// Shared memory a scheduled block graph needs at most: every tile, a
-/// second pipeline stage for the input tiles that change each iteration,
-/// f32 accumulators. The code generator's plan never needs more.
+/// The search's quick estimate of the shared memory a scheduled block graph
+/// needs, to drop schedules before they are built: every tile, a second
+/// pipeline stage for the input tiles that change each iteration, f32
+/// accumulators. It is no bound on the lowering's plan (which aligns
+/// tiles and may add stages or scratch, or give a tile none); the tb.graph
+/// verifier checks each built candidate against that plan
+/// (tb::getBlockGraphMemory).
 int64_t getSharedMemoryBytes(const BlockSkeleton &skeleton,
                              const Schedule &schedule, unsigned elementBytes);
 

@@ -275,11 +275,47 @@ LogicalResult BlockGraphPlan::build() {
   }
   decideFusion();
   decideMatmuls();
+  llvm::DenseMap<Value, TileLayout> layoutsWithoutTma = layouts;
   decideTma();
   decideProducerStores();
   schedule();
   decideGlobalReads();
-  return planSharedMemory();
+  // The copy engine's tiles take a reserve and 1024-byte offsets; where
+  // they do not fit even with one stage, cp.async loads the same tiles.
+  LogicalResult placed = planSharedMemory();
+  if (failed(placed) && usesTma()) {
+    tmaSwizzles.clear();
+    layouts = std::move(layoutsWithoutTma);
+    placed = planSharedMemory();
+  }
+  if (succeeded(placed)) {
+    built = true;
+    return success();
+  }
+  outOfSharedMemory = true;
+  return graph.emitOpError()
+         << "needs " << sharedBytes << " bytes of shared memory for its "
+         << "tiles with " << stages << " pipeline stage(s), more than the "
+         << getSharedMemoryLimit() << " bytes per block of the target";
+}
+
+SmallVector<Operation *> BlockGraphPlan::getLargestBuffers(size_t count) const {
+  SmallVector<std::pair<int64_t, Operation *>> buffers;
+  for (Value value : tileValues)
+    if (auto slot = slots.find(value); slot != slots.end())
+      buffers.push_back({intervals[slot->second].bytes, value.getDefiningOp()});
+  llvm::stable_sort(buffers, [](auto a, auto b) { return a.first > b.first; });
+  SmallVector<Operation *> largest;
+  for (auto [bytes, op] : ArrayRef(buffers).take_front(count))
+    largest.push_back(op);
+  return largest;
+}
+
+int64_t BlockGraphPlan::getSharedMemoryLimit() const {
+  int64_t limit = tb::TargetAttr::lookup(graph).getSmemPerBlock();
+  if (options.chipSharedMemory)
+    limit = std::min(limit, options.chipSharedMemory);
+  return usesTma() ? limit - kTmaReservedBytes : limit;
 }
 
 /// The swizzle with which the copy engine writes the boxes of `layout`,
@@ -635,11 +671,7 @@ void BlockGraphPlan::decideGlobalReads() {
 }
 
 LogicalResult BlockGraphPlan::planSharedMemory() {
-  int64_t limit = tb::TargetAttr::lookup(graph).getSmemPerBlock();
-  if (options.chipSharedMemory)
-    limit = std::min(limit, options.chipSharedMemory);
-  if (usesTma())
-    limit -= kTmaReservedBytes;
+  int64_t limit = getSharedMemoryLimit();
   // Synchronous loads gain nothing from more than one stage.
   int64_t wanted = options.pipelineStages;
   if (pipelined.empty() || !options.asyncCopy) {
@@ -715,49 +747,109 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
     sharedBytes = codegen::planSharedMemory(intervals, kTileAlignment);
     return sharedBytes <= limit;
   };
+  // One stage (load, wait, compute) still runs where two do not fit.
   for (;; --stages) {
     if (place(/*withScratch=*/true) || place(/*withScratch=*/false))
       return success();
-    // One stage (load, wait, compute) still runs where two do not fit.
     if (stages <= 1)
-      return graph.emitOpError()
-             << "needs " << sharedBytes << " bytes of shared memory for its "
-             << "tiles with " << stages << " pipeline stage(s), more than the "
-             << limit << " bytes per block of the target";
+      return failure();
   }
+}
+
+/// The f32 registers per thread the plan's tensor-core accumulators take at
+/// once: every sum kept in registers across the loop, plus one job's
+/// fragments of the largest product stored as it is computed.
+static int64_t getAccumulatorRegisters(const BlockGraphPlan &plan) {
+  tb::GraphOp graph = plan.getGraph();
+  int64_t warps = (static_cast<int64_t>(graph.getThreads()) + 31) / 32;
+  int64_t sums = 0, largest = 0;
+  for (Operation &op : graph.getBodyBlock()) {
+    const MmaMatmul *mma = plan.getMma(&op);
+    if (!mma)
+      continue;
+    if (const RegisterSum *sum = plan.getRegisterSum(&op))
+      sums += mma->getAccumulatorRegisters(warps, sum->isRescaled(),
+                                           /*allJobs=*/true);
+    else
+      largest = std::max(largest, mma->getAccumulatorRegisters(
+                                      warps, false, /*allJobs=*/false));
+  }
+  return sums + largest;
+}
+
+/// The plans of `graph` with mma.sync and, where its target has them, with
+/// wgmma (whose operand tiles sit on 1024-byte offsets and whose jobs are
+/// wider): a graph must lower either way. Stops at the first plan that
+/// fails; with `quiet`, without reporting why.
+static SmallVector<std::unique_ptr<BlockGraphPlan>>
+planEachMma(tb::GraphOp graph, Options options, bool quiet) {
+  SmallVector<std::unique_ptr<BlockGraphPlan>> plans;
+  bool hasWgmma = hasWarpgroupMma(tb::TargetAttr::lookup(graph).getChip());
+  for (bool wgmma : {false, true}) {
+    if (wgmma && !hasWgmma)
+      break;
+    options.wgmma = wgmma;
+    plans.push_back(std::make_unique<BlockGraphPlan>(graph, options));
+    LogicalResult built = success();
+    if (quiet) {
+      ScopedDiagnosticHandler silence(graph->getContext(),
+                                      [](Diagnostic &) { return success(); });
+      built = plans.back()->build();
+    } else {
+      built = plans.back()->build();
+    }
+    if (failed(built))
+      break;
+  }
+  return plans;
+}
+
+std::optional<tb::BlockGraphMemory>
+mirage::planBlockGraphMemory(tb::GraphOp graph, int64_t chipSharedMemory,
+                             int64_t residentBlocks) {
+  Options options;
+  options.chipSharedMemory = chipSharedMemory;
+  options.residentBlocks = residentBlocks;
+  tb::BlockGraphMemory memory;
+  memory.planned = true;
+  for (const std::unique_ptr<BlockGraphPlan> &plan :
+       planEachMma(graph, options, /*quiet=*/true)) {
+    if (!plan->isBuilt() && !plan->isOutOfSharedMemory())
+      return std::nullopt;
+    if (plan->getSharedMemoryBytes() >= memory.sharedBytes) {
+      memory.sharedBytes = plan->getSharedMemoryBytes();
+      memory.stages = plan->getStages();
+      memory.largest.clear();
+      for (Operation *op : plan->getLargestBuffers(3))
+        memory.largest.push_back(op);
+    }
+    if (plan->isBuilt())
+      memory.accumulatorRegisters =
+          std::max(memory.accumulatorRegisters, getAccumulatorRegisters(*plan));
+  }
+  return memory;
 }
 
 FailureOr<int64_t> mirage::planBlockGraphSharedMemory(tb::GraphOp graph,
                                                       int64_t chipSharedMemory,
                                                       bool requirePipeline,
                                                       int64_t residentBlocks) {
-  // As the lowering plans it with mma.sync and with wgmma (whose operand
-  // tiles sit on 1024-byte offsets): the larger, so that the graph lowers
-  // either way.
+  Options options;
+  options.chipSharedMemory = chipSharedMemory;
+  options.residentBlocks = residentBlocks;
   int64_t bytes = 0;
-  for (bool wgmma : {false, true}) {
-    Options options;
-    options.chipSharedMemory = chipSharedMemory;
-    options.residentBlocks = residentBlocks;
-    options.wgmma = wgmma;
-    BlockGraphPlan plan(graph, options);
-    if (failed(plan.build()))
+  for (const std::unique_ptr<BlockGraphPlan> &plan :
+       planEachMma(graph, options, /*quiet=*/false)) {
+    if (!plan->isBuilt())
       return failure();
-    if (requirePipeline && !plan.getPipelined().empty() && plan.getStages() < 2)
+    if (requirePipeline && !plan->getPipelined().empty() &&
+        plan->getStages() < 2)
       return graph.emitOpError()
              << "has loop tiles that fit in shared memory only once: nothing "
                 "would load while the block computes";
-    bytes = std::max(bytes, plan.getSharedMemoryBytes());
+    bytes = std::max(bytes, plan->getSharedMemoryBytes());
   }
   return bytes;
-}
-
-/// Builds `plan` without reporting why it fails: the queries below answer
-/// 0 for a graph the lowering refuses, which the lowering itself reports.
-static LogicalResult buildQuietly(BlockGraphPlan &plan) {
-  ScopedDiagnosticHandler quiet(plan.getGraph()->getContext(),
-                                [](Diagnostic &) { return success(); });
-  return plan.build();
 }
 
 int64_t mirage::getBlockGraphLoadsInFlight(tb::GraphOp graph,
@@ -765,8 +857,12 @@ int64_t mirage::getBlockGraphLoadsInFlight(tb::GraphOp graph,
   Options options;
   options.chipSharedMemory = chipSharedMemory;
   BlockGraphPlan plan(graph, options);
-  if (failed(buildQuietly(plan)))
-    return 0;
+  {
+    ScopedDiagnosticHandler silence(graph->getContext(),
+                                    [](Diagnostic &) { return success(); });
+    if (failed(plan.build()))
+      return 0;
+  }
   auto bytesOf = [&](ArrayRef<tb::InputIteratorOp> iterators) {
     int64_t bytes = 0;
     for (tb::InputIteratorOp iterator : iterators)
@@ -780,28 +876,22 @@ int64_t mirage::getBlockGraphLoadsInFlight(tb::GraphOp graph,
 }
 
 int64_t mirage::getBlockGraphAccumulatorRegisters(tb::GraphOp graph) {
-  // With mma.sync and with wgmma (whose jobs are wider): the larger.
-  int64_t registers = 0;
-  for (bool wgmma : {false, true}) {
-    Options options;
-    options.wgmma = wgmma;
-    BlockGraphPlan plan(graph, options);
-    if (failed(buildQuietly(plan)))
-      return 0;
-    int64_t warps = (static_cast<int64_t>(graph.getThreads()) + 31) / 32;
-    int64_t sums = 0, largest = 0;
-    for (Operation &op : graph.getBodyBlock()) {
-      const MmaMatmul *mma = plan.getMma(&op);
-      if (!mma)
-        continue;
-      if (const RegisterSum *sum = plan.getRegisterSum(&op))
-        sums += mma->getAccumulatorRegisters(warps, sum->isRescaled(),
-                                             /*allJobs=*/true);
-      else
-        largest = std::max(largest, mma->getAccumulatorRegisters(
-                                        warps, false, /*allJobs=*/false));
-    }
-    registers = std::max(registers, sums + largest);
+  std::optional<tb::BlockGraphMemory> memory = planBlockGraphMemory(graph);
+  return memory ? memory->accumulatorRegisters : 0;
+}
+
+namespace {
+/// The lowering's plan as the tb dialect's account of a graph's memory.
+struct LoweringMemoryPlanner : public tb::MemoryPlannerInterface {
+  using MemoryPlannerInterface::MemoryPlannerInterface;
+  std::optional<tb::BlockGraphMemory> plan(tb::GraphOp graph) const override {
+    return planBlockGraphMemory(graph);
   }
-  return registers;
+};
+} // namespace
+
+void mirage::registerBlockGraphMemoryPlanner(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *, tb::BlockDialect *dialect) {
+    dialect->addInterfaces<LoweringMemoryPlanner>();
+  });
 }

@@ -67,12 +67,19 @@ public:
 
   /// Makes every decision; fails with a diagnostic on the graph.
   llvm::LogicalResult build();
+  bool isBuilt() const { return built; }
+  /// Whether build failed because the tiles do not fit even with one stage
+  /// (getSharedMemoryBytes is then what one stage needs).
+  bool isOutOfSharedMemory() const { return outOfSharedMemory; }
 
   tb::GraphOp getGraph() const { return graph; }
   const Options &getOptions() const { return options; }
   int64_t getIterations() const { return iterations; }
   int64_t getStages() const { return stages; }
   int64_t getSharedMemoryBytes() const { return sharedBytes; }
+  /// The ops defining the `count` largest shared-memory buffers, largest
+  /// first (ties in program order).
+  llvm::SmallVector<mlir::Operation *> getLargestBuffers(size_t count) const;
 
   /// Input iterators whose tile changes every iteration (loaded through the
   /// pipeline) and the others (loaded once, before the loop).
@@ -165,7 +172,9 @@ private:
   void schedule();
   void decideGlobalReads();
   void decideProducerStores();
+  /// Places the tiles with as many stages as fit, down to one.
   llvm::LogicalResult planSharedMemory();
+  int64_t getSharedMemoryLimit() const;
 
   /// Values a step reads from shared memory (inlined chains included).
   llvm::SmallVector<mlir::Value> getReads(const Step &step) const;
@@ -216,6 +225,7 @@ private:
   llvm::DenseSet<mlir::Operation *> storedOnly;
   llvm::SmallVector<LiveInterval> intervals;
   int64_t sharedBytes = 0;
+  bool built = false, outOfSharedMemory = false;
 };
 
 } // namespace mirage::codegen

@@ -11,7 +11,6 @@
 
 #include "DeviceToBinary.h"
 #include "mirage/Conversion/KernelToGPU.h"
-#include "mirage/Conversion/KernelToGPU.h"
 #include "mirage/Conversion/Passes.h"
 #include "mirage/CostModel/CostModel.h"
 #include "mirage/Dialect/Block/IR/Block.h"
@@ -221,6 +220,7 @@ void mirage::registerMirageToPTXDependencies(DialectRegistry &registry) {
                   NVVM::NVVMDialect, nvgpu::NVGPUDialect, scf::SCFDialect,
                   ub::UBDialect, vector::VectorDialect>();
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerBlockGraphMemoryPlanner(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerNVVMDialectTranslation(registry);

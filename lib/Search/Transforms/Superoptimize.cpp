@@ -197,8 +197,16 @@ private:
                    << " subprogram #" << index << ": "
                    << subprogram.ops.size() << " ops, "
                    << subprogram.inputs.size() << " inputs\n";
+    // Candidates are built and verified for the function's target, whose
+    // shared memory also bounds the search's tiles.
+    auto target = tb::TargetAttr::lookup(function);
+    bool explicitTarget = target != tb::TargetAttr::getDefault(&getContext());
     SearchOptions options = getSearchOptions(label);
+    options.device.smemPerBlock =
+        std::min(options.device.smemPerBlock, target.getSmemPerBlock());
     OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
+    if (explicitTarget)
+      (*scratch)->setAttr(tb::BlockDialect::getTargetAttrName(), target);
     OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
     func::FuncOp reference = cloneSubprogram(builder, subprogram, label);
     EquivalenceOptions equivalence;
@@ -396,9 +404,12 @@ private:
 
     if (topModule) {
       OpBuilder top = OpBuilder::atBlockEnd(topModule.getBody());
-      top.clone(*reference);
+      SmallVector<Operation *> written = {top.clone(*reference)};
       for (const Verified &v : verified)
-        top.clone(*v.function);
+        written.push_back(top.clone(*v.function));
+      if (explicitTarget)
+        for (Operation *op : written)
+          op->setAttr(tb::BlockDialect::getTargetAttrName(), target);
     }
     if (!chosen)
       return success();

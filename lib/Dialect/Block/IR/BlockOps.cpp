@@ -25,13 +25,31 @@ TilingParams GraphOp::getTiling(ArrayRef<int64_t> gridMap, int64_t loopMap) {
                            static_cast<int64_t>(getForloopRange()), loopMap);
 }
 
-PeakMemory GraphOp::getSharedMemoryUse() {
-  return computePeakMemory(getBodyBlock(),
-                           [](Type type) -> std::optional<int64_t> {
-                             if (auto tile = dyn_cast<TileType>(type))
-                               return getByteSize(tile);
-                             return std::nullopt;
-                           });
+PeakMemory GraphOp::getLiveTileMemory() {
+  return computePeakMemory(
+      getBodyBlock(), [](Value value) -> std::optional<int64_t> {
+        auto tile = dyn_cast<TileType>(value.getType());
+        if (!tile)
+          return std::nullopt;
+        Operation *def = value.getDefiningOp();
+        if (def && def->hasTrait<mirage::OpTrait::IsAccumulator>())
+          return tile.getNumElements() * 4;
+        return getByteSize(tile);
+      });
+}
+
+BlockGraphMemory tb::getBlockGraphMemory(GraphOp graph) {
+  if (auto *planner =
+          graph->getDialect()->getRegisteredInterface<MemoryPlannerInterface>())
+    if (std::optional<BlockGraphMemory> memory = planner->plan(graph))
+      return *memory;
+  PeakMemory live = graph.getLiveTileMemory();
+  BlockGraphMemory memory;
+  memory.sharedBytes = live.bytes;
+  memory.largest.assign(live.liveAtPeak.begin(),
+                        live.liveAtPeak.begin() +
+                            std::min<size_t>(live.liveAtPeak.size(), 3));
+  return memory;
 }
 
 int64_t GraphOp::getDeviceBytesPerBlock() {
@@ -96,19 +114,30 @@ LogicalResult GraphOp::verifyRegions() {
     return failure();
 
   TargetAttr target = TargetAttr::lookup(*this);
-  PeakMemory use = getSharedMemoryUse();
-  if (use.bytes > target.getSmemPerBlock()) {
+  BlockGraphMemory memory = getBlockGraphMemory(*this);
+  if (memory.sharedBytes > target.getSmemPerBlock()) {
     InFlightDiagnostic diag =
-        emitOpError() << "needs " << use.bytes
-                      << " bytes of shared memory for the tiles live at its "
-                         "peak, more than the "
-                      << target.getSmemPerBlock() << " bytes per block of "
-                      << target.getChip();
-    // Point at the largest live tiles, the first candidates to shrink.
-    for (Operation *op : ArrayRef<Operation *>(use.liveAtPeak).take_front(3))
-      diag.attachNote(op->getLoc()) << "a tile live at the peak is defined here";
+        emitOpError() << "needs " << memory.sharedBytes
+                      << " bytes of shared memory for "
+                      << (memory.planned
+                              ? "its tiles as the lowering places them with "
+                                "one pipeline stage"
+                              : "the tiles live at its peak")
+                      << ", more than the " << target.getSmemPerBlock()
+                      << " bytes per block of " << target.getChip();
+    // Point at the largest tiles, the first candidates to shrink.
+    for (Operation *op : memory.largest)
+      diag.attachNote(op->getLoc())
+          << (memory.planned ? "one of the largest tiles is defined here"
+                             : "a tile live at the peak is defined here");
     return diag;
   }
+  if (memory.accumulatorRegisters > target.getRegsPerThread())
+    return emitOpError() << "needs " << memory.accumulatorRegisters
+                         << " registers per thread for its tensor-core "
+                            "accumulators, more than the "
+                         << target.getRegsPerThread() << " of "
+                         << target.getChip();
   return success();
 }
 

@@ -56,7 +56,8 @@ struct ReportResources
     getOperation()->walk([](GraphOp graph) {
       TargetAttr target = TargetAttr::lookup(graph);
       int64_t blocks = getNumElements(graph.getGrid());
-      int64_t smem = graph.getSharedMemoryUse().bytes;
+      BlockGraphMemory memory = getBlockGraphMemory(graph);
+      int64_t smem = memory.sharedBytes;
       LoopCounts counts = countLoopRoles(graph.getBodyBlock());
 
       // Thread graphs: how many, and the largest register footprint.
@@ -78,15 +79,21 @@ struct ReportResources
       InFlightDiagnostic remark = graph.emitRemark();
       remark << llvm::formatv(
           "block graph: grid {0} = {1} x {2} threads, forloop {3}; shared "
-          "memory {4} / {5} bytes ({6:F1}%) on {7}; {8}, {9}, {10}, {11}, {12}",
+          "memory {4} / {5} bytes ({6:F1}%) on {7}",
           grid, plural(blocks, "block"), graph.getThreads(),
           graph.getForloopRange(), smem, target.getSmemPerBlock(),
-          100.0 * smem / target.getSmemPerBlock(), target.getChip(),
-          plural(counts.iterators, "input iterator"),
-          plural(counts.loopBody, "loop-body op"),
-          plural(counts.accumulators, "accumulator"),
-          plural(counts.postLoop, "post-loop op"),
-          plural(counts.savers, "output saver"));
+          100.0 * smem / target.getSmemPerBlock(), target.getChip());
+      if (memory.planned && graph.isLooped())
+        remark << " with " << plural(memory.stages, "pipeline stage");
+      if (memory.accumulatorRegisters)
+        remark << "; " << memory.accumulatorRegisters
+               << " registers per thread for tensor-core accumulators";
+      remark << llvm::formatv("; {0}, {1}, {2}, {3}, {4}",
+                              plural(counts.iterators, "input iterator"),
+                              plural(counts.loopBody, "loop-body op"),
+                              plural(counts.accumulators, "accumulator"),
+                              plural(counts.postLoop, "post-loop op"),
+                              plural(counts.savers, "output saver"));
       if (threadGraphs)
         remark << llvm::formatv("; {0}, peak {1} register bytes per thread",
                                 plural(threadGraphs, "thread graph"),

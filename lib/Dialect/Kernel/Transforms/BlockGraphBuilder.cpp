@@ -202,6 +202,6 @@ KernelProfile kn::getKernelProfile(tb::GraphOp graph,
     phase.simt += flops.simt;
     (after ? profile.postLatencyUs : profile.bodyLatencyUs) += latency;
   }
-  profile.sharedMemoryBytes = graph.getSharedMemoryUse().bytes;
+  profile.sharedMemoryBytes = tb::getBlockGraphMemory(graph).sharedBytes;
   return profile;
 }

@@ -22,12 +22,12 @@ TilingParams GraphOp::getTiling(ArrayRef<int64_t> gridMap, int64_t loopMap) {
 }
 
 PeakMemory GraphOp::getRegisterUse() {
-  return computePeakMemory(getBodyBlock(),
-                           [](Type type) -> std::optional<int64_t> {
-                             if (auto frag = dyn_cast<FragType>(type))
-                               return getByteSize(frag);
-                             return std::nullopt;
-                           });
+  return computePeakMemory(
+      getBodyBlock(), [](Value value) -> std::optional<int64_t> {
+        if (auto frag = dyn_cast<FragType>(value.getType()))
+          return frag.getNumElements() * 4;
+        return std::nullopt;
+      });
 }
 
 int64_t GraphOp::getRegisterBytesPerThread() { return getRegisterUse().bytes; }

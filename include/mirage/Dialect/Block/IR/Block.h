@@ -7,6 +7,7 @@
 #ifndef MIRAGE_DIALECT_BLOCK_IR_BLOCK_H
 #define MIRAGE_DIALECT_BLOCK_IR_BLOCK_H
 
+#include "mirage/Dialect/Block/IR/BlockGraphMemory.h"
 #include "mirage/IR/GraphUtils.h"
 #include "mirage/IR/OperatorOps.h"
 #include "mirage/IR/SemanticsOpInterface.h"

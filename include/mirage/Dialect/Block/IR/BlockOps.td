@@ -66,9 +66,11 @@ def Block_GraphOp : Block_Op<"graph", [IsolatedFromAbove]> {
     /// The tiling seen by an iterator or saver with the given maps.
     ::mirage::TilingParams getTiling(::llvm::ArrayRef<int64_t> gridMap,
                                      int64_t loopMap);
-    /// The peak shared memory of the body's tiles in execution order (loop
-    /// body, then post-loop ops; accumulators live for the whole loop).
-    ::mirage::PeakMemory getSharedMemoryUse();
+    /// The peak shared memory of the body's tiles live at once in execution
+    /// order (loop body, then post-loop ops; accumulators live for the
+    /// whole loop and count in f32, as the code keeps them), each tile once:
+    /// what getBlockGraphMemory falls back to without the lowering's plan.
+    ::mirage::PeakMemory getLiveTileMemory();
     /// Bytes one block moves between device memory and shared memory: each
     /// input iterator's tile once per iteration (once in all where its fmap
     /// replicates), and each saved tile once.
