@@ -16,8 +16,8 @@
 namespace mirage {
 
 /// The memory `graph`'s kernel needs as convert-kn-to-gpu plans it with its
-/// default options, with mma.sync and, where the graph's tb.target has it,
-/// with wgmma (the larger of the two): shared memory with the stages the
+/// default options, with mma.sync and with wgmma (the larger of the two:
+/// the lowering's chip option picks wgmma): shared memory with the stages the
 /// lowering chooses (one, and its bytes, when the tiles do not fit), the
 /// registers of its tensor-core accumulators. std::nullopt where the
 /// lowering refuses the graph for another reason than memory. This is the

@@ -64,7 +64,8 @@ def ConvertKernelToGPU : Pass<"convert-kn-to-gpu", "::mlir::ModuleOp"> {
            "copy engine (cp.async.bulk.tensor, sm_90 and later) completing "
            "on one mbarrier per stage, from tensor maps the host creates "
            "(nvgpu.tma.create.descriptor); kernels whose tiles TMA cannot "
-           "copy keep cp.async">,
+           "copy, or that fit shared memory only without the copy engine's "
+           "mbarrier reserve and 1024-byte offsets, keep cp.async">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "Run the tile matmuls that fit a warpgroup (m a multiple of 64, "
            "operand rows of 32, 64 or 128-byte swizzle) with "

@@ -245,13 +245,16 @@ static int64_t getScratchBytes(Operation *op, int64_t warps) {
 // Decisions
 //===----------------------------------------------------------------------===//
 
-LogicalResult BlockGraphPlan::build() {
+LogicalResult BlockGraphPlan::build(bool report) {
   Block &body = graph.getBodyBlock();
-  if (graph.getThreads() % 32 != 0)
+  if (graph.getThreads() % 32 != 0) {
+    if (!report)
+      return failure();
     return graph.emitOpError()
            << "has " << graph.getThreads()
            << " threads per block; code generation needs a multiple of 32 "
               "(whole warps)";
+  }
   llvm::DenseSet<Operation *> postLoop = getPostLoopOps(body);
   for (Operation &op : body.without_terminator()) {
     (postLoop.contains(&op) ? postLoopOps : loopOps).push_back(&op);
@@ -293,6 +296,8 @@ LogicalResult BlockGraphPlan::build() {
     return success();
   }
   outOfSharedMemory = true;
+  if (!report)
+    return failure();
   return graph.emitOpError()
          << "needs " << sharedBytes << " bytes of shared memory for its "
          << "tiles with " << stages << " pipeline stage(s), more than the "
@@ -777,28 +782,18 @@ static int64_t getAccumulatorRegisters(const BlockGraphPlan &plan) {
   return sums + largest;
 }
 
-/// The plans of `graph` with mma.sync and, where its target has them, with
-/// wgmma (whose operand tiles sit on 1024-byte offsets and whose jobs are
-/// wider): a graph must lower either way. Stops at the first plan that
-/// fails; with `quiet`, without reporting why.
+/// The plans of `graph` with mma.sync and with wgmma (whose operand tiles
+/// sit on 1024-byte offsets and whose jobs are wider), whatever the graph's
+/// target: the lowering's `chip` option, not the target, picks wgmma, and a
+/// graph must lower either way. Stops at the first plan that fails; with
+/// `quiet`, without reporting why.
 static SmallVector<std::unique_ptr<BlockGraphPlan>>
 planEachMma(tb::GraphOp graph, Options options, bool quiet) {
   SmallVector<std::unique_ptr<BlockGraphPlan>> plans;
-  bool hasWgmma = hasWarpgroupMma(tb::TargetAttr::lookup(graph).getChip());
   for (bool wgmma : {false, true}) {
-    if (wgmma && !hasWgmma)
-      break;
     options.wgmma = wgmma;
     plans.push_back(std::make_unique<BlockGraphPlan>(graph, options));
-    LogicalResult built = success();
-    if (quiet) {
-      ScopedDiagnosticHandler silence(graph->getContext(),
-                                      [](Diagnostic &) { return success(); });
-      built = plans.back()->build();
-    } else {
-      built = plans.back()->build();
-    }
-    if (failed(built))
+    if (failed(plans.back()->build(/*report=*/!quiet)))
       break;
   }
   return plans;
@@ -857,12 +852,8 @@ int64_t mirage::getBlockGraphLoadsInFlight(tb::GraphOp graph,
   Options options;
   options.chipSharedMemory = chipSharedMemory;
   BlockGraphPlan plan(graph, options);
-  {
-    ScopedDiagnosticHandler silence(graph->getContext(),
-                                    [](Diagnostic &) { return success(); });
-    if (failed(plan.build()))
-      return 0;
-  }
+  if (failed(plan.build(/*report=*/false)))
+    return 0;
   auto bytesOf = [&](ArrayRef<tb::InputIteratorOp> iterators) {
     int64_t bytes = 0;
     for (tb::InputIteratorOp iterator : iterators)

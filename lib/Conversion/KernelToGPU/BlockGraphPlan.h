@@ -65,8 +65,10 @@ class BlockGraphPlan {
 public:
   BlockGraphPlan(tb::GraphOp graph, const Options &options);
 
-  /// Makes every decision; fails with a diagnostic on the graph.
-  llvm::LogicalResult build();
+  /// Makes every decision; fails with a diagnostic on the graph unless
+  /// `report` is false (for queries, which may run inside a verifier that
+  /// other threads share the context with: they read isOutOfSharedMemory).
+  llvm::LogicalResult build(bool report = true);
   bool isBuilt() const { return built; }
   /// Whether build failed because the tiles do not fit even with one stage
   /// (getSharedMemoryBytes is then what one stage needs).

@@ -282,3 +282,28 @@ func.func @thread_omap_replica(%x: tensor<8x4xf16>) -> tensor<8x4xf16> {
   } : (tensor<8x4xf16>) -> tensor<8x4xf16>
   return %z : tensor<8x4xf16>
 }
+
+// -----
+
+// f16 fragments count at 4 bytes an element, as the lowering keeps them in
+// f32 registers: a 1x200 row and its exponential take 1600 bytes (800 at
+// the declared size, which would pass).
+func.func @f16_fragments_in_f32_registers(%x: tensor<4x200xf16>) -> tensor<4x200xf16> {
+  %z = kn.kernel(%x) {
+    tb.graph grid [1] threads 32 forloop 1 {
+    ^bb0(%xd: tensor<4x200xf16>):
+      %t = tb.input_iterator %xd imap <x -> replica> fmap <i -> replica> : tensor<4x200xf16> -> !tb.tile<4x200xf16>
+      // expected-error @below {{'th.graph' op needs 1600 bytes of registers per thread for the fragments live at its peak, more than the 1020 bytes (255 32-bit registers) of sm_90a}}
+      %r = th.graph(%t) threads [4] forloop 1 {
+      ^bb0(%a: !tb.tile<4x200xf16>):
+        %f = th.input_iterator %a imap <x -> 0> fmap <i -> replica> : !tb.tile<4x200xf16> -> !th.frag<1x200xf16>
+        %e = th.exp %f : !th.frag<1x200xf16>
+        %o = th.output_saver %e omap <x -> 0> : !th.frag<1x200xf16> -> !tb.tile<4x200xf16>
+        th.yield %o : !tb.tile<4x200xf16>
+      } : (!tb.tile<4x200xf16>) -> !tb.tile<4x200xf16>
+      %o = tb.output_saver %r omap <x -> 0> : !tb.tile<4x200xf16> -> tensor<4x200xf16>
+      tb.yield %o : tensor<4x200xf16>
+    }
+  } : (tensor<4x200xf16>) -> tensor<4x200xf16>
+  return %z : tensor<4x200xf16>
+}

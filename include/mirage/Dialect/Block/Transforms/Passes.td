@@ -26,9 +26,9 @@ def TbReportResources : Pass<"tb-report-resources"> {
     ```
     remark: block graph: grid [96] = 96 blocks x 128 threads, forloop 64;
       shared memory 68224 / 232448 bytes (29.4%) on sm_90a with 8 pipeline
-      stages; 2 input iterators, 3 loop-body ops, 2 accumulators, 1
-      post-loop op, 1 output saver; 1 thread graph, peak 12 register bytes
-      per thread
+      stages; 8 registers per thread for tensor-core accumulators; 2 input
+      iterators, 3 loop-body ops, 2 accumulators, 1 post-loop op, 1 output
+      saver; 1 thread graph, peak 12 register bytes per thread
     ```
   }];
 }
