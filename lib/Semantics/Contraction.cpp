@@ -347,52 +347,25 @@ OpWork detail::contractionWork(OpKind kind, OperandShapes in,
   return work;
 }
 
-std::optional<AxisSets>
-detail::contractionAxes(OpKind kind, ArrayRef<const AxisSets *> in,
-                        OperandShapes shapes, ArrayRef<int64_t> out,
-                        const OpParams &params) {
+std::optional<DimMap> detail::contractionMap(OpKind kind, OperandShapes in,
+                                             ArrayRef<int64_t> out,
+                                             const OpParams &params) {
+  DimMap map;
   if (kind == OpKind::Matmul) {
-    // Batch axes align like an elementwise operator's; rows come from the
-    // left operand, columns from the right, the contracted axis is dropped.
-    size_t rank = out.size();
-    AxisSets sets = *alignedAxes(kind, in,
-                                 {shapes[0].drop_back(2), shapes[1].drop_back(2)},
-                                 out.drop_back(2), params);
-    sets.resize(rank);
-    sets[rank - 2] = (*in[0])[in[0]->size() - 2];
-    sets[rank - 1] = in[1]->back();
-    return sets;
-  }
-  AxisSets sets = *in[0];
-  if (params.dim < 0 || params.dim >= static_cast<int64_t>(sets.size()))
-    return std::nullopt;
-  if (params.keepDim)
-    sets[params.dim] = 0;
-  else
-    sets.erase(sets.begin() + params.dim);
-  return sets;
-}
-
-std::optional<TileDims> detail::contractionTiles(OpKind kind, OperandShapes in,
-                                                 const OpParams &params) {
-  auto result = inferShapes(kind, in, params);
-  if (!result) {
-    llvm::consumeError(result.takeError());
-    return std::nullopt;
-  }
-  ArrayRef<int64_t> out = (*result)[0];
-  TileDims tiles;
-  if (kind == OpKind::Matmul) {
-    // Space [batch..., m, n, k]: k is contracted and folded by a sum.
+    // Space [batch..., m, n, k]: batch dims align like an elementwise
+    // operator's, rows come from the left operand, columns from the right,
+    // and k is contracted and folded by a sum.
     int64_t rank = out.size();
-    tiles.space = Shape(out);
-    tiles.space.push_back(in[0].back());
-    tiles.reduced.assign(rank + 1, false);
-    tiles.reduced[rank] = true;
-    tiles.accumulator = OpKind::AccumSum;
+    if (rank < 2 || in[0].size() < 2 || in[1].size() < 2)
+      return std::nullopt;
+    map.space = Shape(out);
+    map.space.push_back(in[0].back());
+    map.kinds.assign(rank + 1, SpaceDimKind::Parallel);
+    map.kinds[rank] = SpaceDimKind::Reduced;
+    map.accumulator = OpKind::AccumSum;
     int64_t m = rank - 2, n = rank - 1, k = rank;
     for (auto [index, shape] : llvm::enumerate(in)) {
-      auto &dims = tiles.operands.emplace_back();
+      auto &dims = map.operands.emplace_back();
       int64_t opRank = shape.size();
       int64_t skip = (rank - 2) - (opRank - 2);
       for (int64_t d = 0; d + 2 < opRank; ++d)
@@ -403,29 +376,31 @@ std::optional<TileDims> detail::contractionTiles(OpKind kind, OperandShapes in,
       else
         dims.append({k, n});
     }
-    auto &dims = tiles.results.emplace_back();
+    auto &dims = map.results.emplace_back();
     for (int64_t d = 0; d < rank; ++d)
       dims.push_back(d);
-    return tiles;
+    return map;
   }
   // Reductions: the space is the operand; the reduced dim is folded by the
-  // reduction's own combination.
+  // reduction's own combination, and a kept reduced dim indexes nothing.
   ArrayRef<int64_t> shape = in[0];
   int64_t rank = shape.size();
-  tiles.space = Shape(shape);
-  tiles.reduced.assign(rank, false);
-  tiles.reduced[params.dim] = true;
-  tiles.accumulator =
+  if (params.dim < 0 || params.dim >= rank)
+    return std::nullopt;
+  map.space = Shape(shape);
+  map.kinds.assign(rank, SpaceDimKind::Parallel);
+  map.kinds[params.dim] = SpaceDimKind::Reduced;
+  map.accumulator =
       kind == OpKind::ReduceMax ? OpKind::AccumMax : OpKind::AccumSum;
-  auto &dims = tiles.operands.emplace_back();
+  auto &dims = map.operands.emplace_back();
   for (int64_t d = 0; d < rank; ++d)
     dims.push_back(d);
-  auto &outDims = tiles.results.emplace_back();
+  auto &outDims = map.results.emplace_back();
   for (int64_t d = 0; d < rank; ++d) {
     if (d != params.dim)
       outDims.push_back(d);
     else if (params.keepDim)
       outDims.push_back(kWholeDim);
   }
-  return tiles;
+  return map;
 }

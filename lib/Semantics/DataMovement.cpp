@@ -211,90 +211,64 @@ ExprId detail::dataMovementExpr(OpKind kind, ArrayRef<ExprId> in,
   return in[0];
 }
 
-std::optional<AxisSets> detail::transposeAxes(OpKind,
-                                              ArrayRef<const AxisSets *> in,
-                                              OperandShapes, ArrayRef<int64_t>,
+std::optional<DimMap> detail::dataMovementMap(OpKind kind, OperandShapes in,
+                                              ArrayRef<int64_t> out,
                                               const OpParams &params) {
-  AxisSets sets;
-  for (int64_t axis : params.ints) {
-    if (axis < 0 || axis >= static_cast<int64_t>(in[0]->size()))
-      return std::nullopt;
-    sets.push_back((*in[0])[axis]);
-  }
-  return sets;
-}
-
-std::optional<AxisSets> detail::concatAxes(OpKind,
-                                           ArrayRef<const AxisSets *> in,
-                                           OperandShapes, ArrayRef<int64_t> out,
-                                           const OpParams &) {
-  AxisSets sets(out.size(), 0);
-  for (const AxisSets *operand : in)
-    for (size_t a = 0; a < operand->size() && a < sets.size(); ++a)
-      sets[a] |= (*operand)[a];
-  return sets;
-}
-
-std::optional<AxisSets> detail::sameAxes(OpKind, ArrayRef<const AxisSets *> in,
-                                         OperandShapes, ArrayRef<int64_t>,
-                                         const OpParams &) {
-  return *in[0];
-}
-
-std::optional<AxisSets> detail::noAxes(OpKind, ArrayRef<const AxisSets *>,
-                                       OperandShapes, ArrayRef<int64_t>,
-                                       const OpParams &) {
-  return std::nullopt;
-}
-
-std::optional<TileDims> detail::dataMovementTiles(OpKind kind,
-                                                  OperandShapes in,
-                                                  const OpParams &params) {
-  auto results = inferShapes(kind, in, params);
-  if (!results) {
-    llvm::consumeError(results.takeError());
-    return std::nullopt;
-  }
-  TileDims tiles;
-  // The identity over `rank` dims with `whole` kept whole.
-  auto identity = [](int64_t rank, int64_t whole) {
+  DimMap map;
+  // The identity over `rank` dims.
+  auto identity = [](int64_t rank) {
     llvm::SmallVector<int64_t, 4> dims;
     for (int64_t d = 0; d < rank; ++d)
-      dims.push_back(d == whole ? kWholeDim : d);
+      dims.push_back(d);
     return dims;
   };
   switch (kind) {
   case OpKind::Concat:
   case OpKind::Split: {
-    // The concatenated or split dim stays whole; the others line up.
-    tiles.space = kind == OpKind::Concat ? (*results)[0] : Shape(in[0]);
-    int64_t rank = tiles.space.size();
+    // The concatenated or split dim is needed whole; the others line up.
+    map.space = kind == OpKind::Concat ? Shape(out) : Shape(in[0]);
+    int64_t rank = map.space.size();
+    if (params.dim < 0 || params.dim >= rank)
+      return std::nullopt;
+    map.kinds.assign(rank, SpaceDimKind::Parallel);
+    map.kinds[params.dim] = SpaceDimKind::Whole;
     for (size_t i = 0; i < in.size(); ++i)
-      tiles.operands.push_back(identity(rank, params.dim));
-    for (size_t i = 0; i < results->size(); ++i)
-      tiles.results.push_back(identity(rank, params.dim));
+      map.operands.push_back(identity(rank));
+    size_t results = kind == OpKind::Split ? params.ints.size() : 1;
+    for (size_t i = 0; i < results; ++i)
+      map.results.push_back(identity(rank));
     break;
   }
   case OpKind::Transpose: {
     // Result dim i is operand dim permutation[i].
-    tiles.space = (*results)[0];
-    int64_t rank = tiles.space.size();
-    llvm::SmallVector<int64_t, 4> dims(rank);
-    for (int64_t i = 0; i < rank; ++i)
+    map.space = Shape(out);
+    int64_t rank = map.space.size();
+    if (static_cast<int64_t>(params.ints.size()) != rank)
+      return std::nullopt;
+    llvm::SmallVector<int64_t, 4> dims(rank, kWholeDim);
+    for (int64_t i = 0; i < rank; ++i) {
+      if (params.ints[i] < 0 || params.ints[i] >= rank)
+        return std::nullopt;
       dims[params.ints[i]] = i;
-    tiles.operands.push_back(dims);
-    tiles.results.push_back(identity(rank, -1));
+    }
+    map.kinds.assign(rank, SpaceDimKind::Parallel);
+    map.operands.push_back(dims);
+    map.results.push_back(identity(rank));
     break;
   }
   case OpKind::Reshape: {
     // Row-major regrouping: walk both shapes in runs of equal element
     // count; a run of one dim on each side lines up, the dims of any other
-    // run stay whole (size-1 dims are whole and trivially so).
+    // run index nothing (size-1 dims trivially so).
     ArrayRef<int64_t> from = in[0];
-    ArrayRef<int64_t> to = (*results)[0];
-    tiles.space = Shape(to);
+    ArrayRef<int64_t> to = out;
+    map.space = Shape(to);
+    map.kinds.assign(to.size(), SpaceDimKind::Parallel);
+    map.regroups = true;
     llvm::SmallVector<int64_t, 4> fromDims(from.size(), kWholeDim),
         toDims(to.size(), kWholeDim);
+    if (getNumElements(from) != getNumElements(to))
+      return std::nullopt;
     size_t i = 0, j = 0;
     auto skipOnes = [](ArrayRef<int64_t> shape, size_t &k) {
       while (k < shape.size() && shape[k] == 1)
@@ -318,13 +292,19 @@ std::optional<TileDims> detail::dataMovementTiles(OpKind kind,
       skipOnes(from, i);
       skipOnes(to, j);
     }
-    tiles.operands.push_back(fromDims);
-    tiles.results.push_back(toDims);
+    map.operands.push_back(fromDims);
+    map.results.push_back(toDims);
     break;
   }
-  // all_reduce is a collective, not computed tile by tile.
   case OpKind::AllReduce:
-    return std::nullopt;
+    // A collective: each element stays where it is, but no tile is
+    // computed on its own.
+    map.space = Shape(in[0]);
+    map.kinds.assign(map.space.size(), SpaceDimKind::Parallel);
+    map.operands.push_back(identity(map.space.size()));
+    map.results.push_back(identity(map.space.size()));
+    map.tiled = false;
+    break;
   // Not data movement: the operator table gives these their own facets.
   MIRAGE_ELEMENTWISE_OP_KIND_CASES:
   case OpKind::Matmul:
@@ -334,8 +314,7 @@ std::optional<TileDims> detail::dataMovementTiles(OpKind kind,
   MIRAGE_GRAPH_STRUCTURE_OP_KIND_CASES:
     return std::nullopt;
   }
-  tiles.reduced.assign(tiles.space.size(), false);
-  return tiles;
+  return map;
 }
 
 bool mirage::swapsLastTwoDims(ArrayRef<int64_t> permutation) {

@@ -530,30 +530,27 @@ OpWork detail::elementwiseWork(OpKind kind, OperandShapes, ArrayRef<int64_t> out
   return work;
 }
 
-std::optional<TileDims> detail::elementwiseTiles(OpKind kind,
-                                                 OperandShapes in,
-                                                 const OpParams &params) {
+std::optional<DimMap> detail::elementwiseMap(OpKind, OperandShapes in,
+                                             ArrayRef<int64_t> out,
+                                             const OpParams &) {
   // The space is the (broadcast) result; operands align on the right, and
   // a size-1 dim against a larger one broadcasts.
-  auto result = inferShapes(kind, in, params);
-  if (!result) {
-    llvm::consumeError(result.takeError());
-    return std::nullopt;
-  }
-  TileDims tiles;
-  tiles.space = (*result)[0];
-  int64_t rank = tiles.space.size();
-  tiles.reduced.assign(rank, false);
+  DimMap map;
+  map.space = Shape(out);
+  int64_t rank = map.space.size();
+  map.kinds.assign(rank, SpaceDimKind::Parallel);
   for (ArrayRef<int64_t> shape : in) {
-    auto &dims = tiles.operands.emplace_back();
+    auto &dims = map.operands.emplace_back();
     int64_t skip = rank - static_cast<int64_t>(shape.size());
+    if (skip < 0)
+      return std::nullopt;
     for (auto [d, size] : llvm::enumerate(shape)) {
       int64_t s = static_cast<int64_t>(d) + skip;
-      dims.push_back(size == 1 && tiles.space[s] != 1 ? kBroadcastDim : s);
+      dims.push_back(size == 1 && map.space[s] != 1 ? kBroadcastDim : s);
     }
   }
-  auto &out = tiles.results.emplace_back();
+  auto &result = map.results.emplace_back();
   for (int64_t d = 0; d < rank; ++d)
-    out.push_back(d);
-  return tiles;
+    result.push_back(d);
+  return map;
 }

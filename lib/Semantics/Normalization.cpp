@@ -181,22 +181,24 @@ OpWork detail::rmsNormWork(OpKind, OperandShapes in, ArrayRef<int64_t>,
   return work;
 }
 
-std::optional<TileDims> detail::rmsNormTiles(OpKind, OperandShapes in,
-                                             const OpParams &) {
-  // Rows are independent; each needs its whole last dim, and the weight
-  // is read whole.
-  TileDims tiles;
+std::optional<DimMap> detail::rmsNormMap(OpKind, OperandShapes in,
+                                         ArrayRef<int64_t>, const OpParams &) {
+  // Rows are independent; each needs its whole last dim, which the weight
+  // runs along.
+  DimMap map;
   ArrayRef<int64_t> shape = in[0];
   int64_t rank = shape.size();
-  tiles.space = Shape(shape);
-  tiles.reduced.assign(rank, false);
+  if (rank == 0)
+    return std::nullopt;
+  map.space = Shape(shape);
+  map.kinds.assign(rank, SpaceDimKind::Parallel);
+  map.kinds[rank - 1] = SpaceDimKind::Whole;
   llvm::SmallVector<int64_t, 4> dims;
-  for (int64_t d = 0; d + 1 < rank; ++d)
+  for (int64_t d = 0; d < rank; ++d)
     dims.push_back(d);
-  dims.push_back(kWholeDim);
-  tiles.operands.push_back(dims);
+  map.operands.push_back(dims);
   if (in.size() > 1)
-    tiles.operands.push_back({kWholeDim});
-  tiles.results.push_back(dims);
-  return tiles;
+    map.operands.push_back({rank - 1});
+  map.results.push_back(dims);
+  return map;
 }

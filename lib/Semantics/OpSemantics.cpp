@@ -39,8 +39,7 @@ OpRecord elementwiseRecord(OpInfo info) {
           elementwiseDegree,
           elementwiseExpr,
           elementwiseWork,
-          alignedAxes,
-          elementwiseTiles};
+          elementwiseMap};
 }
 
 // Rows in OpKind order: facts {kind, name, min operands, max operands,
@@ -49,7 +48,7 @@ OpRecord elementwiseRecord(OpInfo info) {
 // scales, abstract form, formula (the others have none)} and, by name,
 // the parameters, accumulation, data movement and commutativity;
 // facets: shape, float64, fingerprint, error bound, degree, abstract
-// expression, work, axis sets, tiles. Iterators, savers and
+// expression, work, dimension map. Iterators, savers and
 // accumulators are evaluated by the graph interpreter (Structure.cpp).
 const OpRecord kRecords[] = {
     elementwiseRecord({OpKind::Exp, "exp", 1, 1, true, FC::Exponential, 2,
@@ -104,81 +103,79 @@ const OpRecord kRecords[] = {
      contractionDegree,
      matmulExpr,
      contractionWork,
-     contractionAxes,
-     contractionTiles},
+     contractionMap},
     {OpInfo{OpKind::ReduceSum, "reduce_sum", 1, 1, false, FC::Polynomial, 0,
             false, AF::Formula, "(reduce_add x0)"}
          .withParams(PF::ReduceDim),
      reduceShape, contractionF64, contractionFF, contractionErrors,
-     contractionDegree, reduceSumExpr, contractionWork, contractionAxes,
-     contractionTiles},
+     contractionDegree, reduceSumExpr, contractionWork, contractionMap},
     {OpInfo{OpKind::ReduceMax, "reduce_max", 1, 1, false, FC::Outside, 0, false,
             AF::Formula, "(reduce_max x0)"}
          .withParams(PF::ReduceDim),
      reduceShape, contractionF64, nullptr, contractionErrors, contractionDegree,
-     reduceMaxExpr, contractionWork, contractionAxes, contractionTiles},
+     reduceMaxExpr, contractionWork, contractionMap},
     {OpInfo{OpKind::RmsNorm, "rms_norm", 1, 2, false, FC::SquareRoot, 0, false}
          .withParams(PF::Epsilon),
      rmsNormShape, rmsNormF64, rmsNormFF, rmsNormErrors, rmsNormDegree,
-     rmsNormExpr, rmsNormWork, alignedAxes, rmsNormTiles},
+     rmsNormExpr, rmsNormWork, rmsNormMap},
     {OpInfo{OpKind::Concat, "concat", 1, kVariadic, false, FC::Polynomial, 0,
             false}
          .movingData()
          .withParams(PF::Dim),
      concatShape, dataMovementF64, dataMovementFF, dataMovementErrors,
-     keepDegree, dataMovementExpr, noWork, concatAxes, dataMovementTiles},
+     keepDegree, dataMovementExpr, noWork, dataMovementMap},
     {OpInfo{OpKind::Split, "split", 1, 1, false, FC::Polynomial, 0, false}
          .movingData()
          .withParams(PF::DimSizes),
      splitShape, dataMovementF64, dataMovementFF, dataMovementErrors,
-     keepDegree, dataMovementExpr, noWork, sameAxes, dataMovementTiles},
+     keepDegree, dataMovementExpr, noWork, dataMovementMap},
     {OpInfo{OpKind::Reshape, "reshape", 1, 1, false, FC::Polynomial, 0, false}
          .movingData()
          .withParams(PF::ResultShape),
      reshapeShape, dataMovementF64, dataMovementFF, dataMovementErrors,
-     keepDegree, dataMovementExpr, noWork, noAxes, dataMovementTiles},
+     keepDegree, dataMovementExpr, noWork, dataMovementMap},
     {OpInfo{OpKind::Transpose, "transpose", 1, 1, false, FC::Polynomial, 0,
             false}
          .movingData()
          .withParams(PF::Permutation),
      transposeShape, dataMovementF64, dataMovementFF, dataMovementErrors,
-     keepDegree, dataMovementExpr, noWork, transposeAxes, dataMovementTiles},
+     keepDegree, dataMovementExpr, noWork, dataMovementMap},
     {OpInfo{OpKind::AllReduce, "all_reduce", 1, 1, false, FC::Polynomial, 0,
             false}
          .movingData(),
      unaryShape, dataMovementF64, dataMovementFF, dataMovementErrors,
-     keepDegree, dataMovementExpr, noWork, sameAxes, dataMovementTiles},
+     keepDegree, dataMovementExpr, noWork, dataMovementMap},
     {OpInfo{OpKind::InputIterator, "input_iterator", 1, 1, false,
             FC::Polynomial, 0, false}
          .withParams(PF::Tiling),
      inputIteratorShape, nullptr, nullptr, nullptr, keepDegree, structureExpr,
-     noWork, alignedAxes, nullptr},
+     noWork, alignedMap},
     {OpInfo{OpKind::OutputSaver, "output_saver", 1, 1, false, FC::Polynomial, 0,
             false}
          .withParams(PF::Tiling),
      outputSaverShape, nullptr, nullptr, nullptr, keepDegree, structureExpr,
-     noWork, alignedAxes, nullptr},
+     noWork, alignedMap},
     {OpInfo{OpKind::AccumSum, "accum_sum", 1, 1, false, FC::Polynomial, 0,
             false, AF::Formula, "(reduce_add x0)"}
          .withAccumulation(Accumulation::Sum),
      unaryShape, nullptr, nullptr, nullptr, keepDegree, structureExpr, noWork,
-     alignedAxes, nullptr},
+     alignedMap},
     {OpInfo{OpKind::AccumMax, "accum_max", 1, 1, false, FC::Outside, 0, false,
             AF::Formula, "(reduce_max x0)"}
          .withAccumulation(Accumulation::Max),
      unaryShape, nullptr, nullptr, nullptr, keepDegree, structureExpr, noWork,
-     alignedAxes, nullptr},
+     alignedMap},
     {OpInfo{OpKind::AccumConcat, "accum_concat", 1, 1, false, FC::Polynomial, 0,
             false}
          .withParams(PF::Dim)
          .withAccumulation(Accumulation::Concat),
      accumConcatShape, nullptr, nullptr, nullptr, keepDegree, structureExpr,
-     noWork, alignedAxes, nullptr},
+     noWork, alignedMap},
     {OpInfo{OpKind::AccumRescaledSum, "accum_rescaled_sum", 2, 2, false,
             FC::Outside, 0, false}
          .withAccumulation(Accumulation::RescaledSum),
      accumRescaledSumShape, nullptr, nullptr, nullptr, keepDegree,
-     structureExpr, noWork, alignedAxes, nullptr},
+     structureExpr, noWork, alignedMap},
 };
 
 const OpRecord &getRecord(OpKind kind) {
@@ -342,26 +339,57 @@ OpWork mirage::getWork(OpKind kind, ArrayRef<ArrayRef<int64_t>> operandShapes,
   return getRecord(kind).work(kind, operandShapes, resultShape, params);
 }
 
+std::optional<DimMap>
+mirage::getDimMap(OpKind kind, ArrayRef<ArrayRef<int64_t>> operandShapes,
+                  ArrayRef<int64_t> resultShape, const OpParams &params) {
+  return getRecord(kind).dims(kind, operandShapes, resultShape, params);
+}
+
 std::optional<AxisSets>
 mirage::inferAxisSets(OpKind kind, ArrayRef<const AxisSets *> operands,
                       ArrayRef<ArrayRef<int64_t>> operandShapes,
                       ArrayRef<int64_t> resultShape, const OpParams &params) {
-  return getRecord(kind).axes(kind, operands, operandShapes, resultShape,
-                              params);
-}
-
-std::optional<AxisSets>
-detail::alignedAxes(OpKind, ArrayRef<const AxisSets *> operands,
-                    OperandShapes shapes, ArrayRef<int64_t> result,
-                    const OpParams &) {
-  AxisSets sets(result.size(), 0);
-  for (auto [operand, shape] : llvm::zip(operands, shapes)) {
-    size_t offset = result.size() - std::min(result.size(), shape.size());
-    for (size_t a = 0; a < shape.size() && offset + a < result.size(); ++a)
-      if (shape[a] == result[offset + a])
-        sets[offset + a] |= (*operand)[a];
+  std::optional<DimMap> map =
+      getDimMap(kind, operandShapes, resultShape, params);
+  if (!map || map->regroups || map->results.empty())
+    return std::nullopt;
+  // A result axis joins the operand axes on its space dim that span it,
+  // and every operand axis on a whole space dim (a concatenation's pieces,
+  // a norm's weight).
+  AxisSets sets(resultShape.size(), 0);
+  for (auto [axis, space] : llvm::enumerate(map->results.front())) {
+    if (space < 0 || axis >= sets.size())
+      continue;
+    for (auto [dims, shape, operand] :
+         llvm::zip(map->operands, operandShapes, operands))
+      for (auto [d, s] : llvm::enumerate(dims))
+        if (s == space && d < operand->size() &&
+            (shape[d] == map->space[s] || map->kinds[s] == SpaceDimKind::Whole))
+          sets[axis] |= (*operand)[d];
   }
   return sets;
+}
+
+std::optional<DimMap> detail::alignedMap(OpKind, OperandShapes in,
+                                         ArrayRef<int64_t> out,
+                                         const OpParams &) {
+  DimMap map;
+  map.space = Shape(out);
+  int64_t rank = out.size();
+  map.kinds.assign(rank, SpaceDimKind::Parallel);
+  map.tiled = false;
+  for (ArrayRef<int64_t> shape : in) {
+    auto &dims = map.operands.emplace_back();
+    int64_t skip = rank - static_cast<int64_t>(shape.size());
+    for (auto [d, size] : llvm::enumerate(shape)) {
+      int64_t s = static_cast<int64_t>(d) + skip;
+      dims.push_back(s >= 0 && size == out[s] ? s : kWholeDim);
+    }
+  }
+  auto &result = map.results.emplace_back();
+  for (int64_t d = 0; d < rank; ++d)
+    result.push_back(d);
+  return map;
 }
 
 OpWork detail::noWork(OpKind, OperandShapes, ArrayRef<int64_t>,
@@ -372,10 +400,32 @@ OpWork detail::noWork(OpKind, OperandShapes, ArrayRef<int64_t>,
 std::optional<TileDims> mirage::getTileDims(OpKind kind,
                                             ArrayRef<ArrayRef<int64_t>> in,
                                             const OpParams &params) {
-  const OpRecord &record = getRecord(kind);
-  if (!record.tiles)
+  auto results = inferShapes(kind, in, params);
+  if (!results) {
+    llvm::consumeError(results.takeError());
     return std::nullopt;
-  return record.tiles(kind, in, params);
+  }
+  std::optional<DimMap> map = getDimMap(kind, in, (*results)[0], params);
+  if (!map || !map->tiled)
+    return std::nullopt;
+  // A dim on a whole space dim is kept whole like one on none.
+  auto tileDims = [&](ArrayRef<int64_t> dims) {
+    llvm::SmallVector<int64_t, 4> tiled;
+    for (int64_t s : dims)
+      tiled.push_back(s >= 0 && map->kinds[s] == SpaceDimKind::Whole ? kWholeDim
+                                                                     : s);
+    return tiled;
+  };
+  TileDims tiles;
+  tiles.space = map->space;
+  for (SpaceDimKind kind : map->kinds)
+    tiles.reduced.push_back(kind == SpaceDimKind::Reduced);
+  for (ArrayRef<int64_t> dims : map->operands)
+    tiles.operands.push_back(tileDims(dims));
+  for (ArrayRef<int64_t> dims : map->results)
+    tiles.results.push_back(tileDims(dims));
+  tiles.accumulator = map->accumulator;
+  return tiles;
 }
 
 bool mirage::fitsTensorCoreTiles(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,

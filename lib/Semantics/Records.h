@@ -3,8 +3,8 @@
 // Each operator family (Elementwise.cpp, Contraction.cpp, Normalization.cpp,
 // DataMovement.cpp, Structure.cpp) defines its operators' facets side by
 // side: shape rule, float64 evaluation, fingerprint, degree, abstract
-// expression, work, axis sets. OpSemantics.cpp binds them into one record per
-// operator.
+// expression, work, dimension map. OpSemantics.cpp binds them into one record
+// per operator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,11 +43,9 @@ using ErrorRule = Expected<F64Tensors> (*)(OpKind, F64Operands values,
                                            F64Operands errors,
                                            ArrayRef<F64Tensor> results,
                                            const OpParams &);
-using AxisRule = std::optional<AxisSets> (*)(OpKind, ArrayRef<const AxisSets *>,
-                                             OperandShapes, ArrayRef<int64_t>,
-                                             const OpParams &);
-using TileRule = std::optional<TileDims> (*)(OpKind, OperandShapes,
-                                             const OpParams &);
+/// The dimension map, given the first result's shape.
+using MapRule = std::optional<DimMap> (*)(OpKind, OperandShapes,
+                                          ArrayRef<int64_t>, const OpParams &);
 
 /// One operator: its facts and its facets. `f64`, `ff` are null where the
 /// operator has no such evaluation (structural ops are driven by the graph
@@ -61,8 +59,7 @@ struct OpRecord {
   DegreeRule degree;
   ExprRule expr;
   WorkRule work;
-  AxisRule axes;
-  TileRule tiles;
+  MapRule dims;
 };
 
 inline llvm::Error makeError(const llvm::Twine &message) {
@@ -117,10 +114,11 @@ F64Tensor absolute(const F64Tensor &x);
 /// Degree of ops that move data: the largest operand's.
 Degree keepDegree(OpKind, ArrayRef<Degree>, OperandShapes, const OpParams &);
 
-/// Axis sets of operators that align their operands like numpy broadcasting.
-std::optional<AxisSets> alignedAxes(OpKind, ArrayRef<const AxisSets *>,
-                                    OperandShapes, ArrayRef<int64_t>,
-                                    const OpParams &);
+/// The dimension map of operators that align their operands with their
+/// result like numpy broadcasting, on the result's dims: a dim of another
+/// size indexes none. The graph structure ops (not tiled).
+std::optional<DimMap> alignedMap(OpKind, OperandShapes, ArrayRef<int64_t>,
+                                 const OpParams &);
 /// No arithmetic (data movement, structure).
 OpWork noWork(OpKind, OperandShapes, ArrayRef<int64_t>, const OpParams &);
 
@@ -142,8 +140,8 @@ ExprId elementwiseExpr(OpKind, ArrayRef<ExprId>, OperandShapes,
                        const OpParams &, ExprContext &);
 OpWork elementwiseWork(OpKind, OperandShapes, ArrayRef<int64_t>,
                        const OpParams &);
-std::optional<TileDims> elementwiseTiles(OpKind, OperandShapes,
-                                         const OpParams &);
+std::optional<DimMap> elementwiseMap(OpKind, OperandShapes, ArrayRef<int64_t>,
+                                     const OpParams &);
 
 // Contraction.cpp
 Expected<Shapes> matmulShape(OperandShapes, const OpParams &);
@@ -163,11 +161,8 @@ ExprId reduceMaxExpr(OpKind, ArrayRef<ExprId>, OperandShapes, const OpParams &,
                      ExprContext &);
 OpWork contractionWork(OpKind, OperandShapes, ArrayRef<int64_t>,
                        const OpParams &);
-std::optional<AxisSets> contractionAxes(OpKind, ArrayRef<const AxisSets *>,
-                                        OperandShapes, ArrayRef<int64_t>,
-                                        const OpParams &);
-std::optional<TileDims> contractionTiles(OpKind, OperandShapes,
-                                         const OpParams &);
+std::optional<DimMap> contractionMap(OpKind, OperandShapes, ArrayRef<int64_t>,
+                                     const OpParams &);
 
 // Normalization.cpp
 Expected<Shapes> rmsNormShape(OperandShapes, const OpParams &);
@@ -181,7 +176,8 @@ Expected<F64Tensors> rmsNormErrors(OpKind, F64Operands, F64Operands,
 ExprId rmsNormExpr(OpKind, ArrayRef<ExprId>, OperandShapes, const OpParams &,
                    ExprContext &);
 OpWork rmsNormWork(OpKind, OperandShapes, ArrayRef<int64_t>, const OpParams &);
-std::optional<TileDims> rmsNormTiles(OpKind, OperandShapes, const OpParams &);
+std::optional<DimMap> rmsNormMap(OpKind, OperandShapes, ArrayRef<int64_t>,
+                                 const OpParams &);
 
 // DataMovement.cpp
 Expected<Shapes> concatShape(OperandShapes, const OpParams &);
@@ -195,22 +191,8 @@ Expected<F64Tensors> dataMovementErrors(OpKind, F64Operands, F64Operands,
                                         ArrayRef<F64Tensor>, const OpParams &);
 ExprId dataMovementExpr(OpKind, ArrayRef<ExprId>, OperandShapes,
                         const OpParams &, ExprContext &);
-std::optional<AxisSets> transposeAxes(OpKind, ArrayRef<const AxisSets *>,
-                                      OperandShapes, ArrayRef<int64_t>,
+std::optional<DimMap> dataMovementMap(OpKind, OperandShapes, ArrayRef<int64_t>,
                                       const OpParams &);
-std::optional<AxisSets> concatAxes(OpKind, ArrayRef<const AxisSets *>,
-                                   OperandShapes, ArrayRef<int64_t>,
-                                   const OpParams &);
-/// Split and all_reduce keep their operand's axes.
-std::optional<AxisSets> sameAxes(OpKind, ArrayRef<const AxisSets *>,
-                                 OperandShapes, ArrayRef<int64_t>,
-                                 const OpParams &);
-/// Reshape regroups axes: no rule.
-std::optional<AxisSets> noAxes(OpKind, ArrayRef<const AxisSets *>,
-                               OperandShapes, ArrayRef<int64_t>,
-                               const OpParams &);
-std::optional<TileDims> dataMovementTiles(OpKind, OperandShapes,
-                                          const OpParams &);
 
 // Structure.cpp
 Expected<Shapes> inputIteratorShape(OperandShapes, const OpParams &);

@@ -274,9 +274,42 @@ bool fitsTensorCoreTiles(llvm::ArrayRef<int64_t> lhs,
 /// speed model charges each warp its chain of jobs.
 int64_t getTensorCoreJobColumns(int64_t n);
 
+/// The dimension map, one per operator (in the spirit of linalg's indexing
+/// maps): the operator's iteration space and, for each dim of each operand
+/// and result, the space dim it indexes. A space dim is parallel, reduced
+/// (a matmul's k, a reduction's dim: no result dim indexes it) or whole
+/// (the operator needs all of it at once: a normalized, concatenated or
+/// split dim). An operand or result dim is a space dim, kBroadcastDim (size
+/// 1 against a larger space dim) or kWholeDim (it indexes no space dim: a
+/// kept reduced dim of size 1, a dim a reshape regroups, a structure op's
+/// dim whose size changes). The tiling facet (getTileDims) and the axis
+/// sets (inferAxisSets) are read off it.
+enum class SpaceDimKind : uint8_t { Parallel, Reduced, Whole };
+constexpr int64_t kWholeDim = -2;
+constexpr int64_t kBroadcastDim = -3;
+struct DimMap {
+  Shape space;
+  llvm::SmallVector<SpaceDimKind, 4> kinds;
+  llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 2> operands, results;
+  /// What folds partial results over chunks of a reduced dim.
+  OpKind accumulator = OpKind::AccumSum;
+  /// Computed tile by tile; false for a collective and the graph structure
+  /// ops, which have no tiling facet.
+  bool tiled = true;
+  /// A reshape regroups dims: only one-to-one runs are mapped, and axis
+  /// sets do not follow.
+  bool regroups = false;
+};
+/// `resultShape` is the first result's shape (inferShapes'); nullopt where
+/// the operands and parameters are invalid.
+std::optional<DimMap>
+getDimMap(OpKind kind, llvm::ArrayRef<llvm::ArrayRef<int64_t>> operandShapes,
+          llvm::ArrayRef<int64_t> resultShape, const OpParams &params);
+
 /// Axis sets: per axis of a tensor, a bit set of the input axes it is
-/// indexed together with (the search's axis labels). The facet says how an
-/// operator's result axes inherit its operands' sets: elementwise operators
+/// indexed together with (the search's axis labels). A result axis joins
+/// the sets of the operand axes on its space dim (getDimMap) that span it,
+/// and of every operand axis on a whole space dim: elementwise operators
 /// join the sets of the axes they align (a broadcast axis adds none), a
 /// matmul keeps its left operand's rows and right operand's columns and
 /// drops the contracted axis, a reduction empties its axis, data movement
@@ -287,20 +320,17 @@ inferAxisSets(OpKind kind, llvm::ArrayRef<const AxisSets *> operands,
               llvm::ArrayRef<llvm::ArrayRef<int64_t>> operandShapes,
               llvm::ArrayRef<int64_t> resultShape, const OpParams &params);
 
-/// The tiling facet: how the dims of an operator's operands and results line
-/// up with the dims of its iteration space, which is what cutting several
-/// operators into the same tiles (kernel fusion) needs. Each operand and
-/// result dim is either a space dim (a block's tile of that tensor takes the
-/// chunk of the space dim the block owns), kWholeDim (the operator needs all
-/// of it in one tile: a normalized, concatenated or split dim, a dim that a
-/// reshape regroups, a kept reduced dim of size 1) or kBroadcastDim (size 1,
-/// broadcast against a larger space dim). A space dim marked `reduced` has no
-/// result dim (a matmul's k, a reduction's dim): a tile that holds only a
-/// chunk of it gives a partial result, which `accumulator` folds across
-/// chunks (a for-loop over the dim). Nullopt for operators that are not
-/// computed tile by tile (structure ops, all_reduce).
-constexpr int64_t kWholeDim = -2;
-constexpr int64_t kBroadcastDim = -3;
+/// The tiling facet, read off the dimension map: how the dims of an
+/// operator's operands and results line up with the dims of its iteration
+/// space, which is what cutting several operators into the same tiles
+/// (kernel fusion) needs. Each operand and result dim is either a space dim
+/// (a block's tile of that tensor takes the chunk of the space dim the
+/// block owns), kWholeDim (the operator needs all of it in one tile: a dim
+/// on a whole space dim or on none) or kBroadcastDim. A space dim marked
+/// `reduced` has no result dim: a tile that holds only a chunk of it gives
+/// a partial result, which `accumulator` folds across chunks (a for-loop
+/// over the dim). Nullopt for operators that are not computed tile by tile
+/// (structure ops, all_reduce).
 struct TileDims {
   Shape space;
   llvm::SmallVector<bool, 4> reduced;
