@@ -356,7 +356,8 @@ std::optional<DimMap> detail::contractionMap(OpKind kind, OperandShapes in,
     // operator's, rows come from the left operand, columns from the right,
     // and k is contracted and folded by a sum.
     int64_t rank = out.size();
-    if (rank < 2 || in[0].size() < 2 || in[1].size() < 2)
+    if (in.size() != 2 || rank < 2 || in[0].size() < 2 || in[1].size() < 2 ||
+        static_cast<int64_t>(std::max(in[0].size(), in[1].size())) > rank)
       return std::nullopt;
     map.space = Shape(out);
     map.space.push_back(in[0].back());

@@ -267,7 +267,10 @@ std::optional<DimMap> detail::dataMovementMap(OpKind kind, OperandShapes in,
     map.regroups = true;
     llvm::SmallVector<int64_t, 4> fromDims(from.size(), kWholeDim),
         toDims(to.size(), kWholeDim);
-    if (getNumElements(from) != getNumElements(to))
+    std::optional<int64_t> fromElements = getCheckedNumElements(from),
+                           toElements = getCheckedNumElements(to);
+    if (!fromElements || !toElements || *fromElements != *toElements ||
+        *fromElements <= 0)
       return std::nullopt;
     size_t i = 0, j = 0;
     auto skipOnes = [](ArrayRef<int64_t> shape, size_t &k) {

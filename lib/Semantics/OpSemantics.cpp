@@ -363,7 +363,7 @@ mirage::inferAxisSets(OpKind kind, ArrayRef<const AxisSets *> operands,
     for (auto [dims, shape, operand] :
          llvm::zip(map->operands, operandShapes, operands))
       for (auto [d, s] : llvm::enumerate(dims))
-        if (s == space && d < operand->size() &&
+        if (s == space && d < operand->size() && d < shape.size() &&
             (shape[d] == map->space[s] || map->kinds[s] == SpaceDimKind::Whole))
           sets[axis] |= (*operand)[d];
   }

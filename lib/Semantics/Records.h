@@ -3,8 +3,8 @@
 // Each operator family (Elementwise.cpp, Contraction.cpp, Normalization.cpp,
 // DataMovement.cpp, Structure.cpp) defines its operators' facets side by
 // side: shape rule, float64 evaluation, fingerprint, degree, abstract
-// expression, work, dimension map. OpSemantics.cpp binds them into one record
-// per operator.
+// expression, work, dimension map (the structure ops' alignedMap is in
+// OpSemantics.cpp). OpSemantics.cpp binds them into one record per operator.
 //
 //===----------------------------------------------------------------------===//
 

@@ -243,4 +243,15 @@ accum_max [8, 1]
 )") << all;
 }
 
+TEST(DimensionFactsTest, ShapesInferShapesWouldRefuseGiveNoMap) {
+  // A left operand of more dims than the product, an empty reshape.
+  EXPECT_FALSE(getDimMap(OpKind::Matmul, {{1, 8, 64}, {64, 16}}, {8, 16}, {}));
+  OpParams reshape;
+  reshape.ints = {0};
+  EXPECT_FALSE(getDimMap(OpKind::Reshape, {{2, 0}}, {0}, reshape));
+  OpParams reduce;
+  reduce.dim = 2;
+  EXPECT_FALSE(getDimMap(OpKind::ReduceSum, {{4, 8}}, {4, 8}, reduce));
+}
+
 } // namespace

@@ -300,8 +300,10 @@ struct DimMap {
   /// sets do not follow.
   bool regroups = false;
 };
-/// `resultShape` is the first result's shape (inferShapes'); nullopt where
-/// the operands and parameters are invalid.
+/// `resultShape` is the first result's shape: the rules assume inferShapes
+/// accepts the operands and parameters and gave it; they return nullopt on
+/// some invalid inputs (ranks, dims, permutations, element counts), not on
+/// every one.
 std::optional<DimMap>
 getDimMap(OpKind kind, llvm::ArrayRef<llvm::ArrayRef<int64_t>> operandShapes,
           llvm::ArrayRef<int64_t> resultShape, const OpParams &params);
