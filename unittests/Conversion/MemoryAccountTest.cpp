@@ -106,9 +106,8 @@ TEST_F(MemoryAccountTest, EveryExampleGraphThatVerifiesLowers) {
         EXPECT_LE(memory->sharedBytes,
                   tb::TargetAttr::lookup(graph).getSmemPerBlock());
       });
-      for (auto [tma, wgmma] :
-           {std::pair(false, false), std::pair(true, false),
-            std::pair(false, true), std::pair(true, true)}) {
+      for (int options = 0; options < 4; ++options) {
+        bool tma = options & 1, wgmma = options & 2;
         std::string loweringErrors;
         EXPECT_TRUE(run(
             *kernels,
