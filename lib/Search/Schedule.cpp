@@ -3,9 +3,9 @@
 // A block-graph skeleton says which operators run; a schedule says how the
 // work is split. Instead of drawing grids and maps from fixed lists, the
 // schedules are derived from the skeleton's dimension classes: operators tie
-// dims together (an elementwise op's operand and result dims, a matmul's m,
-// n and contracted k), and a union-find over all (node, dim) pairs groups
-// them. Then
+// dims together as their dimension maps say (getDimMap: an elementwise op's
+// operand and result dims, a matmul's m, n and contracted k), and a
+// union-find over all (node, dim) pairs groups them. Then
 //
 //  - a grid dim may partition a class that no operator reduces and that
 //    every output has (each block writes its own part of every output);
@@ -21,7 +21,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "mirage/Search/Search.h"
-#include "mirage/Semantics/OpKindCases.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
@@ -97,6 +96,10 @@ private:
       blocked[slot(node, d)] = true;
   }
 
+  /// Ties the slots an operator's dimension map puts on one space dim
+  /// (sizes above 1; broadcast dims index none) and flags those on a dim it
+  /// reduces or normalizes (a loop may split them, the abstract expressions
+  /// decide whether the result stays equivalent) or needs whole.
   void tie(unsigned index, const BlockNode &node) {
     if (node.phase == Phase::Input)
       return;
@@ -104,92 +107,47 @@ private:
       tieAligned(index, node.operands[0], node.shape.size());
       return;
     }
-    const OpInfo &info = getOpInfo(node.kind);
-    const Shape &out = node.shape;
-    if (info.elementwise) {
-      for (unsigned operand : node.operands)
-        tieAligned(index, operand, out.size());
-      return;
-    }
-    switch (node.kind) {
-    case OpKind::Matmul: {
-      unsigned lhs = node.operands[0], rhs = node.operands[1];
-      size_t lr = skeleton.nodes[lhs].shape.size(),
-             rr = skeleton.nodes[rhs].shape.size(), r = out.size();
-      // Batch dims broadcast like an elementwise op.
-      for (unsigned operand : {lhs, rhs}) {
-        const Shape &in = skeleton.nodes[operand].shape;
-        for (size_t i = 2; i < r && i < in.size(); ++i)
-          if (out[r - 1 - i] == in[in.size() - 1 - i] && out[r - 1 - i] > 1)
-            unite(slot(index, r - 1 - i), slot(operand, in.size() - 1 - i));
-      }
-      if (out[r - 2] > 1)
-        unite(slot(index, r - 2), slot(lhs, lr - 2));
-      if (out[r - 1] > 1)
-        unite(slot(index, r - 1), slot(rhs, rr - 1));
-      unite(slot(lhs, lr - 1), slot(rhs, rr - 2));
-      reduced[slot(lhs, lr - 1)] = true;
-      return;
-    }
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMax: {
-      unsigned in = node.operands[0];
-      size_t rank = skeleton.nodes[in].shape.size();
-      for (size_t d = 0, o = 0; d < rank; ++d) {
-        if (static_cast<int64_t>(d) == node.params.dim) {
-          reduced[slot(in, d)] = true;
-          if (node.params.keepDim)
-            ++o;
-          continue;
-        }
-        if (out[o] > 1)
-          unite(slot(index, o), slot(in, d));
-        ++o;
-      }
-      return;
-    }
-    case OpKind::RmsNorm: {
-      unsigned in = node.operands[0];
-      tieAligned(index, in, out.size());
-      reduced[slot(in, out.size() - 1)] = true;
-      if (node.operands.size() > 1)
-        tieAligned(index, node.operands[1], 1);
-      return;
-    }
-    case OpKind::Transpose: {
-      unsigned in = node.operands[0];
-      for (size_t d = 0; d < out.size(); ++d)
-        if (out[d] > 1)
-          unite(slot(index, d), slot(in, node.params.ints[d]));
-      return;
-    }
-    case OpKind::Concat: {
-      for (unsigned operand : node.operands) {
-        for (size_t d = 0; d < out.size(); ++d) {
-          if (static_cast<int64_t>(d) == node.params.dim) {
-            blocked[slot(operand, d)] = true;
-            continue;
-          }
-          if (out[d] > 1)
-            unite(slot(index, d), slot(operand, d));
-        }
-      }
-      blocked[slot(index, node.params.dim)] = true;
-      return;
-    }
-    // Reshape and split regroup or cut dims, all_reduce and the structure
-    // ops are not block-graph compute ops: no partition crosses them.
-    // Elementwise ops were tied above and do not reach the switch.
-    case OpKind::Reshape:
-    case OpKind::Split:
-    case OpKind::AllReduce:
-    MIRAGE_GRAPH_STRUCTURE_OP_KIND_CASES:
-    MIRAGE_ELEMENTWISE_OP_KIND_CASES:
+    SmallVector<ArrayRef<int64_t>, 3> shapes;
+    for (unsigned operand : node.operands)
+      shapes.push_back(skeleton.nodes[operand].shape);
+    std::optional<DimMap> map =
+        getDimMap(node.kind, shapes, node.shape, node.params);
+    // Operators that regroup dims (reshape) or are not computed tile by
+    // tile: no partition crosses them.
+    if (!map || !map->tiled || map->regroups || map->results.empty()) {
       blockAll(index);
       for (unsigned operand : node.operands)
         blockAll(operand);
       return;
     }
+    SmallVector<std::optional<unsigned>, 4> tied(map->space.size());
+    auto visit = [&](unsigned tensor, ArrayRef<int64_t> dims) {
+      for (auto [d, s] : llvm::enumerate(dims)) {
+        if (s < 0)
+          continue;
+        unsigned at = slot(tensor, d);
+        switch (map->kinds[s]) {
+        case SpaceDimKind::Whole:
+          blocked[at] = true;
+          continue;
+        case SpaceDimKind::Reduced:
+        case SpaceDimKind::Normalized:
+          reduced[at] = true;
+          break;
+        case SpaceDimKind::Parallel:
+          break;
+        }
+        if (map->space[s] <= 1)
+          continue;
+        if (tied[s])
+          unite(*tied[s], at);
+        else
+          tied[s] = at;
+      }
+    };
+    for (auto [operand, dims] : llvm::zip(node.operands, map->operands))
+      visit(operand, dims);
+    visit(index, map->results.front());
   }
 
   const BlockSkeleton &skeleton;

@@ -183,8 +183,8 @@ OpWork detail::rmsNormWork(OpKind, OperandShapes in, ArrayRef<int64_t>,
 
 std::optional<DimMap> detail::rmsNormMap(OpKind, OperandShapes in,
                                          ArrayRef<int64_t>, const OpParams &) {
-  // Rows are independent; each needs its whole last dim, which the weight
-  // runs along.
+  // Rows are independent; each is normalized by its own sum of squares,
+  // so it needs its whole last dim, which the weight runs along.
   DimMap map;
   ArrayRef<int64_t> shape = in[0];
   int64_t rank = shape.size();
@@ -192,7 +192,7 @@ std::optional<DimMap> detail::rmsNormMap(OpKind, OperandShapes in,
     return std::nullopt;
   map.space = Shape(shape);
   map.kinds.assign(rank, SpaceDimKind::Parallel);
-  map.kinds[rank - 1] = SpaceDimKind::Whole;
+  map.kinds[rank - 1] = SpaceDimKind::Normalized;
   llvm::SmallVector<int64_t, 4> dims;
   for (int64_t d = 0; d < rank; ++d)
     dims.push_back(d);

@@ -364,7 +364,7 @@ mirage::inferAxisSets(OpKind kind, ArrayRef<const AxisSets *> operands,
          llvm::zip(map->operands, operandShapes, operands))
       for (auto [d, s] : llvm::enumerate(dims))
         if (s == space && d < operand->size() && d < shape.size() &&
-            (shape[d] == map->space[s] || map->kinds[s] == SpaceDimKind::Whole))
+            (shape[d] == map->space[s] || needsWholeDim(map->kinds[s])))
           sets[axis] |= (*operand)[d];
   }
   return sets;
@@ -412,8 +412,7 @@ std::optional<TileDims> mirage::getTileDims(OpKind kind,
   auto tileDims = [&](ArrayRef<int64_t> dims) {
     llvm::SmallVector<int64_t, 4> tiled;
     for (int64_t s : dims)
-      tiled.push_back(s >= 0 && map->kinds[s] == SpaceDimKind::Whole ? kWholeDim
-                                                                     : s);
+      tiled.push_back(s >= 0 && needsWholeDim(map->kinds[s]) ? kWholeDim : s);
     return tiled;
   };
   TileDims tiles;

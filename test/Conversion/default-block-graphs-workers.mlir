@@ -90,3 +90,32 @@ func.func @override_four_dims(%x: tensor<2x2x2x2xf16>) -> tensor<2x2x2x2xf16> {
   %a = kn.exp %x {kn.partition = array<i64: 2, 2, 2, 2>} : tensor<2x2x2x2xf16>
   return %a : tensor<2x2x2x2xf16>
 }
+
+// -----
+
+// A matmul's iteration space is its result's dims then k; k may be named
+// (it stays whole) or left out.
+// CHECK-LABEL: func.func @override_matmul_k
+// CHECK: tb.graph grid [2] threads 128
+// CHECK: tb.graph grid [2] threads 128
+func.func @override_matmul_k(%x: tensor<4x64xf16>, %w: tensor<64x64xf16>) -> (tensor<4x64xf16>, tensor<4x64xf16>) {
+  %a = kn.matmul %x, %w {kn.partition = array<i64: 1, 2>} : tensor<4x64xf16>, tensor<64x64xf16>
+  %b = kn.matmul %x, %w {kn.partition = array<i64: 1, 2, 1>} : tensor<4x64xf16>, tensor<64x64xf16>
+  return %a, %b : tensor<4x64xf16>, tensor<4x64xf16>
+}
+
+// -----
+
+func.func @override_matmul_cuts_k(%x: tensor<4x64xf16>, %w: tensor<64x64xf16>) -> tensor<4x64xf16> {
+  // expected-error @+1 {{'kn.matmul' op has a 'kn.partition' that must keep dim 2 whole}}
+  %a = kn.matmul %x, %w {kn.partition = array<i64: 1, 2, 2>} : tensor<4x64xf16>, tensor<64x64xf16>
+  return %a : tensor<4x64xf16>
+}
+
+// -----
+
+func.func @override_matmul_rank(%x: tensor<4x64xf16>, %w: tensor<64x64xf16>) -> tensor<4x64xf16> {
+  // expected-error @+1 {{'kn.matmul' op has a 'kn.partition' that has 4 parts for 3 dims}}
+  %a = kn.matmul %x, %w {kn.partition = array<i64: 1, 2, 1, 1>} : tensor<4x64xf16>, tensor<64x64xf16>
+  return %a : tensor<4x64xf16>
+}

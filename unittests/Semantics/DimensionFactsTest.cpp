@@ -243,6 +243,32 @@ accum_max [8, 1]
 )") << all;
 }
 
+// The tiling facet keeps normalized and whole dims alike; the search's
+// schedules and the tile IR tell them apart (a loop may split a normalized
+// dim, whose partial sums fold, never a concatenated one).
+TEST(DimensionFactsTest, SpaceDimKinds) {
+  auto kinds = [](OpKind kind, std::vector<Shape> shapes, OpParams params,
+                  Shape result) {
+    llvm::SmallVector<llvm::ArrayRef<int64_t>, 3> in(shapes.begin(),
+                                                     shapes.end());
+    std::optional<DimMap> map = getDimMap(kind, in, result, params);
+    std::string text;
+    for (SpaceDimKind k :
+         map ? map->kinds : llvm::SmallVector<SpaceDimKind, 4>{})
+      text += "prnw"[static_cast<int>(k)];
+    return text;
+  };
+  EXPECT_EQ(kinds(OpKind::RmsNorm, {{4, 64}, {64}}, {}, {4, 64}), "pn");
+  EXPECT_EQ(kinds(OpKind::Concat, {{4, 8}, {2, 8}}, dim(0), {6, 8}), "wp");
+  EXPECT_EQ(kinds(OpKind::Split, {{8, 8}}, ints(1, {3, 5}), {8, 3}), "pw");
+  EXPECT_EQ(kinds(OpKind::Matmul, {{8, 64}, {64, 16}}, {}, {8, 16}), "ppr");
+  EXPECT_EQ(kinds(OpKind::ReduceSum, {{8, 300}}, dim(1), {8, 1}), "pr");
+  EXPECT_EQ(kinds(OpKind::Exp, {{8, 16}}, {}, {8, 16}), "pp");
+  EXPECT_TRUE(needsWholeDim(SpaceDimKind::Normalized));
+  EXPECT_TRUE(needsWholeDim(SpaceDimKind::Whole));
+  EXPECT_FALSE(needsWholeDim(SpaceDimKind::Reduced));
+}
+
 TEST(DimensionFactsTest, ShapesInferShapesWouldRefuseGiveNoMap) {
   // A left operand of more dims than the product, an empty reshape.
   EXPECT_FALSE(getDimMap(OpKind::Matmul, {{1, 8, 64}, {64, 16}}, {8, 16}, {}));

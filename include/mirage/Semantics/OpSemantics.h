@@ -277,14 +277,21 @@ int64_t getTensorCoreJobColumns(int64_t n);
 /// The dimension map, one per operator (in the spirit of linalg's indexing
 /// maps): the operator's iteration space and, for each dim of each operand
 /// and result, the space dim it indexes. A space dim is parallel, reduced
-/// (a matmul's k, a reduction's dim: no result dim indexes it) or whole
-/// (the operator needs all of it at once: a normalized, concatenated or
-/// split dim). An operand or result dim is a space dim, kBroadcastDim (size
+/// (a matmul's k, a reduction's dim: no result dim indexes it), normalized
+/// (reduced inside the operator and broadcast back along it, RMSNorm's
+/// row: a tile needs all of it, but the partial sums fold, so a block graph
+/// may loop over it and finish after the loop) or whole (the operator
+/// needs all of it at once and nothing folds: a concatenated or split
+/// dim). An operand or result dim is a space dim, kBroadcastDim (size
 /// 1 against a larger space dim) or kWholeDim (it indexes no space dim: a
 /// kept reduced dim of size 1, a dim a reshape regroups, a structure op's
 /// dim whose size changes). The tiling facet (getTileDims) and the axis
 /// sets (inferAxisSets) are read off it.
-enum class SpaceDimKind : uint8_t { Parallel, Reduced, Whole };
+enum class SpaceDimKind : uint8_t { Parallel, Reduced, Normalized, Whole };
+/// Whether a tile of the operator must hold all of a space dim of `kind`.
+inline bool needsWholeDim(SpaceDimKind kind) {
+  return kind == SpaceDimKind::Normalized || kind == SpaceDimKind::Whole;
+}
 constexpr int64_t kWholeDim = -2;
 constexpr int64_t kBroadcastDim = -3;
 struct DimMap {

@@ -88,6 +88,9 @@ private:
     parent[y] = x;
   }
   llvm::Error collectAxes();
+  /// A reshape's axes: dims that line up one to one are one axis, one dim
+  /// against several is a split.
+  llvm::Error collectReshapeAxes(Operation *op);
   void assignModes();
 
   // Statements.
@@ -170,6 +173,58 @@ unsigned Converter::axis(Value value, unsigned dim) {
   return it->second;
 }
 
+llvm::Error Converter::collectReshapeAxes(Operation *op) {
+  // Runs of equal element count: one dim on each side lines up; one dim
+  // against several is a split (or merge).
+  Value x = op->getOperand(0), r = op->getResult(0);
+  ArrayRef<int64_t> from = shapeOf(x), to = shapeOf(r);
+  size_t i = 0, j = 0;
+  while (i < from.size() || j < to.size()) {
+    if (i < from.size() && from[i] == 1) {
+      ++i;
+      continue;
+    }
+    if (j < to.size() && to[j] == 1) {
+      ++j;
+      continue;
+    }
+    if (i >= from.size() || j >= to.size())
+      return failAt(op, "has a reshape the tile IR cannot follow");
+    size_t i0 = i, j0 = j;
+    int64_t a = from[i++], b = to[j++];
+    while (a != b) {
+      if (a < b) {
+        if (i >= from.size())
+          break;
+        a *= from[i++];
+      } else {
+        if (j >= to.size())
+          break;
+        b *= to[j++];
+      }
+    }
+    if (a != b)
+      return failAt(op, "has a reshape the tile IR cannot follow");
+    size_t nf = i - i0, nt = j - j0;
+    if (nf == 1 && nt == 1) {
+      unite(x, i0, r, j0);
+    } else if (nf == 1 || nt == 1) {
+      Split split;
+      split.big = nf == 1 ? axis(x, i0) : axis(r, j0);
+      Value smallValue = nf == 1 ? r : x;
+      size_t s0 = nf == 1 ? j0 : i0, s1 = nf == 1 ? j : i;
+      for (size_t s = s0; s < s1; ++s)
+        split.small.push_back(axis(smallValue, s));
+      splits.push_back(split);
+    } else {
+      return failAt(op, "regroups several dims into several others; the "
+                        "tile IR follows only splits and merges of one "
+                        "dim");
+    }
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error Converter::collectAxes() {
   for (BlockArgument arg : function.getArguments())
     for (unsigned d = 0; d < shapeOf(arg).size(); ++d)
@@ -187,130 +242,43 @@ llvm::Error Converter::collectAxes() {
     OpKind kind = semantics.getOpKind();
     OpParams params = semantics.getOpParams();
     Value r = op.getNumResults() ? op.getResult(0) : Value();
-    auto alignTo = [&](Value operand, Value result) {
-      ArrayRef<int64_t> in = shapeOf(operand), out = shapeOf(result);
-      int64_t skip = int64_t(out.size()) - int64_t(in.size());
-      for (unsigned d = 0; d < in.size(); ++d)
-        if (skip + int64_t(d) >= 0 && in[d] == out[skip + d])
-          unite(operand, d, result, skip + d);
-    };
-    const OpInfo &info = getOpInfo(kind);
-    if (info.elementwise) {
-      for (Value operand : op.getOperands())
-        alignTo(operand, r);
+    if (isa<kn::ReshapeOp>(op)) {
+      if (llvm::Error error = collectReshapeAxes(&op))
+        return error;
       continue;
     }
-    switch (kind) {
-    case OpKind::Matmul: {
-      Value a = op.getOperand(0), b = op.getOperand(1);
-      unsigned ra = shapeOf(a).size(), rb = shapeOf(b).size(),
-               rr = shapeOf(r).size();
-      for (unsigned d = 0; d + 2 < ra; ++d)
-        if (shapeOf(a)[d] == shapeOf(r)[rr - ra + d])
-          unite(a, d, r, rr - ra + d);
-      for (unsigned d = 0; d + 2 < rb; ++d)
-        if (shapeOf(b)[d] == shapeOf(r)[rr - rb + d])
-          unite(b, d, r, rr - rb + d);
-      for (unsigned d = 0; d + 2 < rr; ++d)
-        batch[axis(r, d)] = true;
-      unite(a, ra - 2, r, rr - 2);
-      unite(b, rb - 1, r, rr - 1);
-      unite(a, ra - 1, b, rb - 2);
-      break;
-    }
-    case OpKind::ReduceSum:
-    case OpKind::RmsNorm: {
-      Value x = op.getOperand(0);
-      unsigned rank = shapeOf(x).size();
-      unsigned reduced = kind == OpKind::RmsNorm ? rank - 1 : params.dim;
-      for (unsigned d = 0, o = 0; d < rank; ++d) {
-        if (kind == OpKind::RmsNorm || d != reduced) {
-          unite(x, d, r, o++);
-          continue;
-        }
-        if (params.keepDim)
-          ++o;
-      }
-      if (kind == OpKind::RmsNorm && op.getNumOperands() > 1)
-        unite(op.getOperand(1), 0, x, rank - 1);
-      break;
-    }
-    case OpKind::Transpose:
-      for (unsigned d = 0; d < params.ints.size(); ++d)
-        unite(r, d, op.getOperand(0), params.ints[d]);
-      break;
-    case OpKind::Concat:
-      for (Value operand : op.getOperands())
-        for (unsigned d = 0; d < shapeOf(r).size(); ++d)
-          if (d != unsigned(params.dim))
-            unite(operand, d, r, d);
-      break;
-    case OpKind::Split:
-      for (Value result : op.getResults())
-        for (unsigned d = 0; d < shapeOf(result).size(); ++d)
-          if (d != unsigned(params.dim))
-            unite(op.getOperand(0), d, result, d);
-      break;
-    case OpKind::Reshape: {
-      // Runs of equal element count: one dim on each side lines up; one dim
-      // against several is a split (or merge).
-      Value x = op.getOperand(0);
-      ArrayRef<int64_t> from = shapeOf(x), to = shapeOf(r);
-      size_t i = 0, j = 0;
-      while (i < from.size() || j < to.size()) {
-        if (i < from.size() && from[i] == 1) {
-          ++i;
-          continue;
-        }
-        if (j < to.size() && to[j] == 1) {
-          ++j;
-          continue;
-        }
-        if (i >= from.size() || j >= to.size())
-          return failAt(&op, "has a reshape the tile IR cannot follow");
-        size_t i0 = i, j0 = j;
-        int64_t a = from[i++], b = to[j++];
-        while (a != b) {
-          if (a < b) {
-            if (i >= from.size())
-              break;
-            a *= from[i++];
-          } else {
-            if (j >= to.size())
-              break;
-            b *= to[j++];
-          }
-        }
-        if (a != b)
-          return failAt(&op, "has a reshape the tile IR cannot follow");
-        size_t nf = i - i0, nt = j - j0;
-        if (nf == 1 && nt == 1) {
-          unite(x, i0, r, j0);
-        } else if (nf == 1 || nt == 1) {
-          Split split;
-          split.big = nf == 1 ? axis(x, i0) : axis(r, j0);
-          Value smallValue = nf == 1 ? r : x;
-          size_t s0 = nf == 1 ? j0 : i0, s1 = nf == 1 ? j : i;
-          for (size_t s = s0; s < s1; ++s)
-            split.small.push_back(axis(smallValue, s));
-          splits.push_back(split);
-        } else {
-          return failAt(&op, "regroups several dims into several others; the "
-                             "tile IR follows only splits and merges of one "
-                             "dim");
-        }
-      }
-      break;
-    }
-    // No tile-IR form: reduce_max, all_reduce and the block-graph structure
-    // ops. Elementwise ops were aligned above and do not reach the switch.
-    case OpKind::ReduceMax:
-    case OpKind::AllReduce:
-    MIRAGE_GRAPH_STRUCTURE_OP_KIND_CASES:
-    MIRAGE_ELEMENTWISE_OP_KIND_CASES:
+    // The dimension map ties what lines up: the dims on one space dim are
+    // one axis, except on a dim the operator needs whole and whose size
+    // changes (a concatenation's or split's dim). Broadcast dims index
+    // none.
+    SmallVector<ArrayRef<int64_t>, 3> shapes;
+    for (Value operand : op.getOperands())
+      shapes.push_back(shapeOf(operand));
+    std::optional<DimMap> map =
+        r ? getDimMap(kind, shapes, shapeOf(r), params) : std::nullopt;
+    if (!map || !map->tiled)
       return failAt(&op, llvm::formatv("('{0}') has no tile-IR form",
-                                       info.name));
-    }
+                                       getOpInfo(kind).name));
+    SmallVector<std::optional<std::pair<Value, unsigned>>, 4> tied(
+        map->space.size());
+    auto visit = [&](Value value, ArrayRef<int64_t> dims) {
+      for (auto [d, s] : llvm::enumerate(dims)) {
+        if (s < 0 || map->kinds[s] == SpaceDimKind::Whole)
+          continue;
+        if (tied[s])
+          unite(tied[s]->first, tied[s]->second, value, d);
+        else
+          tied[s] = std::make_pair(value, unsigned(d));
+      }
+    };
+    for (auto [operand, dims] : llvm::zip(op.getOperands(), map->operands))
+      visit(operand, dims);
+    for (auto [result, dims] : llvm::zip(op.getResults(), map->results))
+      visit(result, dims);
+    // A batched matmul's loops over its batch dims.
+    if (isa<kn::MatmulOp>(op))
+      for (unsigned d = 0; d + 2 < shapeOf(r).size(); ++d)
+        batch[axis(r, d)] = true;
   }
   // Axes split into the same outer axis and inner dims of the same sizes
   // are the same axis (a loop over either with the inner size as its step

@@ -48,9 +48,8 @@ constexpr int64_t kSmallOutputTile = 1024;
 /// CUDA's limit on grid dims y and z.
 constexpr int64_t kMaxGridYZ = 65535;
 
-/// How a block graph cuts its iteration space (the output's dims, or the
-/// input's for split and reductions): grid sizes (x, y, z) and, for each
-/// grid dim, the dim it partitions.
+/// How a block graph cuts its operator's iteration space: grid sizes
+/// (x, y, z) and, for each grid dim, the space dim it partitions.
 struct Partition {
   SmallVector<int64_t> grid, dims;
 
@@ -63,48 +62,92 @@ struct Partition {
   }
 };
 
-/// The dims an op's block graph cuts and those it must keep whole (a
-/// split's or reduction's dim, a concatenated dim, rms_norm's rows).
+/// An op's iteration space, from its dimension map (getDimMap): the
+/// result's dims, the operand's for split and reductions, a matmul's result
+/// dims then k. Block graphs cut only the dims the operator computes
+/// independently; the others (reduced, normalized, concatenated or split)
+/// stay whole in every tile.
 struct CutSpace {
-  Shape extents;
+  DimMap map;
   SmallVector<bool> whole;
+
+  ArrayRef<int64_t> getExtents() const { return map.space; }
+  /// The space dim the operator reduces, if any.
+  std::optional<int64_t> getReducedDim() const {
+    for (auto [s, kind] : llvm::enumerate(map.kinds))
+      if (kind == SpaceDimKind::Reduced)
+        return s;
+    return std::nullopt;
+  }
 };
 
 ArrayRef<int64_t> shapeOf(Value value) {
   return cast<ShapedType>(value.getType()).getShape();
 }
 
-CutSpace getCutSpace(Operation *op, OpKind kind, const OpParams &params) {
+FailureOr<CutSpace> getCutSpace(Operation *op) {
+  auto semantics = cast<SemanticsOpInterface>(op);
+  SmallVector<ArrayRef<int64_t>, 3> shapes;
+  for (Value operand : op->getOperands())
+    shapes.push_back(shapeOf(operand));
+  std::optional<DimMap> map =
+      op->getNumResults() == 0
+          ? std::nullopt
+          : getDimMap(semantics.getOpKind(), shapes, shapeOf(op->getResult(0)),
+                      semantics.getOpParams());
+  // Reshapes regroup dims and collectives are not computed tile by tile.
+  if (!map || !map->tiled || map->regroups)
+    return op->emitOpError() << "has no default block graph";
   CutSpace space;
-  bool overInput = kind == OpKind::Split || kind == OpKind::ReduceSum ||
-                   kind == OpKind::ReduceMax;
-  space.extents =
-      Shape(shapeOf(overInput ? op->getOperand(0) : op->getResult(0)));
-  space.whole.assign(space.extents.size(), false);
-  if (overInput || kind == OpKind::Concat)
-    space.whole[params.dim] = true;
-  if (kind == OpKind::RmsNorm)
-    space.whole.back() = true;
+  space.map = std::move(*map);
+  for (SpaceDimKind kind : space.map.kinds)
+    space.whole.push_back(kind != SpaceDimKind::Parallel);
   return space;
+}
+
+/// The dim of a tensor (its dimension-map dims `tensorDims`) on space dim
+/// `space`, or kReplica.
+int64_t getTensorDim(ArrayRef<int64_t> tensorDims, int64_t space) {
+  const auto *dim = llvm::find(tensorDims, space);
+  return dim == tensorDims.end() ? kReplica : dim - tensorDims.begin();
+}
+
+/// The map from the grid dims of `partition` to the dims of a tensor whose
+/// dims index the space dims `tensorDims` (a dimension map's operand or
+/// result): the dim on each partitioned space dim, else kReplica.
+SmallVector<int64_t> getTensorMap(const Partition &partition,
+                                  ArrayRef<int64_t> tensorDims) {
+  SmallVector<int64_t> map;
+  for (int64_t space : partition.dims)
+    map.push_back(getTensorDim(tensorDims, space));
+  return map;
 }
 
 /// The partition cutting each dim of `space` into `parts[d]` pieces, grid
 /// dims from the innermost cut dim outwards; an error message when the
-/// parts do not fit.
+/// parts do not fit. Trailing whole dims (a matmul's k) may be left out of
+/// `parts`.
 FailureOr<Partition> partitionFromParts(const CutSpace &space,
-                                        ArrayRef<int64_t> parts,
+                                        ArrayRef<int64_t> givenParts,
                                         std::string &error) {
   llvm::raw_string_ostream os(error);
-  int64_t rank = space.extents.size();
-  if (static_cast<int64_t>(parts.size()) != rank) {
-    os << "has " << parts.size() << " parts for " << rank << " dims";
+  ArrayRef<int64_t> extents = space.getExtents();
+  int64_t rank = extents.size();
+  int64_t required = rank;
+  while (required > 0 && space.whole[required - 1])
+    --required;
+  int64_t given = givenParts.size();
+  if (given > rank || given < required) {
+    os << "has " << given << " parts for " << rank << " dims";
     return failure();
   }
+  SmallVector<int64_t> parts(givenParts);
+  parts.resize(rank, 1);
   Partition partition;
   for (int64_t d = rank - 1; d >= 0; --d) {
-    if (parts[d] < 1 || space.extents[d] % parts[d] != 0) {
-      os << "cannot cut dim " << d << " of size " << space.extents[d]
-         << " into " << parts[d] << " parts";
+    if (parts[d] < 1 || extents[d] % parts[d] != 0) {
+      os << "cannot cut dim " << d << " of size " << extents[d] << " into "
+         << parts[d] << " parts";
       return failure();
     }
     if (parts[d] == 1)
@@ -210,216 +253,139 @@ void startGraph(std::optional<BlockGraphBuilder> &graph, OpBuilder &b,
                 kDefaultThreads, forloop, op, "has no default block graph");
 }
 
-/// The imap of an operand that broadcasts (right-aligned) to an output cut
-/// by `partition`: each grid dim maps to the operand's matching dim, or
-/// replicates where the operand has no such dim or a broadcast dim of 1.
-SmallVector<int64_t> broadcastMap(const Partition &partition,
-                                  ArrayRef<int64_t> operandShape,
-                                  int64_t outputRank) {
-  SmallVector<int64_t> map;
-  int64_t skip = outputRank - static_cast<int64_t>(operandShape.size());
-  for (int64_t dim : partition.dims) {
-    int64_t d = dim - skip;
-    map.push_back(d < 0 || operandShape[d] == 1 ? kReplica : d);
-  }
-  return map;
-}
-
-/// Elementwise ops, transpose, concat: operands follow the output tile
-/// (broadcast dims replicated, a transpose reads the input tile its output
-/// tile comes from).
-LogicalResult buildElementwise(OpBuilder &b, Operation *op, OpKind kind,
-                               const OpParams &params,
-                               const Partition &partition,
-                               std::optional<BlockGraphBuilder> &graph) {
-  int64_t rank = shapeOf(op->getResult(0)).size();
-  startGraph(graph, b, op, partition.grid, 1);
+/// The tiles of `op`'s operands one block reads: each operand cut as its
+/// dimension map says, walking the loop's space dim `loopDim` (if any).
+FailureOr<SmallVector<Value>> iterateOperands(Operation *op,
+                                              const CutSpace &space,
+                                              const Partition &partition,
+                                              std::optional<int64_t> loopDim,
+                                              BlockGraphBuilder &graph) {
   SmallVector<Value> tiles;
-  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
-    SmallVector<int64_t> imap;
-    if (kind == OpKind::Transpose) {
-      for (int64_t dim : partition.dims)
-        imap.push_back(params.ints[dim]);
-    } else {
-      imap = broadcastMap(partition, shapeOf(operand), rank);
-    }
-    FailureOr<Value> tile = graph->iterate(graph->getInput(index), imap,
-                                           kReplica);
+  for (auto [index, dims] : llvm::enumerate(space.map.operands)) {
+    FailureOr<Value> tile =
+        graph.iterate(graph.getInput(index), getTensorMap(partition, dims),
+                      loopDim ? getTensorDim(dims, *loopDim) : kReplica);
     if (failed(tile))
       return failure();
     tiles.push_back(*tile);
   }
-  auto computed = graph->compute(op, tiles, params, op->getAttrs());
-  if (failed(computed))
-    return failure();
-  graph->save(*computed, {partition.dims});
-  return success();
+  return tiles;
 }
 
-/// split: input tiles with the split dim whole, one saver per piece.
-LogicalResult buildSplit(OpBuilder &b, Operation *op, const OpParams &params,
-                         const Partition &partition,
+/// Saves `results`, each cut as its dimension map says.
+void saveResults(ArrayRef<Value> results, const CutSpace &space,
+                 const Partition &partition, BlockGraphBuilder &graph) {
+  SmallVector<SmallVector<int64_t>> omaps;
+  for (ArrayRef<int64_t> dims : space.map.results)
+    omaps.push_back(getTensorMap(partition, dims));
+  graph.save(results, omaps);
+}
+
+/// Operators without a reduced dim (elementwise, data movement, rms_norm):
+/// one block computes its tile of every result from the operand tiles it
+/// covers, whole dims whole.
+LogicalResult buildTiled(OpBuilder &b, Operation *op, const CutSpace &space,
+                         const OpParams &params, const Partition &partition,
                          std::optional<BlockGraphBuilder> &graph) {
   startGraph(graph, b, op, partition.grid, 1);
-  FailureOr<Value> tile =
-      graph->iterate(graph->getInput(0), partition.dims, kReplica);
-  if (failed(tile))
+  auto tiles = iterateOperands(op, space, partition, std::nullopt, *graph);
+  if (failed(tiles))
     return failure();
-  auto computed = graph->compute(op, *tile, params, op->getAttrs());
+  auto computed = graph->compute(op, *tiles, params, op->getAttrs());
   if (failed(computed))
     return failure();
-  SmallVector<SmallVector<int64_t>> omaps(computed->size(), partition.dims);
-  graph->save(*computed, omaps);
+  saveResults(*computed, space, partition, *graph);
   return success();
 }
 
 /// Reductions: the for-loop walks the reduced dim kReduceChunk at a time
-/// into an accumulator; the partition cuts the other input dims.
-LogicalResult buildReduction(OpBuilder &b, Operation *op, OpKind kind,
+/// into the operator's accumulator; the partition cuts the other dims.
+LogicalResult buildReduction(OpBuilder &b, Operation *op, const CutSpace &space,
                              const OpParams &params, const Partition &partition,
                              std::optional<BlockGraphBuilder> &graph) {
-  ArrayRef<int64_t> inShape = shapeOf(op->getOperand(0));
-  int64_t dim = params.dim;
-  int64_t chunk = largestDivisorAtMost(inShape[dim], kReduceChunk);
-  int64_t iterations = inShape[dim] / chunk;
+  int64_t dim = *space.getReducedDim();
+  int64_t extent = space.getExtents()[dim];
+  int64_t chunk = largestDivisorAtMost(extent, kReduceChunk);
+  int64_t iterations = extent / chunk;
+  if (shapeOf(op->getResult(0)).empty())
+    return op->emitOpError() << "has no default block graph: it reduces its "
+                                "only dim to a rank-0 result";
   startGraph(graph, b, op, partition.grid, iterations);
-  FailureOr<Value> tile = graph->iterate(
-      graph->getInput(0), partition.dims, iterations > 1 ? dim : kReplica);
-  if (failed(tile))
+  auto tiles = iterateOperands(
+      op, space, partition,
+      iterations > 1 ? std::optional<int64_t>(dim) : std::nullopt, *graph);
+  if (failed(tiles))
     return failure();
+  // The block-level reduction keeps the dim; the kernel's result drops it
+  // where the op does.
   OpParams kept = params;
   kept.keepDim = true;
   SmallVector<NamedAttribute> attributes(op->getAttrs());
   llvm::erase_if(attributes, [](NamedAttribute attr) {
     return attr.getName() == "keepdim";
   });
-  auto computed = graph->compute(op, *tile, kept, attributes);
+  auto computed = graph->compute(op, *tiles, kept, attributes);
   if (failed(computed))
     return failure();
   Value total = (*computed)[0];
   if (iterations > 1)
-    total = graph->accumulate(total, kind);
-  SmallVector<int64_t> omap(partition.dims);
-  if (!params.keepDim && llvm::is_contained(omap, dim))
-    return op->emitOpError() << "has no default block graph: it reduces its "
-                                "only dim to a rank-0 result";
+    total = graph->accumulate(total, space.map.accumulator);
   if (!params.keepDim) {
     Shape dropped(cast<tb::TileType>(total.getType()).getShape());
     dropped.erase(dropped.begin() + dim);
     total = graph->reshape(total, dropped);
-    for (int64_t &d : omap)
-      if (d > dim)
-        --d;
   }
-  graph->save(total, {omap});
-  return success();
-}
-
-/// rms_norm: whole rows; the weight replicated.
-LogicalResult buildRmsNorm(OpBuilder &b, Operation *op, const OpParams &params,
-                           const Partition &partition,
-                           std::optional<BlockGraphBuilder> &graph) {
-  startGraph(graph, b, op, partition.grid, 1);
-  SmallVector<Value> tiles;
-  FailureOr<Value> x =
-      graph->iterate(graph->getInput(0), partition.dims, kReplica);
-  if (failed(x))
-    return failure();
-  tiles.push_back(*x);
-  if (op->getNumOperands() > 1) {
-    SmallVector<int64_t> replicated(partition.dims.size(), kReplica);
-    FailureOr<Value> w =
-        graph->iterate(graph->getInput(1), replicated, kReplica);
-    if (failed(w))
-      return failure();
-    tiles.push_back(*w);
-  }
-  auto computed = graph->compute(op, tiles, params, op->getAttrs());
-  if (failed(computed))
-    return failure();
-  graph->save(*computed, {partition.dims});
+  saveResults(total, space, partition, *graph);
   return success();
 }
 
 /// matmul: k by the for-loop into accum_sum; the partition cuts n (grid
 /// x), m (y) and the batch dim (z).
-LogicalResult buildMatmul(OpBuilder &b, Operation *op, const OpParams &params,
-                          const Partition &partition,
+LogicalResult buildMatmul(OpBuilder &b, Operation *op, const CutSpace &space,
+                          const OpParams &params, const Partition &partition,
                           std::optional<BlockGraphBuilder> &graph) {
   ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
   int64_t rank = outShape.size();
-  ArrayRef<int64_t> a = shapeOf(op->getOperand(0));
-  ArrayRef<int64_t> w = shapeOf(op->getOperand(1));
   if (rank > 3)
     return op->emitOpError()
            << "has no default block graph: more than one batch dim";
-  int64_t k = a.back();
-  Shape tile = partition.getTile(outShape);
+  int64_t kDim = *space.getReducedDim();
+  int64_t k = space.getExtents()[kDim];
+  Shape tile = partition.getTile(space.getExtents());
   // Small output tiles read more of k per iteration, so that each
   // iteration still moves a few KiB.
   int64_t tileK = largestDivisorAtMost(
       k, tile[rank - 2] * tile[rank - 1] <= kSmallOutputTile ? 2 * kMatmulTile
                                                              : kMatmulTile);
   int64_t iterations = k / tileK;
-  // Each grid dim's role: 0 cuts n (B only), 1 m (A only), 2 the batch.
-  SmallVector<int64_t> roles;
-  for (int64_t dim : partition.dims)
-    roles.push_back(dim == rank - 1 ? 0 : dim == rank - 2 ? 1 : 2);
-  // Operand maps: n cuts only B, m only A, the batch both (where batched).
-  auto operandMap = [&](ArrayRef<int64_t> shape, int64_t cutRole,
-                        int64_t cutDim) {
-    SmallVector<int64_t> map;
-    int64_t opRank = shape.size();
-    for (int64_t role : roles) {
-      if (role == cutRole)
-        map.push_back(cutDim);
-      else if (role == 2 && opRank == 3 && shape[0] != 1)
-        map.push_back(0);
-      else
-        map.push_back(kReplica);
-    }
-    return map;
-  };
   startGraph(graph, b, op, partition.grid, iterations);
-  int64_t aRank = a.size(), wRank = w.size();
-  FailureOr<Value> lhs = graph->iterate(
-      graph->getInput(0), operandMap(a, 1, aRank - 2),
-      iterations > 1 ? aRank - 1 : kReplica);
-  FailureOr<Value> rhs = graph->iterate(
-      graph->getInput(1), operandMap(w, 0, wRank - 1),
-      iterations > 1 ? wRank - 2 : kReplica);
-  if (failed(lhs) || failed(rhs))
+  auto tiles = iterateOperands(
+      op, space, partition,
+      iterations > 1 ? std::optional<int64_t>(kDim) : std::nullopt, *graph);
+  if (failed(tiles))
     return failure();
-  auto computed = graph->compute(op, {*lhs, *rhs}, params, op->getAttrs());
+  auto computed = graph->compute(op, *tiles, params, op->getAttrs());
   if (failed(computed))
     return failure();
-  graph->save(graph->accumulate((*computed)[0], OpKind::AccumSum),
-              {partition.dims});
+  saveResults(graph->accumulate((*computed)[0], space.map.accumulator), space,
+              partition, *graph);
   return success();
 }
 
 /// Builds the kernel computing `op` with `partition` into `graph`; fails
 /// (with a diagnostic) when its shapes fit no scheme.
-LogicalResult buildGraph(OpBuilder &b, Operation *op,
+LogicalResult buildGraph(OpBuilder &b, Operation *op, const CutSpace &space,
                          const Partition &partition,
                          std::optional<BlockGraphBuilder> &graph) {
   auto semantics = cast<SemanticsOpInterface>(op);
-  OpKind kind = semantics.getOpKind();
   OpParams params = semantics.getOpParams();
   LogicalResult built = failure();
-  if (getOpInfo(kind).elementwise || kind == OpKind::Transpose ||
-      kind == OpKind::Concat)
-    built = buildElementwise(b, op, kind, params, partition, graph);
-  else if (kind == OpKind::Split)
-    built = buildSplit(b, op, params, partition, graph);
-  else if (kind == OpKind::ReduceSum || kind == OpKind::ReduceMax)
-    built = buildReduction(b, op, kind, params, partition, graph);
-  else if (kind == OpKind::RmsNorm)
-    built = buildRmsNorm(b, op, params, partition, graph);
-  else if (kind == OpKind::Matmul)
-    built = buildMatmul(b, op, params, partition, graph);
+  if (!space.getReducedDim())
+    built = buildTiled(b, op, space, params, partition, graph);
+  else if (isa<kn::MatmulOp>(op))
+    built = buildMatmul(b, op, space, params, partition, graph);
   else
-    return op->emitOpError() << "has no default block graph";
+    built = buildReduction(b, op, space, params, partition, graph);
   if (failed(built))
     return failure();
   for (auto [g, size] : llvm::enumerate(graph->getGrid()))
@@ -432,16 +398,17 @@ LogicalResult buildGraph(OpBuilder &b, Operation *op,
 
 /// The fixed tiling of the pass description: small tiles for elementwise
 /// ops, reductions and rows; matmul tiles shrunk until `targetBlocks`.
-Partition getDefaultPartition(Operation *op, OpKind kind,
-                              const OpParams &params, const CutSpace &space,
+Partition getDefaultPartition(Operation *op, const CutSpace &space,
                               int64_t targetBlocks) {
-  if (kind == OpKind::Matmul && space.extents.size() <= 3) {
-    ArrayRef<int64_t> out = space.extents;
+  ArrayRef<int64_t> extents = space.getExtents();
+  std::optional<int64_t> reduced = space.getReducedDim();
+  if (isa<kn::MatmulOp>(op) && extents.size() <= 4) {
+    ArrayRef<int64_t> out = extents.drop_back();
     int64_t rank = out.size();
     int64_t m = out[rank - 2], n = out[rank - 1];
     int64_t batch = rank == 3 ? out[0] : 1;
     auto [tileM, tileN] = chooseMatmulTile(m, n, batch, targetBlocks);
-    Shape parts(rank, 1);
+    Shape parts(extents.size(), 1);
     parts[rank - 1] = n / tileN;
     parts[rank - 2] = m / tileM;
     if (rank == 3)
@@ -449,25 +416,26 @@ Partition getDefaultPartition(Operation *op, OpKind kind,
     std::string error;
     return *partitionFromParts(space, parts, error);
   }
-  if (kind == OpKind::ReduceSum || kind == OpKind::ReduceMax) {
+  if (reduced) {
     // Cut the other dims as if one chunk were the whole reduced dim.
-    Shape chunkShape(space.extents);
-    chunkShape[params.dim] =
-        largestDivisorAtMost(chunkShape[params.dim], kReduceChunk);
+    Shape chunkShape(extents);
+    chunkShape[*reduced] =
+        largestDivisorAtMost(extents[*reduced], kReduceChunk);
     return partitionOutput(chunkShape, space.whole, kInnerTile, kTileElements);
   }
-  if (kind == OpKind::RmsNorm)
-    return partitionOutput(space.extents, space.whole, kNormTileElements,
+  if (llvm::is_contained(space.map.kinds, SpaceDimKind::Normalized))
+    return partitionOutput(extents, space.whole, kNormTileElements,
                            kNormTileElements);
-  return partitionOutput(space.extents, space.whole, kInnerTile, kTileElements);
+  return partitionOutput(extents, space.whole, kInnerTile, kTileElements);
 }
 
 /// Builds the kernel of `op` with `partition` before `op`; null (with a
 /// diagnostic) when no graph fits.
-kn::KernelOp buildKernel(Operation *op, const Partition &partition) {
+kn::KernelOp buildKernel(Operation *op, const CutSpace &space,
+                         const Partition &partition) {
   OpBuilder b(op);
   std::optional<BlockGraphBuilder> graph;
-  if (failed(buildGraph(b, op, partition, graph))) {
+  if (failed(buildGraph(b, op, space, partition, graph))) {
     if (graph)
       graph->getKernel()->erase();
     return {};
@@ -478,12 +446,10 @@ kn::KernelOp buildKernel(Operation *op, const Partition &partition) {
 } // namespace
 
 KernelOp kn::buildDefaultKernel(Operation *op, int64_t targetBlocks) {
-  auto semantics = cast<SemanticsOpInterface>(op);
-  OpKind kind = semantics.getOpKind();
-  OpParams params = semantics.getOpParams();
-  CutSpace space = getCutSpace(op, kind, params);
-  return buildKernel(
-      op, getDefaultPartition(op, kind, params, space, targetBlocks));
+  FailureOr<CutSpace> space = getCutSpace(op);
+  if (failed(space))
+    return {};
+  return buildKernel(op, *space, getDefaultPartition(op, *space, targetBlocks));
 }
 
 namespace {
@@ -499,8 +465,7 @@ class WorkerPartitioner {
 public:
   explicit WorkerPartitioner(int64_t workers) : workers(workers) {}
 
-  FailureOr<Partition> choose(Operation *op, OpKind kind,
-                              const CutSpace &space) {
+  FailureOr<Partition> choose(Operation *op, const CutSpace &space) {
     std::string key = getSignature(op);
     auto known = chosen.find(key);
     if (known != chosen.end()) {
@@ -508,8 +473,8 @@ public:
       return partitionFromParts(space, known->second, error);
     }
     SmallVector<SmallVector<int64_t>> candidates;
-    SmallVector<int64_t> parts(space.extents.size(), 1);
-    enumerate(op, kind, space, 0, 1, 0, parts, candidates);
+    SmallVector<int64_t> parts(space.getExtents().size(), 1);
+    enumerate(op, space, 0, 1, 0, parts, candidates);
 
     using Score = std::tuple<double, double, int64_t>;
     std::optional<Score> best;
@@ -520,7 +485,7 @@ public:
           partitionFromParts(space, candidate, error);
       if (failed(partition))
         continue;
-      std::optional<int64_t> bytes = measure(op, *partition);
+      std::optional<int64_t> bytes = measure(op, space, *partition);
       if (!bytes)
         continue;
       int64_t tasks = getNumElements(partition->grid);
@@ -548,32 +513,33 @@ private:
   /// Every `parts` vector cutting at most 3 dims into divisors of their
   /// sizes with at most 4 * workers tasks in all; matmul n tiles stay
   /// multiples of 8 where n is (tensor-core fragments).
-  void enumerate(Operation *op, OpKind kind, const CutSpace &space, size_t dim,
+  void enumerate(Operation *op, const CutSpace &space, size_t dim,
                  int64_t tasks, unsigned cutDims, SmallVector<int64_t> &parts,
                  SmallVector<SmallVector<int64_t>> &out) {
-    if (dim == space.extents.size()) {
+    ArrayRef<int64_t> extents = space.getExtents();
+    if (dim == extents.size()) {
       out.push_back(parts);
       return;
     }
-    int64_t extent = space.extents[dim];
-    bool matmulN = kind == OpKind::Matmul && dim + 1 == space.extents.size();
+    int64_t extent = extents[dim];
+    bool matmulN = isa<kn::MatmulOp>(op) && dim + 2 == extents.size();
     for (int64_t p = 1; p <= extent && tasks * p <= 4 * workers; ++p) {
       if (extent % p != 0 || (p > 1 && (space.whole[dim] || cutDims == 3)))
         continue;
       if (matmulN && extent % 8 == 0 && (extent / p) % 8 != 0)
         continue;
       parts[dim] = p;
-      enumerate(op, kind, space, dim + 1, tasks * p, cutDims + (p > 1), parts,
-                out);
+      enumerate(op, space, dim + 1, tasks * p, cutDims + (p > 1), parts, out);
     }
     parts[dim] = 1;
   }
 
   /// Bytes one block of the partition's graph moves, when it verifies.
-  std::optional<int64_t> measure(Operation *op, const Partition &partition) {
+  std::optional<int64_t> measure(Operation *op, const CutSpace &space,
+                                 const Partition &partition) {
     ScopedDiagnosticHandler quiet(op->getContext(),
                                   [](Diagnostic &) { return success(); });
-    kn::KernelOp kernel = buildKernel(op, partition);
+    kn::KernelOp kernel = buildKernel(op, space, partition);
     if (!kernel)
       return std::nullopt;
     std::optional<int64_t> bytes;
@@ -606,12 +572,13 @@ private:
 } // namespace
 
 KernelOp kn::buildPersistentKernel(Operation *op, int64_t workers) {
-  auto semantics = cast<SemanticsOpInterface>(op);
-  OpKind kind = semantics.getOpKind();
-  CutSpace space = getCutSpace(op, kind, semantics.getOpParams());
+  FailureOr<CutSpace> space = getCutSpace(op);
+  if (failed(space))
+    return {};
   FailureOr<Partition> partition =
-      WorkerPartitioner(workers).choose(op, kind, space);
-  return succeeded(partition) ? buildKernel(op, *partition) : KernelOp();
+      WorkerPartitioner(workers).choose(op, *space);
+  return succeeded(partition) ? buildKernel(op, *space, *partition)
+                              : KernelOp();
 }
 
 namespace {
@@ -621,27 +588,26 @@ namespace {
 /// fixed tiling.
 LogicalResult wrapOp(Operation *op, int64_t targetBlocks,
                      WorkerPartitioner *partitioner) {
-  auto semantics = cast<SemanticsOpInterface>(op);
-  OpKind kind = semantics.getOpKind();
-  OpParams params = semantics.getOpParams();
-  CutSpace space = getCutSpace(op, kind, params);
+  FailureOr<CutSpace> space = getCutSpace(op);
+  if (failed(space))
+    return failure();
   FailureOr<Partition> partition;
   if (auto parts = op->getAttrOfType<DenseI64ArrayAttr>(
           kn::KernelDialect::getPartitionAttrName())) {
     std::string error;
-    partition = partitionFromParts(space, parts.asArrayRef(), error);
+    partition = partitionFromParts(*space, parts.asArrayRef(), error);
     if (failed(partition))
       return op->emitOpError()
              << "has a '" << kn::KernelDialect::getPartitionAttrName()
              << "' that " << error;
   } else if (partitioner) {
-    partition = partitioner->choose(op, kind, space);
+    partition = partitioner->choose(op, *space);
   } else {
-    partition = getDefaultPartition(op, kind, params, space, targetBlocks);
+    partition = getDefaultPartition(op, *space, targetBlocks);
   }
   if (failed(partition))
     return failure();
-  kn::KernelOp kernel = buildKernel(op, *partition);
+  kn::KernelOp kernel = buildKernel(op, *space, *partition);
   if (!kernel)
     return failure();
   if (Attribute mark =

@@ -18,7 +18,13 @@ def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::func::FuncOp
     GPU. `kn.reshape` (a view), `kn.all_reduce` and existing `kn.kernel`s
     are left alone.
 
-    The graphs follow one scheme per operator family, with 128 threads:
+    Every graph is read off the op's dimension map (`getDimMap`): the
+    grid cuts the op's iteration space, only along dims the op computes
+    independently (reduced, normalized, concatenated and split dims stay
+    whole), and each operand's imap, the for-loop's fmap and each result's
+    omap follow from the space dim each tensor dim indexes (a broadcast
+    dim, or one the tensor lacks, is replicated). The tile sizes follow
+    one scheme per operator family, with 128 threads:
 
     - elementwise, transpose, concat, split: the output is cut into tiles
       of at most 256 elements along the innermost partitioned dim and 2048
@@ -46,7 +52,8 @@ def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::func::FuncOp
     that tiny ops are not spread over workers other ops could use; ties
     broken by total bytes, then fewer blocks. Ops with equal
     kinds, attributes and types get the same partition. An op's
-    `kn.partition` attribute (blocks per dim) overrides both schemes.
+    `kn.partition` attribute (blocks per dim of the iteration space; a
+    matmul's k, last, may be left out) overrides both schemes.
 
     The result is checked by the tb verifiers like hand-written graphs.
   }];
