@@ -354,8 +354,8 @@ mirage::inferAxisSets(OpKind kind, ArrayRef<const AxisSets *> operands,
   if (!map || map->regroups || map->results.empty())
     return std::nullopt;
   // A result axis joins the operand axes on its space dim that span it,
-  // and every operand axis on a whole space dim (a concatenation's pieces,
-  // a norm's weight).
+  // and every operand axis on a space dim it needs whole (a concatenation's
+  // pieces, a norm's weight).
   AxisSets sets(resultShape.size(), 0);
   for (auto [axis, space] : llvm::enumerate(map->results.front())) {
     if (space < 0 || axis >= sets.size())
@@ -408,7 +408,7 @@ std::optional<TileDims> mirage::getTileDims(OpKind kind,
   std::optional<DimMap> map = getDimMap(kind, in, (*results)[0], params);
   if (!map || !map->tiled)
     return std::nullopt;
-  // A dim on a whole space dim is kept whole like one on none.
+  // A dim on a space dim the op needs whole is kept whole like one on none.
   auto tileDims = [&](ArrayRef<int64_t> dims) {
     llvm::SmallVector<int64_t, 4> tiled;
     for (int64_t s : dims)

@@ -94,14 +94,16 @@ func.func @override_four_dims(%x: tensor<2x2x2x2xf16>) -> tensor<2x2x2x2xf16> {
 // -----
 
 // A matmul's iteration space is its result's dims then k; k may be named
-// (it stays whole) or left out.
+// (it stays whole) or left out, as may a reduction's last dim.
 // CHECK-LABEL: func.func @override_matmul_k
 // CHECK: tb.graph grid [2] threads 128
 // CHECK: tb.graph grid [2] threads 128
-func.func @override_matmul_k(%x: tensor<4x64xf16>, %w: tensor<64x64xf16>) -> (tensor<4x64xf16>, tensor<4x64xf16>) {
+// CHECK: tb.graph grid [4] threads 128
+func.func @override_matmul_k(%x: tensor<4x64xf16>, %w: tensor<64x64xf16>) -> (tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x1xf16>) {
   %a = kn.matmul %x, %w {kn.partition = array<i64: 1, 2>} : tensor<4x64xf16>, tensor<64x64xf16>
   %b = kn.matmul %x, %w {kn.partition = array<i64: 1, 2, 1>} : tensor<4x64xf16>, tensor<64x64xf16>
-  return %a, %b : tensor<4x64xf16>, tensor<4x64xf16>
+  %s = kn.reduce_sum %x dim 1 {kn.partition = array<i64: 4>} : tensor<4x64xf16>
+  return %a, %b, %s : tensor<4x64xf16>, tensor<4x64xf16>, tensor<4x1xf16>
 }
 
 // -----
@@ -115,7 +117,15 @@ func.func @override_matmul_cuts_k(%x: tensor<4x64xf16>, %w: tensor<64x64xf16>) -
 // -----
 
 func.func @override_matmul_rank(%x: tensor<4x64xf16>, %w: tensor<64x64xf16>) -> tensor<4x64xf16> {
-  // expected-error @+1 {{'kn.matmul' op has a 'kn.partition' that has 4 parts for 3 dims}}
+  // expected-error @+1 {{'kn.matmul' op has a 'kn.partition' that has 4 parts for 3 dims (2 without the trailing reduced dims)}}
   %a = kn.matmul %x, %w {kn.partition = array<i64: 1, 2, 1, 1>} : tensor<4x64xf16>, tensor<64x64xf16>
+  return %a : tensor<4x64xf16>
+}
+
+// -----
+
+func.func @override_rms_norm_rank(%x: tensor<4x64xf16>) -> tensor<4x64xf16> {
+  // expected-error @+1 {{'kn.rms_norm' op has a 'kn.partition' that has 1 parts for 2 dims}}
+  %a = kn.rms_norm %x {eps = 1.0e-6 : f64, kn.partition = array<i64: 4>} : tensor<4x64xf16>
   return %a : tensor<4x64xf16>
 }

@@ -132,6 +132,18 @@ func.func @small_row_sum(%a: tensor<2x4096xf16>) -> tensor<2xf16> {
 
 // -----
 
+// A rank-1 sum that keeps its dim: the one block's grid dim maps to the
+// kept dim of size 1 (an omap cannot replicate).
+// CHECK-LABEL: func.func @kept_scalar_sum
+// CHECK: tb.graph grid [1] threads 128 forloop 4
+// CHECK: tb.output_saver %{{.*}} omap <x -> 0> : !tb.tile<1xf16> -> tensor<1xf16>
+func.func @kept_scalar_sum(%a: tensor<4096xf16>) -> tensor<1xf16> {
+  %s = kn.reduce_sum %a dim 0 : tensor<4096xf16>
+  return %s : tensor<1xf16>
+}
+
+// -----
+
 func.func @scalar_sum(%a: tensor<4096xf16>) -> tensor<f16> {
   // expected-error @+1 {{'kn.reduce_sum' op has no default block graph: it reduces its only dim to a rank-0 result}}
   %s = kn.reduce_sum %a dim 0 keepdim = false : tensor<4096xf16>

@@ -23,6 +23,10 @@ namespace mirage::search {
 struct Subprogram {
   llvm::SmallVector<mlir::Operation *> ops;
   llvm::SmallVector<mlir::Value> inputs, outputs;
+
+  /// Sets `inputs` to the values the ops read that none of them defines,
+  /// in order of first use.
+  void collectInputs();
 };
 
 /// Why an op cannot be part of a searched subprogram, or empty when it can:

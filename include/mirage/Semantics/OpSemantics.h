@@ -285,8 +285,11 @@ int64_t getTensorCoreJobColumns(int64_t n);
 /// dim). An operand or result dim is a space dim, kBroadcastDim (size
 /// 1 against a larger space dim) or kWholeDim (it indexes no space dim: a
 /// kept reduced dim of size 1, a dim a reshape regroups, a structure op's
-/// dim whose size changes). The tiling facet (getTileDims) and the axis
-/// sets (inferAxisSets) are read off it.
+/// dim whose size changes). The tiling facet (getTileDims), the axis sets
+/// (inferAxisSets), the search's schedule classes (Schedule.cpp), the
+/// default block graphs and the tile IR's axes are read off it. Only the
+/// search's schedules loop over a normalized dim (its abstract expressions
+/// check the result); the default graphs and kn-fuse keep it whole.
 enum class SpaceDimKind : uint8_t { Parallel, Reduced, Normalized, Whole };
 /// Whether a tile of the operator must hold all of a space dim of `kind`.
 inline bool needsWholeDim(SpaceDimKind kind) {
@@ -318,7 +321,8 @@ getDimMap(OpKind kind, llvm::ArrayRef<llvm::ArrayRef<int64_t>> operandShapes,
 /// Axis sets: per axis of a tensor, a bit set of the input axes it is
 /// indexed together with (the search's axis labels). A result axis joins
 /// the sets of the operand axes on its space dim (getDimMap) that span it,
-/// and of every operand axis on a whole space dim: elementwise operators
+/// and of every operand axis on a space dim it needs whole (normalized or
+/// whole: a concatenation's pieces, a norm's weight): elementwise operators
 /// join the sets of the axes they align (a broadcast axis adds none), a
 /// matmul keeps its left operand's rows and right operand's columns and
 /// drops the contracted axis, a reduction empties its axis, data movement
@@ -335,9 +339,9 @@ inferAxisSets(OpKind kind, llvm::ArrayRef<const AxisSets *> operands,
 /// (kernel fusion) needs. Each operand and result dim is either a space dim
 /// (a block's tile of that tensor takes the chunk of the space dim the
 /// block owns), kWholeDim (the operator needs all of it in one tile: a dim
-/// on a whole space dim or on none) or kBroadcastDim. A space dim marked
-/// `reduced` has no result dim: a tile that holds only a chunk of it gives
-/// a partial result, which `accumulator` folds across chunks (a for-loop
+/// on a space dim it needs whole or on none) or kBroadcastDim. A space dim
+/// marked `reduced` has no result dim: a tile that holds only a chunk of it
+/// gives a partial result, which `accumulator` folds across chunks (a for-loop
 /// over the dim). Nullopt for operators that are not computed tile by tile
 /// (structure ops, all_reduce).
 struct TileDims {

@@ -34,6 +34,16 @@ std::string search::getUnsearchableReason(Operation *op) {
   return "";
 }
 
+void search::Subprogram::collectInputs() {
+  llvm::SmallPtrSet<Operation *, 8> inRun(ops.begin(), ops.end());
+  llvm::SetVector<Value> read;
+  for (Operation *op : ops)
+    for (Value operand : op->getOperands())
+      if (!inRun.contains(operand.getDefiningOp()))
+        read.insert(operand);
+  inputs.assign(read.begin(), read.end());
+}
+
 SmallVector<Subprogram> search::splitIntoSubprograms(func::FuncOp function,
                                                      unsigned maxOps) {
   SmallVector<Subprogram> subprograms;
@@ -43,14 +53,9 @@ SmallVector<Subprogram> search::splitIntoSubprograms(func::FuncOp function,
 
   auto finish = [&] {
     if (current.ops.size() >= 2) {
+      current.collectInputs();
       llvm::SmallPtrSet<Operation *, 8> inRun(current.ops.begin(),
                                               current.ops.end());
-      llvm::SetVector<Value> inputs;
-      for (Operation *op : current.ops)
-        for (Value operand : op->getOperands())
-          if (!inRun.contains(operand.getDefiningOp()))
-            inputs.insert(operand);
-      current.inputs.assign(inputs.begin(), inputs.end());
       for (Operation *op : current.ops)
         for (Value result : op->getResults())
           if (llvm::any_of(result.getUsers(), [&](Operation *user) {

@@ -130,13 +130,11 @@ struct Superoptimize
     for (func::FuncOp function : functions) {
       SmallVector<Subprogram> subprograms =
           splitIntoSubprograms(function, maxSubprogramOps);
-      // A later subprogram may read what an earlier one computed; once the
-      // earlier one is replaced, it reads the replacement instead.
-      DenseMap<Value, Value> replaced;
       for (auto [index, subprogram] : llvm::enumerate(subprograms)) {
-        for (Value &input : subprogram.inputs)
-          input = replaced.lookup_or(input, input);
-        if (failed(optimize(function, index + 1, subprogram, replaced)))
+        // A later subprogram may read what an earlier one computed; once
+        // the earlier one is replaced, its ops read the replacement.
+        subprogram.collectInputs();
+        if (failed(optimize(function, index + 1, subprogram)))
           return signalPassFailure();
       }
     }
@@ -174,11 +172,9 @@ private:
     return options;
   }
 
-  /// Searches `subprogram` and replaces it by the chosen candidate, if any,
-  /// recording each replaced output in `replaced`.
+  /// Searches `subprogram` and replaces it by the chosen candidate, if any.
   LogicalResult optimize(func::FuncOp function, unsigned index,
-                         Subprogram &subprogram,
-                         DenseMap<Value, Value> &replaced) {
+                         Subprogram &subprogram) {
     Location loc = subprogram.ops.front()->getLoc();
     std::string label = llvm::formatv("{0}_sub{1}", function.getSymName(),
                                       index)
@@ -430,10 +426,8 @@ private:
     SmallVector<Value> values =
         buildMuGraph(rewriter, loc, chosen->candidate->graph,
                      subprogram.inputs, elementType);
-    for (auto [old, replacement] : llvm::zip(subprogram.outputs, values)) {
+    for (auto [old, replacement] : llvm::zip(subprogram.outputs, values))
       old.replaceAllUsesWith(replacement);
-      replaced[old] = replacement;
-    }
     for (Operation *op : llvm::reverse(subprogram.ops))
       op->erase();
     return success();

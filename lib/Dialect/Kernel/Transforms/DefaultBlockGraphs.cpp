@@ -3,7 +3,8 @@
 // Predefined kernel ops (kn.matmul, kn.exp, ...) have no block graph of
 // their own; to lower a whole kernel graph to the GPU each is wrapped in a
 // kn.kernel whose tb.graph computes it with one block-level op of the same
-// name, tiled by a fixed scheme per operator family (see Passes.td).
+// name. The op's dimension map says how each tensor follows the grid and
+// the loop; tile sizes follow a fixed scheme per family (see Passes.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -125,20 +126,29 @@ SmallVector<int64_t> getTensorMap(const Partition &partition,
 
 /// The partition cutting each dim of `space` into `parts[d]` pieces, grid
 /// dims from the innermost cut dim outwards; an error message when the
-/// parts do not fit. Trailing whole dims (a matmul's k) may be left out of
-/// `parts`.
+/// parts do not fit. Trailing dims the op reduces and no result indexes (a
+/// matmul's k, a reduction's last dim) may be left out of `parts`.
 FailureOr<Partition> partitionFromParts(const CutSpace &space,
                                         ArrayRef<int64_t> givenParts,
                                         std::string &error) {
   llvm::raw_string_ostream os(error);
   ArrayRef<int64_t> extents = space.getExtents();
   int64_t rank = extents.size();
+  auto inResults = [&](int64_t s) {
+    return llvm::any_of(space.map.results, [&](ArrayRef<int64_t> dims) {
+      return llvm::is_contained(dims, s);
+    });
+  };
   int64_t required = rank;
-  while (required > 0 && space.whole[required - 1])
+  while (required > 0 &&
+         space.map.kinds[required - 1] == SpaceDimKind::Reduced &&
+         !inResults(required - 1))
     --required;
   int64_t given = givenParts.size();
   if (given > rank || given < required) {
     os << "has " << given << " parts for " << rank << " dims";
+    if (required < rank)
+      os << " (" << required << " without the trailing reduced dims)";
     return failure();
   }
   SmallVector<int64_t> parts(givenParts);
@@ -272,12 +282,25 @@ FailureOr<SmallVector<Value>> iterateOperands(Operation *op,
   return tiles;
 }
 
-/// Saves `results`, each cut as its dimension map says.
+/// Saves `results`, each cut as its dimension map says. An omap cannot
+/// replicate: a one-block grid dim on a space dim a result lacks (the kept
+/// dim of a rank-1 reduction) maps to a dim of the result it leaves unused.
 void saveResults(ArrayRef<Value> results, const CutSpace &space,
                  const Partition &partition, BlockGraphBuilder &graph) {
   SmallVector<SmallVector<int64_t>> omaps;
-  for (ArrayRef<int64_t> dims : space.map.results)
-    omaps.push_back(getTensorMap(partition, dims));
+  for (ArrayRef<int64_t> dims : space.map.results) {
+    SmallVector<int64_t> omap = getTensorMap(partition, dims);
+    for (auto [g, d] : llvm::enumerate(omap)) {
+      if (d != kReplica || partition.grid[g] != 1)
+        continue;
+      for (int64_t r = static_cast<int64_t>(dims.size()) - 1; r >= 0; --r)
+        if (!llvm::is_contained(omap, r)) {
+          d = r;
+          break;
+        }
+    }
+    omaps.push_back(omap);
+  }
   graph.save(results, omaps);
 }
 

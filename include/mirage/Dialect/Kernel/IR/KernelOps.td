@@ -43,7 +43,8 @@ def Kernel_Dialect : Dialect {
     A predefined op may carry `kn.partition = array<i64: ...>`, the number
     of blocks (tasks) along each dim of its iteration space (`getDimMap`:
     its result's dims; its operand's for split and reductions; a matmul's
-    result dims then k, which may be left out), which
+    result dims then k; trailing reduced dims, such as k, may be left
+    out), which
     `kn-default-block-graphs` then uses instead of choosing one, and
     `kn.data_dependent` (a unit attribute) when its time depends on the data
     (its mega-kernel tasks are dispatched just in time).

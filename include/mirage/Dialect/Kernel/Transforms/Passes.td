@@ -52,8 +52,9 @@ def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::func::FuncOp
     that tiny ops are not spread over workers other ops could use; ties
     broken by total bytes, then fewer blocks. Ops with equal
     kinds, attributes and types get the same partition. An op's
-    `kn.partition` attribute (blocks per dim of the iteration space; a
-    matmul's k, last, may be left out) overrides both schemes.
+    `kn.partition` attribute (blocks per dim of the iteration space;
+    trailing reduced dims, such as a matmul's k, may be left out) overrides
+    both schemes.
 
     The result is checked by the tb verifiers like hand-written graphs.
   }];
