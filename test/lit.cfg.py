@@ -52,6 +52,9 @@ if config.llvm_use_linker:
 config.substitutions.append(("%cmake_project", " ".join(cmake_project)))
 config.substitutions.append(("%cmake", config.cmake_command))
 
+# scripts/sanitize-lit.sh gives the documented commands more time.
+llvm_config.with_system_environment(["MIRAGE_DOC_COMMAND_TIMEOUT"])
+
 # Cubin generation needs ptxas from the CUDA toolkit.
 if config.ptxas_path:
     config.available_features.add("ptxas")
