@@ -530,11 +530,7 @@ OpWork detail::elementwiseWork(OpKind kind, OperandShapes, ArrayRef<int64_t> out
   return work;
 }
 
-std::optional<DimMap> detail::elementwiseMap(OpKind, OperandShapes in,
-                                             ArrayRef<int64_t> out,
-                                             const OpParams &) {
-  // The space is the (broadcast) result; operands align on the right, and
-  // a size-1 dim against a larger one broadcasts.
+DimMap detail::rightAlignedMap(OperandShapes in, ArrayRef<int64_t> out) {
   DimMap map;
   map.space = Shape(out);
   int64_t rank = map.space.size();
@@ -542,15 +538,28 @@ std::optional<DimMap> detail::elementwiseMap(OpKind, OperandShapes in,
   for (ArrayRef<int64_t> shape : in) {
     auto &dims = map.operands.emplace_back();
     int64_t skip = rank - static_cast<int64_t>(shape.size());
-    if (skip < 0)
-      return std::nullopt;
     for (auto [d, size] : llvm::enumerate(shape)) {
       int64_t s = static_cast<int64_t>(d) + skip;
-      dims.push_back(size == 1 && map.space[s] != 1 ? kBroadcastDim : s);
+      if (s < 0)
+        dims.push_back(kWholeDim);
+      else if (size == map.space[s])
+        dims.push_back(s);
+      else
+        dims.push_back(size == 1 ? kBroadcastDim : kWholeDim);
     }
   }
   auto &result = map.results.emplace_back();
   for (int64_t d = 0; d < rank; ++d)
     result.push_back(d);
   return map;
+}
+
+std::optional<DimMap> detail::elementwiseMap(OpKind, OperandShapes in,
+                                             ArrayRef<int64_t> out,
+                                             const OpParams &) {
+  // The space is the (broadcast) result.
+  for (ArrayRef<int64_t> shape : in)
+    if (shape.size() > out.size())
+      return std::nullopt;
+  return rightAlignedMap(in, out);
 }

@@ -373,22 +373,8 @@ mirage::inferAxisSets(OpKind kind, ArrayRef<const AxisSets *> operands,
 std::optional<DimMap> detail::alignedMap(OpKind, OperandShapes in,
                                          ArrayRef<int64_t> out,
                                          const OpParams &) {
-  DimMap map;
-  map.space = Shape(out);
-  int64_t rank = out.size();
-  map.kinds.assign(rank, SpaceDimKind::Parallel);
+  DimMap map = rightAlignedMap(in, out);
   map.tiled = false;
-  for (ArrayRef<int64_t> shape : in) {
-    auto &dims = map.operands.emplace_back();
-    int64_t skip = rank - static_cast<int64_t>(shape.size());
-    for (auto [d, size] : llvm::enumerate(shape)) {
-      int64_t s = static_cast<int64_t>(d) + skip;
-      dims.push_back(s >= 0 && size == out[s] ? s : kWholeDim);
-    }
-  }
-  auto &result = map.results.emplace_back();
-  for (int64_t d = 0; d < rank; ++d)
-    result.push_back(d);
   return map;
 }
 

@@ -114,11 +114,16 @@ F64Tensor absolute(const F64Tensor &x);
 /// Degree of ops that move data: the largest operand's.
 Degree keepDegree(OpKind, ArrayRef<Degree>, OperandShapes, const OpParams &);
 
-/// The dimension map of operators that align their operands with their
-/// result like numpy broadcasting, on the result's dims: a dim of another
-/// size indexes none. The graph structure ops (not tiled).
+/// The dimension map of the graph structure ops: rightAlignedMap, not
+/// tiled.
 std::optional<DimMap> alignedMap(OpKind, OperandShapes, ArrayRef<int64_t>,
                                  const OpParams &);
+/// The map of operands aligned on the right with the result `out` (numpy
+/// broadcasting), whose dims are the space: each operand dim indexes the
+/// result dim it lines up with when their sizes agree, kBroadcastDim when
+/// it is 1 against a larger one, kWholeDim otherwise. Elementwise operators
+/// and the structure ops share it.
+DimMap rightAlignedMap(OperandShapes in, ArrayRef<int64_t> out);
 /// No arithmetic (data movement, structure).
 OpWork noWork(OpKind, OperandShapes, ArrayRef<int64_t>, const OpParams &);
 

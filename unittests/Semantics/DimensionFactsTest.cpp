@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestParams.h"
 #include "mirage/Semantics/OpSemantics.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -19,6 +20,7 @@
 #include <vector>
 
 using namespace mirage;
+using namespace mirage::test;
 
 namespace {
 
@@ -27,20 +29,6 @@ struct Case {
   std::vector<Shape> shapes;
   OpParams params;
 };
-
-OpParams dim(int64_t d, bool keepDim = true) {
-  OpParams params;
-  params.dim = d;
-  params.keepDim = keepDim;
-  return params;
-}
-
-OpParams ints(int64_t d, llvm::ArrayRef<int64_t> values) {
-  OpParams params;
-  params.dim = d;
-  params.ints.assign(values.begin(), values.end());
-  return params;
-}
 
 std::vector<Case> cases() {
   return {
@@ -55,20 +43,20 @@ std::vector<Case> cases() {
       {OpKind::Matmul, {{2, 8, 64}, {64, 16}}, {}},
       {OpKind::Matmul, {{2, 8, 64}, {2, 64, 16}}, {}},
       {OpKind::Matmul, {{1, 8, 64}, {2, 64, 16}}, {}},
-      {OpKind::ReduceSum, {{8, 300}}, dim(1)},
-      {OpKind::ReduceSum, {{8, 300}}, dim(1, /*keepDim=*/false)},
-      {OpKind::ReduceMax, {{8, 16}}, dim(0)},
-      {OpKind::ReduceMax, {{4, 8, 16}}, dim(1, /*keepDim=*/false)},
+      {OpKind::ReduceSum, {{8, 300}}, withDim(1)},
+      {OpKind::ReduceSum, {{8, 300}}, withDim(1, /*keepDim=*/false)},
+      {OpKind::ReduceMax, {{8, 16}}, withDim(0)},
+      {OpKind::ReduceMax, {{4, 8, 16}}, withDim(1, /*keepDim=*/false)},
       {OpKind::RmsNorm, {{4, 64}, {64}}, {}},
       {OpKind::RmsNorm, {{2, 4, 64}}, {}},
-      {OpKind::Concat, {{4, 8}, {2, 8}}, dim(0)},
-      {OpKind::Concat, {{4, 8}, {4, 8}, {4, 2}}, dim(1)},
-      {OpKind::Split, {{8, 8}}, ints(1, {3, 5})},
-      {OpKind::Reshape, {{4, 8}}, ints(0, {32})},
-      {OpKind::Reshape, {{4, 8, 2}}, ints(0, {32, 2})},
-      {OpKind::Reshape, {{1, 8, 1}}, ints(0, {8})},
-      {OpKind::Transpose, {{4, 8}}, ints(0, {1, 0})},
-      {OpKind::Transpose, {{2, 4, 8}}, ints(0, {0, 2, 1})},
+      {OpKind::Concat, {{4, 8}, {2, 8}}, withDim(0)},
+      {OpKind::Concat, {{4, 8}, {4, 8}, {4, 2}}, withDim(1)},
+      {OpKind::Split, {{8, 8}}, withInts(1, {3, 5})},
+      {OpKind::Reshape, {{4, 8}}, withInts(0, {32})},
+      {OpKind::Reshape, {{4, 8, 2}}, withInts(0, {32, 2})},
+      {OpKind::Reshape, {{1, 8, 1}}, withInts(0, {8})},
+      {OpKind::Transpose, {{4, 8}}, withInts(0, {1, 0})},
+      {OpKind::Transpose, {{2, 4, 8}}, withInts(0, {0, 2, 1})},
       {OpKind::AllReduce, {{16}}, {}},
       {OpKind::AccumSum, {{8, 16}}, {}},
       {OpKind::AccumMax, {{8, 1}}, {}},
@@ -259,10 +247,10 @@ TEST(DimensionFactsTest, SpaceDimKinds) {
     return text;
   };
   EXPECT_EQ(kinds(OpKind::RmsNorm, {{4, 64}, {64}}, {}, {4, 64}), "pn");
-  EXPECT_EQ(kinds(OpKind::Concat, {{4, 8}, {2, 8}}, dim(0), {6, 8}), "wp");
-  EXPECT_EQ(kinds(OpKind::Split, {{8, 8}}, ints(1, {3, 5}), {8, 3}), "pw");
+  EXPECT_EQ(kinds(OpKind::Concat, {{4, 8}, {2, 8}}, withDim(0), {6, 8}), "wp");
+  EXPECT_EQ(kinds(OpKind::Split, {{8, 8}}, withInts(1, {3, 5}), {8, 3}), "pw");
   EXPECT_EQ(kinds(OpKind::Matmul, {{8, 64}, {64, 16}}, {}, {8, 16}), "ppr");
-  EXPECT_EQ(kinds(OpKind::ReduceSum, {{8, 300}}, dim(1), {8, 1}), "pr");
+  EXPECT_EQ(kinds(OpKind::ReduceSum, {{8, 300}}, withDim(1), {8, 1}), "pr");
   EXPECT_EQ(kinds(OpKind::Exp, {{8, 16}}, {}, {8, 16}), "pp");
   EXPECT_TRUE(needsWholeDim(SpaceDimKind::Normalized));
   EXPECT_TRUE(needsWholeDim(SpaceDimKind::Whole));

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestParams.h"
 #include "mirage/Semantics/Evaluation.h"
 #include "mirage/Semantics/Fingerprint.h"
 
@@ -22,6 +23,7 @@
 #include <map>
 
 using namespace mirage;
+using namespace mirage::test;
 
 namespace {
 
@@ -34,23 +36,6 @@ struct Case {
   double low = 0.25, high = 4.0;
   bool signed_ = true;
 };
-
-OpParams withDim(int64_t dim) {
-  OpParams params;
-  params.dim = dim;
-  return params;
-}
-OpParams withScalar(double scalar) {
-  OpParams params;
-  params.scalar = scalar;
-  return params;
-}
-OpParams withInts(int64_t dim, std::vector<int64_t> ints) {
-  OpParams params;
-  params.dim = dim;
-  params.ints.assign(ints.begin(), ints.end());
-  return params;
-}
 
 /// One case per compute operator; the test fails for an operator with an
 /// error facet and no case.

@@ -47,4 +47,4 @@ for part in sys.argv[1:]:
         r["eager_graph20_per_call_us"] = time_graph(graph_of(lambda: eager(*inputs), 20), 50) / 20
     results[part] = r
     print(part, json.dumps(r), flush=True)
-json.dump(results, open(sys.argv[0].replace("probe.py", "") + "probe.json", "w"), indent=1)
+json.dump(results, open(here / "probe.json", "w"), indent=1)
