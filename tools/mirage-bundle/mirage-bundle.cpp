@@ -135,6 +135,12 @@ static cl::opt<unsigned>
                   cl::desc("Mega-kernel: how many tasks ahead a worker "
                            "prefetches (0: each task's own, before its wait)"),
                   cl::cat(bundleCategory));
+static cl::opt<bool>
+    preload("preload", cl::init(true),
+            cl::desc("Issue the copies of what no kernel writes (weights) "
+                     "before waiting on the producers: a mega-kernel task's "
+                     "wait, a per-operator kernel's griddepcontrol.wait"),
+            cl::cat(bundleCategory));
 static cl::opt<bool> dynamicDispatch(
     "dynamic-dispatch",
     cl::desc("Mega-kernel: workers claim tasks in the graph's order from one "
@@ -205,6 +211,7 @@ int main(int argc, char **argv) {
   options.prefetchBytes = prefetchBytes;
   options.prefetchAhead = prefetchAhead;
   options.dynamicDispatch = dynamicDispatch;
+  options.preload = preload;
   options.nameSuffix = nameSuffix;
 
   int failures = 0;

@@ -59,6 +59,10 @@ def ConvertKernelToGPU : Pass<"convert-kn-to-gpu", "::mlir::ModuleOp"> {
            "Start every kernel with griddepcontrol.wait and "
            "griddepcontrol.launch_dependents (sm_90 and later), so that a "
            "runtime may launch it with programmatic dependent launch">,
+    Option<"preload", "preload", "bool", /*default=*/"true",
+           "With dependent-launch, issue a kernel's cp.async copies of the "
+           "function's arguments (weights: no kernel writes them) before "
+           "griddepcontrol.wait">,
     Option<"tma", "tma", "bool", /*default=*/"false",
            "Load the pipelined input tiles of a kernel with the bulk tensor "
            "copy engine (cp.async.bulk.tensor, sm_90 and later) completing "
@@ -181,6 +185,17 @@ def ConvertTaskToGPU : Pass<"convert-tg-to-gpu", "::mlir::ModuleOp"> {
       advances the epoch. A wait longer than the deadline in the state
       marks the run failed, records the task, event, counts and worker, and
       every worker stops.
+    - with `preload` (the default), per body whose block copies tiles of
+      buffers that no kernel of the graph writes (weights, caches) with
+      cp.async in its prologue, a private `func.func @<graph>_preload<k>`
+      that issues those copies (loop-invariant tiles and the first
+      stages - 1 pipeline stages, one commit group per stage). A worker
+      calls it after loading the task's record and before thread 0 waits,
+      so that the task's weights stream while its producers finish; the
+      body leaves those copies out of its prologue. Only buffers no task
+      writes are read early; the copies land in the task's own shared
+      memory, which the previous task on the worker no longer uses (the
+      barrier after its body).
     - with `prefetch-bytes` above 0, per body whose block reads buffers
       that no kernel of the graph writes (weights, caches), a private
       `func.func @<graph>_prefetch<k>`: the CTA's threads issue
@@ -238,6 +253,9 @@ def ConvertTaskToGPU : Pass<"convert-tg-to-gpu", "::mlir::ModuleOp"> {
     Option<"prefetchAhead", "prefetch-ahead", "unsigned", /*default=*/"1",
            "How many tasks ahead in its queue a worker prefetches (0: each "
            "task's own, just before its wait; at most 1024)">,
+    Option<"preload", "preload", "bool", /*default=*/"true",
+           "Issue each task's cp.async copies of its read-only inputs' first "
+           "pipeline stages before it waits on its producers">,
   ];
 }
 

@@ -73,6 +73,11 @@ struct MirageToPTXOptions : public GPUCodeOptions<MirageToPTXOptions> {
                      "it (sm_90 and later), for programmatic dependent "
                      "launch"),
       llvm::cl::init(true)};
+  Option<bool> preload{
+      *this, "preload",
+      llvm::cl::desc("With dependent-launch, copy the function's arguments' "
+                     "tiles before griddepcontrol.wait (convert-kn-to-gpu)"),
+      llvm::cl::init(true)};
   Option<bool> tma{
       *this, "tma",
       llvm::cl::desc("Load pipelined input tiles with the bulk tensor copy "
@@ -122,6 +127,12 @@ struct MirageToMegaKernelOptions
                      "shared counter instead of running fixed queues "
                      "(convert-tg-to-gpu)"),
       llvm::cl::init(false)};
+  Option<bool> preload{
+      *this, "preload",
+      llvm::cl::desc("Issue each task's copies of its read-only inputs' first "
+                     "stages before it waits on its producers "
+                     "(convert-tg-to-gpu)"),
+      llvm::cl::init(true)};
   Option<unsigned> prefetchAhead{
       *this, "prefetch-ahead",
       llvm::cl::desc("How many tasks ahead a worker prefetches "

@@ -51,6 +51,10 @@ struct BundleOptions {
   unsigned prefetchAhead = 1;
   /// Mega-kernel: workers claim tasks from one shared counter.
   bool dynamicDispatch = false;
+  /// Copies of what no kernel writes (weights) are issued before a task's
+  /// wait (mega-kernel) or before griddepcontrol.wait (per-operator kernels
+  /// with dependent launch).
+  bool preload = true;
   /// Appended to the bundle's name: variants of one program side by side.
   std::string nameSuffix;
   /// Per-operator kernels start with griddepcontrol where the chip has it,

@@ -20,6 +20,15 @@
 // Every tile lives in one dynamic shared-memory buffer at the offset the
 // plan gives it.
 //
+// A mega-kernel task may load its read-only inputs early (preload): a
+// separate function, called before the task waits on its producers, issues
+// the cp.async copies of those inputs' loop-invariant tiles and first
+// (stages - 1) stages, one group per stage; the body then leaves them out of
+// its prologue and commits its own (stages - 1) groups as before. The loop's
+// wait (at most stages - 1 groups pending) still completes iteration it's
+// copies: the groups after it, stage it + 1 to stages - 2 of the body's
+// prologue and the loop's it + 1 requests, are stages - 1 of them.
+//
 //===----------------------------------------------------------------------===//
 
 #include "BlockGraphPlan.h"
@@ -43,7 +52,11 @@ namespace {
 
 class BlockGraphEmitter {
 public:
-  explicit BlockGraphEmitter(const BlockGraphPlan &plan) : plan(plan) {}
+  /// `preloaded`: the inputs (graph argument numbers) whose copies a
+  /// preload function issues instead of the body's prologue.
+  BlockGraphEmitter(const BlockGraphPlan &plan,
+                    ArrayRef<unsigned> preloaded = {})
+      : plan(plan), preloaded(preloaded.begin(), preloaded.end()) {}
 
   /// Emits into `entry` (which holds only its terminator). For a task
   /// body, its first arguments are the thread index and the block's grid
@@ -51,6 +64,16 @@ public:
   /// gpu.block_id. The remaining arguments are the graph's inputs, then its
   /// outputs.
   LogicalResult emit(Block &entry, bool taskBody);
+  /// Emits into `entry` (a task body's arguments) the preload: the copies
+  /// of the preloaded inputs' invariant tiles and first stages.
+  void emitPreload(Block &entry);
+  /// Those copies, one commit group per prologue stage.
+  void emitPreloadCopies();
+
+  /// Whether `plan` copies iterator's tile with cp.async in the prologue
+  /// (loop-invariant, or one of the first stages of a pipeline).
+  static bool isCopiedInPrologue(const BlockGraphPlan &plan,
+                                 tb::InputIteratorOp iterator);
 
 private:
   SmemTile getTile(Value value) const {
@@ -67,7 +90,24 @@ private:
   void emitTileStore(const SmemTile &tile, Value global, ValueRange offsets);
   SmallVector<GlobalTile> getSaverOutputs(tb::OutputSaverOp saver);
   TileSinks getSinks(Operation *op);
-  void emitPipelinedLoads(Value iteration);
+  /// Whether the preload copies iterator's tiles: its input is preloaded
+  /// and the prologue would copy them.
+  bool isPreloaded(tb::InputIteratorOp iterator) const {
+    return preloaded.contains(
+               cast<BlockArgument>(iterator.getInput()).getArgNumber()) &&
+           isCopiedInPrologue(plan, iterator);
+  }
+  /// Binds the entry block's arguments: thread and block indices, the
+  /// inputs' and outputs' global memrefs; creates the fixed tile views.
+  void bindArguments(OpBuilder &b, Block &entry, bool taskBody);
+  /// The cp.async copies of the invariant tiles of inputs that are (or are
+  /// not) preloaded. Returns whether there were any.
+  bool emitInvariantLoads(bool ofPreloaded);
+  /// The tile copies of pipeline iteration `iteration`; `which` selects the
+  /// iterators (all when empty).
+  void emitPipelinedLoads(
+      Value iteration,
+      function_ref<bool(tb::InputIteratorOp)> which = nullptr);
   Value getStageOffset(tb::InputIteratorOp iterator, Value iteration);
   void emitTmaInit();
   void emitTmaLoads(Value iteration);
@@ -82,6 +122,7 @@ private:
                            SmallVectorImpl<Value> &registerAcc);
 
   const BlockGraphPlan &plan;
+  llvm::SmallDenseSet<unsigned> preloaded;
   std::optional<KernelBuilder> kb;
   Value sharedMemory;
   SmallVector<Value> blockIds;
@@ -150,6 +191,15 @@ SmallVector<Value> BlockGraphEmitter::getInputOffsets(
   return offsets;
 }
 
+/// Whether a tile of `layout` from a buffer whose rows have
+/// `globalShape.back()` elements is copied in 16-byte chunks (by cp.async
+/// where asynchronous), rather than element by element.
+static bool copiesByChunks(const TileLayout &layout,
+                           ArrayRef<int64_t> globalShape) {
+  int64_t vector = layout.getChunkElements();
+  return layout.shape.back() % vector == 0 && globalShape.back() % vector == 0;
+}
+
 void BlockGraphEmitter::emitTileLoad(Value global, ValueRange offsets,
                                       const SmemTile &tile, bool async) {
   OpBuilder &b = kb->b;
@@ -164,7 +214,7 @@ void BlockGraphEmitter::emitTileLoad(Value global, ValueRange offsets,
       result.push_back(kb->add(offset, index));
     return result;
   };
-  if (shape.back() % vector == 0 && globalShape.back() % vector == 0) {
+  if (copiesByChunks(layout, globalShape)) {
     // 16-byte chunks: whole chunks stay whole in a swizzled layout.
     Shape chunkShape(shape);
     chunkShape.back() /= vector;
@@ -259,9 +309,11 @@ TileSinks BlockGraphEmitter::getSinks(Operation *op) {
   return sinks;
 }
 
-void BlockGraphEmitter::emitPipelinedLoads(Value iteration) {
+void BlockGraphEmitter::emitPipelinedLoads(
+    Value iteration, function_ref<bool(tb::InputIteratorOp)> which) {
   for (tb::InputIteratorOp iterator : plan.getPipelined())
-    emitTileLoad(globals.lookup(iterator.getInput()),
+    if (!which || which(iterator))
+      emitTileLoad(globals.lookup(iterator.getInput()),
                  getInputOffsets(iterator, iteration),
                  getStageTile(iterator, iteration),
                  plan.getOptions().asyncCopy);
@@ -653,9 +705,21 @@ LogicalResult BlockGraphEmitter::emitLevels(ArrayRef<SmallVector<Step>> levels,
 // The kernel body
 //===----------------------------------------------------------------------===//
 
-LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
+bool BlockGraphEmitter::isCopiedInPrologue(const BlockGraphPlan &plan,
+                                           tb::InputIteratorOp iterator) {
+  if (!plan.getOptions().asyncCopy || plan.usesTma() ||
+      !plan.hasTile(iterator.getResult()) ||
+      !copiesByChunks(plan.getLayout(iterator.getResult()),
+                      iterator.getInput().getType().getShape()))
+    return false;
+  if (plan.isPipelined(iterator))
+    return plan.getStages() > 1;
+  return !plan.isReadFromGlobal(iterator);
+}
+
+void BlockGraphEmitter::bindArguments(OpBuilder &b, Block &entry,
+                                      bool taskBody) {
   tb::GraphOp graph = plan.getGraph();
-  OpBuilder b = OpBuilder::atBlockBegin(&entry);
   Location loc = graph.getLoc();
   kb.emplace(b, loc, static_cast<int64_t>(graph.getThreads()),
              taskBody ? Value(entry.getArgument(0)) : Value());
@@ -692,28 +756,81 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
       if (plan.hasTile(result) && !plan.isPipelined(&op))
         tiles[result] = createView(kb->index(plan.getOffset(result)),
                                    plan.getLayout(result));
+}
+
+bool BlockGraphEmitter::emitInvariantLoads(bool ofPreloaded) {
+  bool any = false;
+  for (tb::InputIteratorOp iterator : plan.getInvariant()) {
+    if (plan.isReadFromGlobal(iterator) || isPreloaded(iterator) != ofPreloaded)
+      continue;
+    emitTileLoad(globals.lookup(iterator.getInput()),
+                 getInputOffsets(iterator, Value()),
+                 getTile(iterator.getResult()), plan.getOptions().asyncCopy);
+    any = true;
+  }
+  return any;
+}
+
+void BlockGraphEmitter::emitPreloadCopies() {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  // Group 0 also holds the invariant tiles, awaited with it (or, without
+  // prologue stages, by the body's first wait for all groups).
+  emitInvariantLoads(/*ofPreloaded=*/true);
+  if (plan.getPipelined().empty() || plan.getStages() == 1) {
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    return;
+  }
+  for (int64_t s = 0; s + 1 < plan.getStages(); ++s) {
+    emitPipelinedLoads(kb->index(s), [&](tb::InputIteratorOp iterator) {
+      return isPreloaded(iterator);
+    });
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+}
+
+void BlockGraphEmitter::emitPreload(Block &entry) {
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  bindArguments(b, entry, /*taskBody=*/true);
+  emitPreloadCopies();
+}
+
+LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  bindArguments(b, entry, taskBody);
+  Location loc = kb->loc;
+  if (!taskBody && plan.getOptions().dependentLaunch) {
+    // Programmatic dependent launch: what no kernel writes is copied while
+    // the kernels this one depends on finish; then wait for them before
+    // reading anything else, and let the next kernel launch (its blocks
+    // wait the same way).
+    if (!preloaded.empty())
+      emitPreloadCopies();
+    NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+    NVVM::GriddepcontrolOp::create(b, loc,
+                                   NVVM::GridDepActionKind::launch_dependents);
+  }
 
   // Prologue.
   bool async = plan.getOptions().asyncCopy;
   int64_t stages = plan.getStages(), iterations = plan.getIterations();
   for (Operation *op : plan.getAccumulators())
     emitAccumulatorInit(op);
-  bool tileLoads = false;
-  for (tb::InputIteratorOp iterator : plan.getInvariant()) {
-    if (plan.isReadFromGlobal(iterator))
-      continue;
-    emitTileLoad(globals.lookup(iterator.getInput()),
-                 getInputOffsets(iterator, Value()),
-                 getTile(iterator.getResult()), async);
-    tileLoads = true;
-  }
+  // The preloaded tiles' copies are pending like the prologue's own.
+  bool tileLoads =
+      emitInvariantLoads(/*ofPreloaded=*/false) ||
+      llvm::any_of(plan.getInvariant(), [&](tb::InputIteratorOp iterator) {
+        return isPreloaded(iterator);
+      });
   bool tma = plan.usesTma();
   bool asyncPipeline = async && !plan.getPipelined().empty() && !tma;
   if (tma)
     emitTmaInit();
   if (asyncPipeline) {
     for (int64_t s = 0; s + 1 < stages; ++s) {
-      emitPipelinedLoads(kb->index(s));
+      emitPipelinedLoads(kb->index(s), [&](tb::InputIteratorOp iterator) {
+        return !isPreloaded(iterator);
+      });
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
     }
   } else if (async && tileLoads) {
@@ -798,9 +915,26 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
   return emitLevels(plan.getPostLoopLevels(), Value(), noRegisters);
 }
 
-FailureOr<LoweredKernel> codegen::lowerBlockGraph(tb::GraphOp graph,
-                                                  gpu::GPUFuncOp func,
-                                                  const Options &options) {
+/// The inputs of `readOnly` (graph argument numbers) that `plan` copies
+/// with cp.async in its prologue: those a preload can copy early.
+static SmallVector<unsigned> getPreloaded(const BlockGraphPlan &plan,
+                                          ArrayRef<unsigned> readOnly) {
+  SmallVector<unsigned> preloaded;
+  for (unsigned input : readOnly)
+    if (llvm::any_of(
+            plan.getGraph().getBodyBlock().getArgument(input).getUsers(),
+            [&](Operation *user) {
+              auto iterator = dyn_cast<tb::InputIteratorOp>(user);
+              return iterator &&
+                     BlockGraphEmitter::isCopiedInPrologue(plan, iterator);
+            }))
+      preloaded.push_back(input);
+  return preloaded;
+}
+
+FailureOr<LoweredKernel>
+codegen::lowerBlockGraph(tb::GraphOp graph, gpu::GPUFuncOp func,
+                         const Options &options, ArrayRef<unsigned> readOnly) {
   BlockGraphPlan plan(graph, options);
   if (failed(plan.build()))
     return failure();
@@ -816,20 +950,31 @@ FailureOr<LoweredKernel> codegen::lowerBlockGraph(tb::GraphOp graph,
       lowered.tensorMaps.push_back(use);
     }
   }
-  if (failed(BlockGraphEmitter(plan).emit(func.getBody().front(),
-                                          /*taskBody=*/false)))
+  SmallVector<unsigned> preloaded;
+  if (options.dependentLaunch && options.preload)
+    preloaded = getPreloaded(plan, readOnly);
+  if (failed(BlockGraphEmitter(plan, preloaded)
+                 .emit(func.getBody().front(), /*taskBody=*/false)))
     return failure();
   return lowered;
 }
 
-FailureOr<int64_t> codegen::lowerBlockGraphBody(tb::GraphOp graph, Block &entry,
-                                                const Options &options) {
+FailureOr<LoweredBody>
+codegen::lowerBlockGraphBody(tb::GraphOp graph, Block &entry,
+                             const Options &options, Block *preload,
+                             ArrayRef<unsigned> readOnly) {
   // A task body has no kernel arguments of its own to take tensor maps.
   Options bodyOptions = options;
   bodyOptions.tma = false;
   BlockGraphPlan plan(graph, bodyOptions);
-  if (failed(plan.build()) ||
-      failed(BlockGraphEmitter(plan).emit(entry, /*taskBody=*/true)))
+  if (failed(plan.build()))
     return failure();
-  return plan.getSharedMemoryBytes();
+  SmallVector<unsigned> preloaded;
+  if (preload && options.preload)
+    preloaded = getPreloaded(plan, readOnly);
+  if (failed(BlockGraphEmitter(plan, preloaded).emit(entry, /*taskBody=*/true)))
+    return failure();
+  if (!preloaded.empty())
+    BlockGraphEmitter(plan, preloaded).emitPreload(*preload);
+  return LoweredBody{plan.getSharedMemoryBytes(), !preloaded.empty()};
 }

@@ -69,6 +69,10 @@ struct Options {
   /// Start kernels with griddepcontrol (sm_90 and later), so that they may
   /// be launched with programmatic dependent launch.
   bool dependentLaunch = false;
+  /// Copy the tiles of buffers no kernel writes (weights) before waiting
+  /// for the kernels this one depends on (with dependentLaunch), or, in a
+  /// mega-kernel, before the task's wait on its producers.
+  bool preload = true;
   /// Load pipelined input tiles with the bulk tensor copy engine (sm_90),
   /// where every one of a kernel's pipelined tiles allows it.
   bool tma = false;
@@ -545,10 +549,20 @@ struct LoweredKernel {
 /// Emits the body of `func` (the block graph's inputs, then its outputs, as
 /// global memrefs; the entry block holds only the terminator) computing
 /// `graph` (BlockGraph.cpp). Tiles loaded by the copy engine add one
-/// tensor-map argument each to `func`.
-mlir::FailureOr<LoweredKernel> lowerBlockGraph(tb::GraphOp graph,
-                                               mlir::gpu::GPUFuncOp func,
-                                               const Options &options);
+/// tensor-map argument each to `func`. With `options.dependentLaunch`, the
+/// kernel starts with griddepcontrol; the cp.async copies its prologue
+/// would issue for the inputs `readOnly` lists (graph argument numbers of
+/// buffers no kernel writes) come before the wait.
+mlir::FailureOr<LoweredKernel>
+lowerBlockGraph(tb::GraphOp graph, mlir::gpu::GPUFuncOp func,
+                const Options &options, llvm::ArrayRef<unsigned> readOnly = {});
+
+/// A task body as lowerBlockGraphBody emits it.
+struct LoweredBody {
+  int64_t sharedBytes = 0;
+  /// Whether the preload block received copies (otherwise it is empty).
+  bool preloads = false;
+};
 
 /// The same for one block of `graph` in a device function (a mega-kernel's
 /// task body): the entry block's arguments are the thread's index in the
@@ -557,9 +571,16 @@ mlir::FailureOr<LoweredKernel> lowerBlockGraph(tb::GraphOp graph,
 /// argument so that a caller running many bodies in a loop can keep what
 /// derives from it from being hoisted out of the loop (and held in
 /// registers across every other body).
-mlir::FailureOr<int64_t> lowerBlockGraphBody(tb::GraphOp graph,
-                                             mlir::Block &entry,
-                                             const Options &options);
+///
+/// With `preload` (a block with the same arguments), the cp.async copies
+/// that the body's prologue would issue for the inputs `readOnly` lists
+/// (graph argument numbers of inputs no task writes) go there instead, to
+/// be issued before the task waits on its producers; the body then expects
+/// them pending (BlockGraph.cpp).
+mlir::FailureOr<LoweredBody>
+lowerBlockGraphBody(tb::GraphOp graph, mlir::Block &entry,
+                    const Options &options, mlir::Block *preload = nullptr,
+                    llvm::ArrayRef<unsigned> readOnly = {});
 
 } // namespace mirage::codegen
 

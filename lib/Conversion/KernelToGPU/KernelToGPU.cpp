@@ -175,8 +175,18 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
   gpuFunc.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
   kernelBuilder.setInsertionPointToEnd(&gpuFunc.getBody().front());
   gpu::ReturnOp::create(kernelBuilder, loc);
+  // The function's arguments (through reshapes): no kernel writes them.
+  SmallVector<unsigned> readOnly;
+  for (auto [position, input] : llvm::enumerate(kernel.getInputs())) {
+    Value source = input;
+    while (auto reshape = source.getDefiningOp<kn::ReshapeOp>())
+      source = reshape.getInput();
+    if (auto arg = dyn_cast<BlockArgument>(source);
+        arg && arg.getOwner()->getParentOp() == function)
+      readOnly.push_back(position);
+  }
   FailureOr<codegen::LoweredKernel> lowered =
-      codegen::lowerBlockGraph(graph, gpuFunc, options);
+      codegen::lowerBlockGraph(graph, gpuFunc, options, readOnly);
   if (failed(lowered))
     return failure();
   // Tensor maps over the input buffers the copy engine reads, each with the
@@ -192,16 +202,6 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
       box.push_back(arith::ConstantIndexOp::create(b, loc, dim));
     args.push_back(
         nvgpu::TmaCreateDescriptorOp::create(b, loc, use.type, unranked, box));
-  }
-  if (options.dependentLaunch) {
-    // Programmatic dependent launch: wait for the kernels this one depends
-    // on before reading anything, then let the next kernel launch (its
-    // blocks wait the same way).
-    OpBuilder entry = OpBuilder::atBlockBegin(&gpuFunc.getBody().front());
-    NVVM::GriddepcontrolOp::create(entry, loc,
-                                   NVVM::GridDepActionKind::wait);
-    NVVM::GriddepcontrolOp::create(entry, loc,
-                                   NVVM::GridDepActionKind::launch_dependents);
   }
 
   auto dim = [&](size_t g) {
@@ -312,6 +312,7 @@ struct ConvertKernelToGPU
     options.tensorCores = tensorCores;
     options.asyncCopy = asyncCopy;
     options.dependentLaunch = dependentLaunch;
+    options.preload = preload;
     options.tma = tma;
     options.wgmma = wgmma;
     SmallVector<func::FuncOp> functions;

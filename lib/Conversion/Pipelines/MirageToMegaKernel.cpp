@@ -47,6 +47,7 @@ void mirage::buildMirageToMegaKernelPipeline(
   lowering.prefetchBytes = options.prefetchBytes;
   lowering.prefetchAhead = options.prefetchAhead;
   lowering.dynamicDispatch = options.dynamicDispatch;
+  lowering.preload = options.preload;
   pm.addPass(createConvertTaskToGPU(lowering));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   device.addPass(createCanonicalizerPass());

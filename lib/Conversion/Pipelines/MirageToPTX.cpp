@@ -188,6 +188,7 @@ void mirage::buildMirageToPTXGPUStage(OpPassManager &pm,
   lowering.asyncCopy = options.asyncCopy;
   lowering.dependentLaunch =
       options.dependentLaunch && hasDependentLaunch(options.chip);
+  lowering.preload = options.preload;
   lowering.tma = options.tma && hasTensorMemoryAccelerator(options.chip);
   lowering.wgmma = options.wgmma && hasWarpgroupMma(options.chip);
   pm.addPass(createConvertKernelToGPU(lowering));

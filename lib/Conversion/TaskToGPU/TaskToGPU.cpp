@@ -8,7 +8,9 @@
 // addresses, thread 0 waits on the task's events with acquire loads, a
 // barrier hands the wait to the CTA, the CTA runs the body, a barrier
 // collects its writes and thread 0 signals each event the task triggers
-// (a release fence, then relaxed adds). Options:
+// (a release fence, then relaxed adds). Before the wait, the CTA issues
+// the copies of the task's read-only inputs' first stages into shared
+// memory (preload). Options:
 // the CTA prefetches into L2, before the wait, what a coming task reads of
 // the buffers no task writes (prefetch-bytes); workers claim tasks from one
 // shared counter instead of running fixed queues (dynamic-dispatch); with
@@ -66,6 +68,11 @@ constexpr int64_t kClaimedTaskSharedBytes = 1024;
 
 namespace {
 
+/// Whether some body has a function of this kind (preload, prefetch).
+bool hasAny(ArrayRef<func::FuncOp> functions) {
+  return llvm::any_of(functions, [](func::FuncOp f) { return bool(f); });
+}
+
 class MegaKernelLowering {
 public:
   MegaKernelLowering(tg::GraphOp graph, Tables tables,
@@ -77,6 +84,9 @@ public:
   LogicalResult lower();
 
 private:
+  /// Per body, its function and (with options.preload, where its block copies
+  /// tiles of read-only inputs in its prologue) the function that issues
+  /// those copies.
   LogicalResult buildBodies();
   /// Per body, a function that prefetches into L2 the first bytes one
   /// block reads of its read-only inputs (null where it reads none).
@@ -210,7 +220,7 @@ private:
   Location loc = graph.getLoc();
   gpu::GPUModuleOp module;
   std::optional<LLVMTypeConverter> converter;
-  SmallVector<func::FuncOp> bodies, prefetchers;
+  SmallVector<func::FuncOp> bodies, preloaders, prefetchers;
   int64_t sharedMemoryBytes = 0;
   /// The kernel's arguments, and values every part of it reads.
   SmallVector<Value> args;
@@ -273,17 +283,33 @@ LogicalResult MegaKernelLowering::buildBodies() {
     auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
     func::FuncOp body =
         createTaskFunction(b, kernel, "body", index, kernel->getOperandTypes());
+    auto addReturn = [&](func::FuncOp function) {
+      OpBuilder end = OpBuilder::atBlockEnd(&function.getBody().front());
+      func::ReturnOp::create(end, kernel.getLoc());
+    };
+    addReturn(body);
+    func::FuncOp preloader;
+    if (options.preload && !tables.readOnlyInputs[index].empty()) {
+      preloader = createTaskFunction(b, kernel, "preload", index,
+                                     kernel->getOperandTypes());
+      addReturn(preloader);
+    }
     Block *entry = &body.getBody().front();
-    OpBuilder end = OpBuilder::atBlockEnd(entry);
-    func::ReturnOp::create(end, kernel.getLoc());
-    FailureOr<int64_t> bytes =
-        codegen::lowerBlockGraphBody(blockGraph, *entry, options);
-    if (failed(bytes))
+    FailureOr<codegen::LoweredBody> lowered = codegen::lowerBlockGraphBody(
+        blockGraph, *entry, options,
+        preloader ? &preloader.getBody().front() : nullptr,
+        tables.readOnlyInputs[index]);
+    if (failed(lowered))
       return kernel.emitOpError()
              << "has a block graph the GPU lowering cannot lower as a task "
                 "body";
-    sharedMemoryBytes = std::max(sharedMemoryBytes, *bytes);
+    if (preloader && !lowered->preloads) {
+      preloader.erase();
+      preloader = nullptr;
+    }
+    sharedMemoryBytes = std::max(sharedMemoryBytes, lowered->sharedBytes);
     bodies.push_back(body);
+    preloaders.push_back(preloader);
   }
   return success();
 }
@@ -583,6 +609,9 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   Value record = arith::MulIOp::create(b, loc, toIndex(b, task),
                                        constIndex(b, kTaskFields));
   TaskOperands operands = loadTaskOperands(b, record);
+  // The copies of what no task writes start before the wait.
+  if (hasAny(preloaders))
+    emitDispatch(b, operands, preloaders, /*addresses=*/false);
   // Thread 0 waits on the task's events in turn, until one gives up; the
   // deadline bounds them together.
   Value none = arith::ConstantIntOp::create(b, loc, 0, 1);
@@ -628,6 +657,11 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
                                            anyGaveUp, constI32(b, 0));
   auto body = scf::IfOp::create(b, loc, gaveUpHere, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard inner(b);
+  if (hasAny(preloaders)) {
+    // A worker that stops lets no preloaded copy land after it.
+    b.setInsertionPointToStart(body.thenBlock());
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
+  }
   b.setInsertionPointToStart(body.elseBlock());
   emitTrace(b, task, BodyBegan);
   emitDispatch(b, operands, bodies, /*addresses=*/false);
@@ -690,7 +724,7 @@ void MegaKernelLowering::emitStaticQueue(OpBuilder &b, Value failedBefore) {
   b.setInsertionPointToStart(run.thenBlock());
   scf::YieldOp::create(b, loc, stopped);
   b.setInsertionPointToStart(run.elseBlock());
-  if (llvm::any_of(prefetchers, [](func::FuncOp f) { return bool(f); }))
+  if (hasAny(prefetchers))
     emitPrefetches(b, queue.getInductionVar(), begin, end);
   scf::YieldOp::create(b, loc, emitTask(b, task, /*claimNext=*/nullptr));
   b.setInsertionPointAfter(run);
@@ -957,6 +991,7 @@ struct ConvertTaskToGPU
     options.residentBlocks = 1;
     options.tensorCores = tensorCores;
     options.asyncCopy = asyncCopy;
+    options.preload = preload;
     PrefetchOptions prefetch{prefetchBytes, prefetchAhead};
     // Dynamic dispatch has no queue to prefetch from, and its claimed-task
     // word takes static shared memory beside the bodies' dynamic share.

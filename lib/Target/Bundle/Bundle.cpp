@@ -740,6 +740,7 @@ lowerPerOperator(ModuleOp module, llvm::StringRef function, unsigned numInputs,
   pipeline.tensorCores = options.tensorCores;
   pipeline.asyncCopy = options.asyncCopy;
   pipeline.dependentLaunch = options.dependentLaunch;
+  pipeline.preload = options.preload;
   pipeline.tma = options.tma;
   pipeline.wgmma = options.wgmma;
   log << "  lowering: mirage-to-ptx (" << options.chip << ")\n";
@@ -800,6 +801,7 @@ llvm::Expected<LoweredProgram> lowerToMegaKernel(ModuleOp module,
   pipeline.prefetchBytes = options.prefetchBytes;
   pipeline.prefetchAhead = options.prefetchAhead;
   pipeline.dynamicDispatch = options.dynamicDispatch;
+  pipeline.preload = options.preload;
   log << "  lowering: mirage-to-megakernel (" << options.chip << ")\n";
   {
     DiagnosticCollector diagnostics(module.getContext());
