@@ -253,8 +253,12 @@ Status Executable::run(const std::vector<uint64_t> &inputs,
                                      state->slot +
                                          state->tableOffsets[size_t(mega)] * 8,
                                      state->kernels, stream)
+                  // A launch that follows one of the bundle's own launches
+                  // may start while it ends (programmatic dependent launch,
+                  // where the manifest marks the kernel pdl); the first
+                  // step follows the caller's work and launches normally.
                   : enqueueStep(manifest, i, state->kernels, state->set, stream,
-                                /*pdl=*/false, /*firstInSequence=*/true);
+                                /*pdl=*/true, /*firstInSequence=*/true);
     if (!status.ok())
       return status;
   }
