@@ -215,6 +215,9 @@ Status Executable::run(const std::vector<uint64_t> &inputs,
     return status;
   if (Status status = give(manifest.outputs, outputs, "output"); !status.ok())
     return status;
+  if (std::optional<std::string> overlap =
+          findArgumentOverlap(manifest, inputs, outputs))
+    return Status::error(*overlap);
 
   if (!state->hasSet || callers != state->bound) {
     if (!state->hasSet) {
@@ -253,12 +256,15 @@ Status Executable::run(const std::vector<uint64_t> &inputs,
                                      state->slot +
                                          state->tableOffsets[size_t(mega)] * 8,
                                      state->kernels, stream)
-                  // A launch that follows one of the bundle's own launches
-                  // may start while it ends (programmatic dependent launch,
-                  // where the manifest marks the kernel pdl); the first
-                  // step follows the caller's work and launches normally.
+                  // On a created stream, a launch that follows one of the
+                  // bundle's own launches may start while it ends
+                  // (programmatic dependent launch, where the manifest
+                  // marks the kernel pdl); the first step follows the
+                  // caller's work and launches normally. The legacy default
+                  // stream (null) gets plain launches.
                   : enqueueStep(manifest, i, state->kernels, state->set, stream,
-                                /*pdl=*/true, /*firstInSequence=*/true);
+                                /*pdl=*/stream != nullptr,
+                                /*firstInSequence=*/true);
     if (!status.ok())
       return status;
   }

@@ -1208,6 +1208,39 @@ Expected<Manifest> mirage::runtime::parseManifest(std::string_view text,
   return ManifestParser(origin).parse(*root);
 }
 
+std::optional<std::string>
+mirage::runtime::findArgumentOverlap(const Manifest &manifest,
+                                     const std::vector<uint64_t> &inputs,
+                                     const std::vector<uint64_t> &outputs) {
+  struct Range {
+    const char *what;
+    size_t index;
+    uint64_t begin, end;
+  };
+  std::vector<Range> ranges;
+  auto add = [&](const char *what, const std::vector<unsigned> &ids,
+                 const std::vector<uint64_t> &addresses) {
+    for (size_t i = 0; i < ids.size() && i < addresses.size(); ++i)
+      ranges.push_back({what, i, addresses[i],
+                        addresses[i] + manifest.buffers[ids[i]].bytes});
+  };
+  add("input", manifest.inputs, inputs);
+  size_t firstOutput = ranges.size();
+  add("output", manifest.outputs, outputs);
+  // Every pair with an output in it; inputs may share memory.
+  for (size_t o = firstOutput; o < ranges.size(); ++o)
+    for (size_t other = 0; other < o; ++other) {
+      const Range &a = ranges[other], &b = ranges[o];
+      if (a.begin < b.end && b.begin < a.end)
+        return manifest.name + ": " + b.what + " " + std::to_string(b.index) +
+               " overlaps " + a.what + " " + std::to_string(a.index) +
+               " (outputs must not share memory with inputs or with each "
+               "other: a kernel may read its inputs while the kernel before "
+               "it still runs)";
+    }
+  return std::nullopt;
+}
+
 Expected<Manifest> mirage::runtime::loadManifest(const std::string &bundleDir) {
   std::string path =
       (std::filesystem::path(bundleDir) / "manifest.json").string();

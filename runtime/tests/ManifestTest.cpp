@@ -836,6 +836,23 @@ TEST(ManifestTest, Program) {
             "manifest.json: program.ops[0]: missing field \"attrs\"");
 }
 
+TEST(ManifestTest, ArgumentOverlap) {
+  Expected<Manifest> parsed = parseManifest(validManifest);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  // x: 32 bytes, w: 16, out0: 64.
+  EXPECT_EQ(findArgumentOverlap(*parsed, {0x1000, 0x2000}, {0x3000}),
+            std::nullopt);
+  // Inputs may share memory; an output may start where an input ends.
+  EXPECT_EQ(findArgumentOverlap(*parsed, {0x1000, 0x1000}, {0x1020}),
+            std::nullopt);
+  EXPECT_EQ(findArgumentOverlap(*parsed, {0x1000, 0x2000}, {0x1fc8}),
+            "f: output 0 overlaps input 1 (outputs must not share memory "
+            "with inputs or with each other: a kernel may read its inputs "
+            "while the kernel before it still runs)");
+  EXPECT_NE(findArgumentOverlap(*parsed, {0x1000, 0x2000}, {0x1010}),
+            std::nullopt);
+}
+
 TEST(ManifestTest, Files) {
   Expected<Manifest> missing = loadManifest("/nonexistent/bundle");
   ASSERT_FALSE(missing.ok());

@@ -124,7 +124,8 @@ enum StateSlot : unsigned {
 };
 
 /// What thread 0 records per task in the trace (%globaltimer, ns): when it
-/// began to wait for the task's event, when the body began, when every
+/// reached the task (before loading its record, issuing its preload and
+/// waiting for its events), when the body began, when every
 /// thread had issued the body's writes (after the barrier, before the
 /// signal's fence). The last run's times stay.
 enum TracePoint : unsigned { WaitBegan, BodyBegan, BodyEnded, kTracePoints };

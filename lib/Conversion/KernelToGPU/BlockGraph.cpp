@@ -20,14 +20,16 @@
 // Every tile lives in one dynamic shared-memory buffer at the offset the
 // plan gives it.
 //
-// A mega-kernel task may load its read-only inputs early (preload): a
-// separate function, called before the task waits on its producers, issues
-// the cp.async copies of those inputs' loop-invariant tiles and first
-// (stages - 1) stages, one group per stage; the body then leaves them out of
-// its prologue and commits its own (stages - 1) groups as before. The loop's
-// wait (at most stages - 1 groups pending) still completes iteration it's
-// copies: the groups after it, stage it + 1 to stages - 2 of the body's
-// prologue and the loop's it + 1 requests, are stages - 1 of them.
+// A block may copy its read-only inputs early (preload): before a
+// mega-kernel task waits on its producers (a separate function issues the
+// copies) or before a per-operator kernel's griddepcontrol.wait, the
+// cp.async copies of those inputs' loop-invariant tiles and first
+// (stages - 1) stages are issued, one group per stage; the body then leaves
+// them out of its prologue and commits its own (stages - 1) groups as
+// before. The loop's wait (at most stages - 1 groups pending) still
+// completes iteration i's copies: the groups after them, the body's
+// prologue stages i + 1 to stages - 2 and the loop's requests of
+// iterations 0 to i, are stages - 1 of them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -314,9 +316,9 @@ void BlockGraphEmitter::emitPipelinedLoads(
   for (tb::InputIteratorOp iterator : plan.getPipelined())
     if (!which || which(iterator))
       emitTileLoad(globals.lookup(iterator.getInput()),
-                 getInputOffsets(iterator, iteration),
-                 getStageTile(iterator, iteration),
-                 plan.getOptions().asyncCopy);
+                   getInputOffsets(iterator, iteration),
+                   getStageTile(iterator, iteration),
+                   plan.getOptions().asyncCopy);
 }
 
 void BlockGraphEmitter::emitTmaInit() {

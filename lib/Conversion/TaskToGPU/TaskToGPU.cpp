@@ -8,13 +8,13 @@
 // addresses, thread 0 waits on the task's events with acquire loads, a
 // barrier hands the wait to the CTA, the CTA runs the body, a barrier
 // collects its writes and thread 0 signals each event the task triggers
-// (a release fence, then relaxed adds). Before the wait, the CTA issues
-// the copies of the task's read-only inputs' first stages into shared
-// memory (preload). Options:
-// the CTA prefetches into L2, before the wait, what a coming task reads of
-// the buffers no task writes (prefetch-bytes); workers claim tasks from one
-// shared counter instead of running fixed queues (dynamic-dispatch); with
-// a trace buffer, thread 0 records each task's times.
+// (a release fence, then relaxed adds). Options: before the wait, the CTA
+// issues the copies of the task's read-only inputs' first stages into
+// shared memory (preload, on by default); the CTA prefetches into L2, before
+// the wait, what a coming task reads of the buffers no task writes
+// (prefetch-bytes); workers claim tasks from one shared counter instead of
+// running fixed queues (dynamic-dispatch); with a trace buffer, thread 0
+// records each task's times.
 //
 //===----------------------------------------------------------------------===//
 

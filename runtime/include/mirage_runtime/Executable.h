@@ -43,8 +43,11 @@ public:
 
   /// Enqueues the steps on `stream` (null: the legacy default stream) with
   /// the manifest's inputs and outputs at these device addresses, in the
-  /// manifest's order. The caller keeps them alive and unchanged until the
-  /// stream has run the steps.
+  /// manifest's order; outputs may not overlap inputs or each other
+  /// (findArgumentOverlap). The caller keeps them alive and unchanged until
+  /// the stream has run the steps. On a created stream, launch steps after
+  /// the first use programmatic dependent launch where the manifest allows
+  /// (launchesWithPdl).
   Status run(const std::vector<uint64_t> &inputs,
              const std::vector<uint64_t> &outputs, CUstream_st *stream);
 

@@ -216,6 +216,17 @@ struct Manifest {
 Expected<Manifest> parseManifest(std::string_view text,
                                  const std::string &origin = "manifest.json");
 
+/// Why a caller's device addresses for `manifest`'s inputs and outputs (in
+/// the manifest's order) cannot be run on, or nothing: an output that
+/// overlaps an input or another output. A program's inputs are values: a
+/// kernel may copy its weights before the kernel before it has finished
+/// (programmatic dependent launch), so an output written in place over an
+/// input would race with those reads.
+std::optional<std::string>
+findArgumentOverlap(const Manifest &manifest,
+                    const std::vector<uint64_t> &inputs,
+                    const std::vector<uint64_t> &outputs);
+
 /// Reads `bundleDir`/manifest.json.
 Expected<Manifest> loadManifest(const std::string &bundleDir);
 

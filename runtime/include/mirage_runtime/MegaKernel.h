@@ -108,7 +108,8 @@ std::string describeResidencyRefusal(const std::string &kernel,
 std::optional<std::string> pdlRefusal(const Manifest &manifest);
 
 /// Whether step `index` is launched with programmatic stream serialization
-/// in `pdl` timing: a launch step that directly follows another launch step
+/// where launches may be (`mirage-run`'s `pdl` timing, the Executable on a
+/// created stream): a launch step that directly follows another launch step
 /// (the first step of a buffer set follows the last step of the set before,
 /// `firstInSequence` says whether anything does). Mega-kernel steps, and
 /// launches after copies or mega-kernels, are launched normally.

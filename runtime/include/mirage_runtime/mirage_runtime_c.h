@@ -26,8 +26,10 @@ MirageExecutable *mirage_executable_load(const char *bundle_dir, char *error,
                                          size_t size);
 
 /* Enqueues the bundle on `stream` (a CUstream; null: the default stream)
- * with its inputs and outputs at these device addresses, in manifest order.
- * Returns 1 on success. */
+ * with its inputs and outputs at these device addresses, in manifest order;
+ * outputs may not overlap inputs or each other. On a created stream, the
+ * bundle's kernels after its first launch with programmatic dependent
+ * launch. Returns 1 on success. */
 int mirage_executable_run(MirageExecutable *executable, const uint64_t *inputs,
                           size_t num_inputs, const uint64_t *outputs,
                           size_t num_outputs, void *stream, char *error,
