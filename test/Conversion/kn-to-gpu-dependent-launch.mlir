@@ -56,3 +56,23 @@ func.func @g(%x: tensor<1x1024xf16>, %w: tensor<1024x512xf16>) -> tensor<1x512xf
   %y = kn.matmul %e, %w : tensor<1x1024xf16>, tensor<1024x512xf16>
   return %y : tensor<1x512xf16>
 }
+
+// A loop-invariant tile of an argument (the norm's weight, argument 1) is
+// copied before the wait in one group; the body's invariant copy of exp's
+// output (argument 0) follows it, and its wait for all groups covers both.
+// CHECK-LABEL: gpu.func @h_k1
+// CHECK-NOT: device_async_copy %arg0
+// CHECK: nvgpu.device_async_copy %arg1
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.griddepcontrol wait
+// CHECK-NEXT: nvvm.griddepcontrol launch_dependents
+// CHECK-NOT: device_async_copy %arg1
+// CHECK: nvgpu.device_async_copy %arg0
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+func.func @h(%x: tensor<4x1024xf16>, %nw: tensor<1024xf16>) -> tensor<4x1024xf16> {
+  %e = kn.exp %x : tensor<4x1024xf16>
+  %n = kn.rms_norm %e weight %nw {eps = 1.0e-06 : f64} : tensor<4x1024xf16>, tensor<1024xf16>
+  return %n : tensor<4x1024xf16>
+}
