@@ -40,9 +40,10 @@ MIRAGE_BUILD_DIR="$build" MIRAGE_SANITIZE=1 "$root/scripts/build.sh" mirage-fuzz
 pipelines=(
   "parse||test examples"
   "fuse|kn-fuse,kn-default-block-graphs|test/Dialect/Kernel test/Conversion examples"
-  "lower|kn-fuse,kn-default-block-graphs,convert-kn-to-gpu|test/Conversion test/Target"
+  "lower|kn-fuse,kn-default-block-graphs,convert-kn-to-gpu{dependent-launch=true}|test/Conversion test/Target"
   "verify|mirage-verify-equivalence{threads=1 max-elements=1000000}|test/Dialect test/Verify"
   "task-graph|mirage-to-task-graph|test/TaskGraph test/Dialect/Task"
+  "megakernel|mirage-to-task-graph,convert-tg-to-gpu|test/TaskGraph test/Conversion"
   "eqsat|mirage-tile-eqsat{max-elements=1000000 baseline=program}|test/TileEqsat test/Dialect/Kernel"
   "search|mirage-superoptimize{threads=1 time-budget=2 max-block-ops=3 progress=0 max-elements=1000000}|test/Search"
   "frontends|convert-linalg-to-kn,convert-tosa-to-kn --frontend-dialects|test/Conversion/LinalgToKernel test/Conversion/TosaToKernel test/Conversion/Frontend"

@@ -14,8 +14,19 @@
 using namespace mirage::runtime;
 
 std::vector<KernelTrace>
-mirage::runtime::summarizeTrace(const MegaKernelSpec &mega,
+mirage::runtime::summarizeTrace(const Manifest &manifest, const Step &step,
                                 const std::vector<uint64_t> &trace) {
+  const MegaKernelSpec &mega = step.mega;
+  // Per task-graph kernel, the bytes of its buffers (its address-table
+  // entries, the kernels' in order).
+  std::vector<uint64_t> kernelBytes;
+  size_t entry = 0;
+  for (int32_t buffers : mega.taskKernelBuffers) {
+    uint64_t bytes = 0;
+    for (int32_t b = 0; b < buffers && entry < mega.addressTable.size(); ++b)
+      bytes += manifest.buffers[mega.addressTable[entry++]].bytes;
+    kernelBytes.push_back(bytes);
+  }
   size_t tasks = std::min(mega.taskCount(), trace.size() / tracePoints);
   uint64_t origin = std::numeric_limits<uint64_t>::max();
   for (size_t task = 0; task < tasks; ++task)
@@ -33,6 +44,8 @@ mirage::runtime::summarizeTrace(const MegaKernelSpec &mega,
                      : kernel < 0 ? "(empty)"
                                   : "kernel " + std::to_string(kernel);
       entry.firstBodyUs = micros(times[BodyBegan]);
+      if (kernel >= 0 && size_t(kernel) < kernelBytes.size())
+        entry.bytes = kernelBytes[size_t(kernel)];
     }
     ++entry.tasks;
     entry.firstBodyUs = std::min(entry.firstBodyUs, micros(times[BodyBegan]));

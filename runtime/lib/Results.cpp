@@ -217,6 +217,8 @@ static JsonValue megaKernelToJson(const MegaKernelResult &mega) {
     kernel.set("last_end_us", entry.lastEndUs);
     kernel.set("wait_us", entry.waitUs);
     kernel.set("body_us", entry.bodyUs);
+    if (entry.bytes)
+      kernel.set("bytes", entry.bytes);
     trace.push_back(std::move(kernel));
   }
   if (!trace.empty())

@@ -266,7 +266,7 @@ Status BundleRun::readMegaKernelTraces() {
         !status.ok())
       return status;
     result.megaKernels[m].trace =
-        summarizeTrace(manifest.steps[megaKernels[m].step].mega, trace);
+        summarizeTrace(manifest, manifest.steps[megaKernels[m].step], trace);
   }
   return Status::success();
 }

@@ -292,7 +292,8 @@ def pairs_table(merged):
 
 
 TRACE_COLUMNS = ["kernel", "tasks", "first body us", "last end us",
-                 "span us", "body us per task", "wait us per task"]
+                 "span us", "body us per task", "wait us per task",
+                 "GB/s over the span"]
 
 
 def trace_tables(merged):
@@ -309,12 +310,18 @@ def trace_tables(merged):
                      "|" + "|".join(" --- " for _ in TRACE_COLUMNS) + "|"]
             for kernel in trace:
                 tasks = kernel["tasks"] or 1
+                span = kernel["last_end_us"] - kernel["first_body_us"]
+                # The bytes its buffers hold over the phase's span (mirage-run
+                # reports them where the manifest lists each kernel's buffers).
+                rate = (kernel["bytes"] / span / 1000.0
+                        if kernel.get("bytes") and span > 0 else None)
                 cells = [kernel["kernel"], str(kernel["tasks"]),
                          fmt(kernel["first_body_us"], ".1f"),
                          fmt(kernel["last_end_us"], ".1f"),
-                         fmt(kernel["last_end_us"] - kernel["first_body_us"], ".1f"),
+                         fmt(span, ".1f"),
                          fmt(kernel["body_us"] / tasks, ".2f"),
-                         fmt(kernel["wait_us"] / tasks, ".2f")]
+                         fmt(kernel["wait_us"] / tasks, ".2f"),
+                         fmt(rate, ".0f")]
                 lines.append("| " + " | ".join(cells) + " |")
             sections.append("\n".join(lines))
     return "\n\n".join(sections)

@@ -113,7 +113,7 @@ TEST(MegaKernelTest, SummarizesTracesPerKernel) {
   std::vector<uint64_t> trace = {1000, 1500, 3500, 1200, 4000, 6000,
                                  2000, 2100, 2200, 1000, 1100, 2100};
   std::vector<KernelTrace> kernels =
-      summarizeTrace(manifest.steps[0].mega, trace);
+      summarizeTrace(manifest, manifest.steps[0], trace);
   ASSERT_EQ(kernels.size(), 2u);
   EXPECT_EQ(kernels[0].kernel, "k5_matmul");
   EXPECT_EQ(kernels[0].tasks, 3u);
@@ -121,10 +121,21 @@ TEST(MegaKernelTest, SummarizesTracesPerKernel) {
   EXPECT_DOUBLE_EQ(kernels[0].lastEndUs, 5.0);
   EXPECT_DOUBLE_EQ(kernels[0].waitUs, 3.4);
   EXPECT_DOUBLE_EQ(kernels[0].bodyUs, 5.0);
+  EXPECT_EQ(kernels[0].bytes, 0u);
   EXPECT_EQ(kernels[1].kernel, "(empty)");
   EXPECT_EQ(kernels[1].tasks, 1u);
   EXPECT_DOUBLE_EQ(kernels[1].firstBodyUs, 1.1);
   EXPECT_DOUBLE_EQ(kernels[1].waitUs, 0.1);
+
+  // With task_kernel_buffers, k5_matmul's address-table entry (buffer 0,
+  // 32 bytes).
+  std::string withBuffers = megaStep;
+  withBuffers.replace(withBuffers.find(R"("task_kernels")"), 0,
+                      R"("task_kernel_buffers": [1], )");
+  Manifest counted = manifestWith(steps({withBuffers}));
+  kernels = summarizeTrace(counted, counted.steps[0], trace);
+  EXPECT_EQ(kernels[0].bytes, 32u);
+  EXPECT_EQ(kernels[1].bytes, 0u);
 }
 
 TEST(MegaKernelTest, DescribesResidencyRefusals) {

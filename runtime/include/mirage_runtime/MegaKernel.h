@@ -83,9 +83,10 @@ inline uint64_t deadlineNanoseconds(uint64_t milliseconds) {
 /// writes were done.
 enum TracePoint : unsigned { WaitBegan, BodyBegan, BodyEnded, tracePoints };
 
-/// The trace of mega-kernel `mega` (tracePoints words per task), per
-/// task-graph kernel in the order their first bodies began.
-std::vector<KernelTrace> summarizeTrace(const MegaKernelSpec &mega,
+/// The trace of mega-kernel step `step` of `manifest` (tracePoints words
+/// per task), per task-graph kernel in the order their first bodies began.
+std::vector<KernelTrace> summarizeTrace(const Manifest &manifest,
+                                        const Step &step,
                                         const std::vector<uint64_t> &trace);
 
 /// The hang that `state` records for mega-kernel `step`: "mega-kernel hang:

@@ -98,11 +98,13 @@ struct ModeTiming {
 /// One task-graph kernel's tasks in a traced run (times in microseconds
 /// from the first task's wait): when the first body began and the last
 /// ended, and the waits and bodies summed over its tasks. Empty tasks are
-/// one group, kernel "(empty)".
+/// one group, kernel "(empty)". `bytes`: what the kernel's buffers hold, the
+/// least its tasks move (0 where the manifest does not say).
 struct KernelTrace {
   std::string kernel;
   uint64_t tasks = 0;
   double firstBodyUs = 0, lastEndUs = 0, waitUs = 0, bodyUs = 0;
+  uint64_t bytes = 0;
 };
 
 /// A mega-kernel step of a bundle, and the first wait that ran past its
