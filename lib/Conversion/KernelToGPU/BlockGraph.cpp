@@ -805,12 +805,20 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
     // Programmatic dependent launch: what no kernel writes is copied while
     // the kernels this one depends on finish; then wait for them before
     // reading anything else, and let the next kernel launch (its blocks
-    // wait the same way).
+    // wait the same way) then, or with earlyLaunch at once, so that its
+    // blocks may start their own copies on the SMs this kernel leaves free.
+    auto launchDependents = [&] {
+      NVVM::GriddepcontrolOp::create(
+          b, loc, NVVM::GridDepActionKind::launch_dependents);
+    };
+    bool early = plan.getOptions().earlyLaunch;
+    if (early)
+      launchDependents();
     if (!preloaded.empty())
       emitPreloadCopies();
     NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
-    NVVM::GriddepcontrolOp::create(b, loc,
-                                   NVVM::GridDepActionKind::launch_dependents);
+    if (!early)
+      launchDependents();
   }
 
   // Prologue.
