@@ -980,7 +980,7 @@ codegen::lowerBlockGraphBody(tb::GraphOp graph, Block &entry,
   if (failed(plan.build()))
     return failure();
   SmallVector<unsigned> preloaded;
-  if (preload && options.preload)
+  if (preload)
     preloaded = getPreloaded(plan, readOnly);
   if (failed(BlockGraphEmitter(plan, preloaded).emit(entry, /*taskBody=*/true)))
     return failure();
