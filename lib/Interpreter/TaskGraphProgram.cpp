@@ -194,8 +194,11 @@ llvm::Error checkQueues(const WorkerQueues &queues,
                                  queues.waits.size(), queues.signals.size(),
                                  tasks));
   std::vector<bool> queued(tasks, false);
-  for (const std::vector<uint32_t> &queue : queues.queues)
-    for (uint32_t task : queue) {
+  SmallVector<ArrayRef<uint32_t>> spans(queues.queues.begin(),
+                                        queues.queues.end());
+  spans.push_back(queues.jit);
+  for (ArrayRef<uint32_t> span : spans)
+    for (uint32_t task : span) {
       if (task >= tasks || queued[task])
         return invalid(
             llvm::formatv("task {0} is {1}", task,
@@ -232,9 +235,11 @@ public:
       : graph(graph), queues(queues), random(random) {
     if (queues) {
       heads.assign(queues->queues.size(), 0);
+      held.assign(queues->queues.size(), kUnclaimed);
       counters.assign(queues->needed.size(), 0);
       for (const std::vector<uint32_t> &queue : queues->queues)
         total += queue.size();
+      total += queues->jit.size();
       return;
     }
     total = graph.tasks.size();
@@ -283,17 +288,17 @@ public:
   /// Why no task can run while `done` of them have.
   std::string describeStall(size_t done) const {
     if (queues) {
-      for (auto [worker, queue] : llvm::enumerate(queues->queues)) {
-        if (heads[worker] == queue.size())
+      for (size_t worker = 0; worker < queues->queues.size(); ++worker) {
+        std::optional<uint32_t> task = getNextTask(worker);
+        if (!task)
           continue;
-        uint32_t task = queue[heads[worker]];
-        int32_t event = *llvm::find_if(queues->waits[task], [&](int32_t e) {
+        int32_t event = *llvm::find_if(queues->waits[*task], [&](int32_t e) {
           return counters[e] < queues->needed[e];
         });
         return llvm::formatv("the mega-kernel deadlocks after {0} of {1} "
                              "tasks: worker {2} waits with {3} on counter {4}, "
                              "which received {5} of {6} signals",
-                             done, total, worker, graph.describeTask(task),
+                             done, total, worker, graph.describeTask(*task),
                              event, counters[event], queues->needed[event]);
       }
     }
@@ -312,20 +317,56 @@ public:
   }
 
 private:
-  std::optional<uint32_t> nextFromQueues() {
-    SmallVector<size_t> runnable;
-    for (auto [worker, queue] : llvm::enumerate(queues->queues)) {
-      if (heads[worker] == queue.size())
-        continue;
-      if (llvm::all_of(queues->waits[queue[heads[worker]]], [&](int32_t e) {
-            return counters[e] >= queues->needed[e];
-          }))
-        runnable.push_back(worker);
+  /// A worker that holds no just-in-time task (at its start, and after
+  /// running one) claims the next before it goes on.
+  static constexpr size_t kUnclaimed = SIZE_MAX;
+
+  /// The task `worker` runs next (having claimed), or none once it is done:
+  /// the just-in-time task it holds if that comes before the head of its
+  /// queue in the graph's order, else that head.
+  std::optional<uint32_t> getNextTask(size_t worker) const {
+    const std::vector<uint32_t> &queue = queues->queues[worker];
+    bool queueDone = heads[worker] == queue.size();
+    if (held[worker] < queues->jit.size()) {
+      uint32_t jit = queues->jit[held[worker]];
+      if (queueDone || jit < queue[heads[worker]])
+        return jit;
     }
-    if (runnable.empty())
+    if (queueDone)
       return std::nullopt;
-    size_t worker = runnable[splitMix64(random) % runnable.size()];
-    return queues->queues[worker][heads[worker]++];
+    return queue[heads[worker]];
+  }
+
+  std::optional<uint32_t> nextFromQueues() {
+    // Claims interleave with runs in any order: pick among both.
+    while (true) {
+      SmallVector<std::pair<size_t, bool>> moves; // (worker, is a claim)
+      for (size_t worker = 0; worker < queues->queues.size(); ++worker) {
+        if (held[worker] == kUnclaimed && !queues->jit.empty()) {
+          moves.push_back({worker, true});
+          continue;
+        }
+        std::optional<uint32_t> task = getNextTask(worker);
+        if (task && llvm::all_of(queues->waits[*task], [&](int32_t e) {
+              return counters[e] >= queues->needed[e];
+            }))
+          moves.push_back({worker, false});
+      }
+      if (moves.empty())
+        return std::nullopt;
+      auto [worker, claim] = moves[splitMix64(random) % moves.size()];
+      if (claim) {
+        held[worker] = std::min(nextClaim++, queues->jit.size());
+        continue;
+      }
+      uint32_t task = *getNextTask(worker);
+      if (held[worker] < queues->jit.size() &&
+          queues->jit[held[worker]] == task)
+        held[worker] = kUnclaimed;
+      else
+        ++heads[worker];
+      return task;
+    }
   }
 
   const tgc::TaskGraph &graph;
@@ -336,8 +377,10 @@ private:
   std::vector<uint32_t> needed, arrived, pending;
   std::vector<SmallVector<uint32_t, 2>> waiting;
   std::vector<uint32_t> ready;
-  // Worker queues.
-  std::vector<size_t> heads;
+  // Worker queues, and per worker the just-in-time task it holds (an index
+  // into WorkerQueues::jit; its size once none is left).
+  std::vector<size_t> heads, held;
+  size_t nextClaim = 0;
   std::vector<uint32_t> counters;
 };
 

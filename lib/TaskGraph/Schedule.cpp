@@ -9,12 +9,12 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
-#include <deque>
 #include <limits>
 #include <queue>
 
 using namespace mirage;
 using namespace mirage::taskgraph;
+using llvm::ArrayRef;
 using llvm::SmallVector;
 
 void taskgraph::scheduleAheadOfTime(TaskGraph &graph, unsigned workers,
@@ -62,13 +62,22 @@ SimulationReport taskgraph::simulate(const TaskGraph &graph, unsigned workers,
     for (uint32_t event : task.waits)
       pending[index] += needed[event] > 0;
 
-  std::deque<uint32_t> jitReady;
+  // The just-in-time tasks in the graph's order, which workers claim one
+  // at a time as the mega-kernel does: a worker runs the one it holds
+  // before the head of its queue when it comes earlier (or the queue is
+  // done), then claims the next.
+  std::vector<uint32_t> jit;
   for (auto [index, task] : llvm::enumerate(graph.tasks))
-    if (task.launch == LaunchMode::JIT && pending[index] == 0)
-      jitReady.push_back(index);
+    if (task.launch == LaunchMode::JIT)
+      jit.push_back(index);
+  size_t nextClaim = 0;
+  std::vector<bool> finished(taskCount, false);
 
   struct Worker {
     size_t head = 0;
+    /// Its claimed just-in-time task (an index into `jit`), none before it
+    /// claims.
+    std::optional<size_t> held;
     std::optional<uint32_t> running;
     double busyUntil = 0, idle = 0, freeSince = 0;
   };
@@ -90,18 +99,33 @@ SimulationReport taskgraph::simulate(const TaskGraph &graph, unsigned workers,
     worker.busyUntil = now + getTaskMicros(graph, task, emptyMicros);
     completions.push({worker.busyUntil, w});
   };
+  // The task a worker runs next (claiming first if it holds none), or none
+  // once it is done.
+  auto nextTask = [&](Worker &worker,
+                      ArrayRef<uint32_t> queue) -> std::optional<uint32_t> {
+    if (!worker.held)
+      worker.held = std::min(nextClaim++, jit.size());
+    bool queueDone = worker.head == queue.size();
+    if (*worker.held < jit.size() &&
+        (queueDone || jit[*worker.held] < queue[worker.head]))
+      return jit[*worker.held];
+    if (queueDone)
+      return std::nullopt;
+    return queue[worker.head];
+  };
   auto dispatch = [&] {
     for (unsigned w = 0; w < workers; ++w) {
       Worker &worker = state[w];
       if (worker.running)
         continue;
-      if (!jitReady.empty()) {
-        start(w, jitReady.front());
-        jitReady.pop_front();
-      } else if (worker.head < queues[w].size() &&
-                 pending[queues[w][worker.head]] == 0) {
-        start(w, queues[w][worker.head++]);
-      }
+      std::optional<uint32_t> task = nextTask(worker, queues[w]);
+      if (!task || pending[*task] != 0)
+        continue;
+      if (*worker.held < jit.size() && jit[*worker.held] == *task)
+        worker.held.reset();
+      else
+        ++worker.head;
+      start(w, *task);
     }
   };
 
@@ -112,6 +136,7 @@ SimulationReport taskgraph::simulate(const TaskGraph &graph, unsigned workers,
     now = time;
     Worker &worker = state[w];
     uint32_t task = *worker.running;
+    finished[task] = true;
     worker.running.reset();
     worker.freeSince = now;
     ++report.tasksRun;
@@ -119,8 +144,7 @@ SimulationReport taskgraph::simulate(const TaskGraph &graph, unsigned workers,
       if (++arrived[event] != needed[event])
         continue;
       for (uint32_t next : waiting[event])
-        if (--pending[next] == 0 && graph.tasks[next].launch == LaunchMode::JIT)
-          jitReady.push_back(next);
+        --pending[next];
     }
     // Workers finishing at the same instant all complete before dispatch.
     if (!completions.empty() && completions.top().first == now)
@@ -133,9 +157,10 @@ SimulationReport taskgraph::simulate(const TaskGraph &graph, unsigned workers,
 
   if (report.tasksRun < taskCount) {
     for (unsigned w = 0; w < workers && !report.deadlock; ++w) {
-      if (state[w].head >= queues[w].size())
+      std::optional<uint32_t> next = nextTask(state[w], queues[w]);
+      if (!next)
         continue;
-      uint32_t task = queues[w][state[w].head];
+      uint32_t task = *next;
       for (uint32_t event : graph.tasks[task].waits)
         if (arrived[event] < needed[event]) {
           report.deadlock =
@@ -144,14 +169,9 @@ SimulationReport taskgraph::simulate(const TaskGraph &graph, unsigned workers,
         }
     }
     if (!report.deadlock) {
-      // A task in no queue and not JIT, or a JIT task whose events never
-      // activate: report the first unfinished one.
-      std::vector<bool> done(taskCount, false);
-      for (unsigned w = 0; w < workers; ++w)
-        for (size_t i = 0; i < state[w].head; ++i)
-          done[queues[w][i]] = true;
+      // A task in no queue and not JIT: report the first unfinished one.
       for (uint32_t task = 0; task < taskCount && !report.deadlock; ++task) {
-        if (done[task] || graph.tasks[task].launch == LaunchMode::AOT)
+        if (finished[task])
           continue;
         for (uint32_t event : graph.tasks[task].waits)
           if (arrived[event] < needed[event]) {

@@ -845,13 +845,17 @@ Status ManifestParser::parseMegaKernel(const JsonValue &value,
                                " (one record per task)");
   const size_t taskCount = mega.taskCount();
 
-  // Queues: one per worker, covering every task exactly once.
+  // Queues: one per worker, then (where the graph has any) the
+  // just-in-time tasks, covering every task exactly once.
   const std::string startsPath = memberPath(tablesPath, "queue_starts");
   const std::vector<int32_t> &starts = mega.queueStarts;
-  if (starts.size() != size_t(workers) + 1)
+  if (starts.size() != size_t(workers) + 1 &&
+      starts.size() != size_t(workers) + 2)
     return fail(startsPath,
                 "has " + std::to_string(starts.size()) + " entries, expected " +
-                    std::to_string(size_t(workers) + 1) + " (workers + 1)");
+                    std::to_string(size_t(workers) + 1) + " (workers + 1) or " +
+                    std::to_string(size_t(workers) + 2) +
+                    " (workers + 2, with just-in-time tasks)");
   if (starts[0] != 0)
     return fail(indexPath(startsPath, 0),
                 "is " + std::to_string(starts[0]) + ", expected 0");

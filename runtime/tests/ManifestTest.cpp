@@ -430,6 +430,14 @@ TEST(ManifestTest, ValidMegaKernel) {
   EXPECT_EQ(mega.deadlineMs, 2000u);
   EXPECT_EQ(manifest.steps[1].kind, Step::Kind::Launch);
 
+  // A last span of just-in-time tasks after the workers' queues: task 3
+  // moves there.
+  Expected<Manifest> jit = parseManifest(
+      replacedIn(validMegaManifest, R"("queue_starts": [0, 2, 4],)",
+                 R"("queue_starts": [0, 2, 3, 4],)"));
+  ASSERT_TRUE(jit.ok()) << jit.message();
+  EXPECT_EQ(jit->steps[0].mega.queueStarts, (std::vector<int32_t>{0, 2, 3, 4}));
+
   // Version 1 manifests parse as before, and without pdl marks.
   Expected<Manifest> old = parseManifest(validManifest);
   ASSERT_TRUE(old.ok()) << old.message();
@@ -507,7 +515,8 @@ TEST(ManifestTest, MegaKernelTables) {
   EXPECT_EQ(megaErrorWith(R"("queue_starts": [0, 2, 4])",
                           R"("queue_starts": [0, 4])"),
             "manifest.json: steps[0].tables.queue_starts: has 2 entries, "
-            "expected 3 (workers + 1)");
+            "expected 3 (workers + 1) or 4 (workers + 2, with just-in-time "
+            "tasks)");
   EXPECT_EQ(megaErrorWith(R"("queue_starts": [0, 2, 4])",
                           R"("queue_starts": [1, 2, 4])"),
             "manifest.json: steps[0].tables.queue_starts[0]: is 1, expected "

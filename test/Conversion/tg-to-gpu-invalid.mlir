@@ -22,10 +22,10 @@ tg.graph @unscheduled linearized {
 
 // -----
 
-tg.graph @jit workers 1 linearized {
+tg.graph @unqueued workers 1 linearized {
   %x = tg.buffer input 0 : memref<4x64xf32>
   %y = tg.buffer output 0 : memref<4x64xf32>
-  tg.kernel @k data_dependent ins(%x : memref<4x64xf32>) outs(%y : memref<4x64xf32>) {
+  tg.kernel @k ins(%x : memref<4x64xf32>) outs(%y : memref<4x64xf32>) {
     tb.graph grid [1] threads 128 forloop 1 {
     ^bb0(%arg0: tensor<4x64xf32>):
       %0 = tb.input_iterator %arg0 imap <x -> 0> fmap <i -> replica> : tensor<4x64xf32> -> !tb.tile<4x64xf32>
@@ -35,8 +35,8 @@ tg.graph @jit workers 1 linearized {
     }
   }
   %start = tg.event triggers 0 tasks [0, 0]
-  // expected-error @below {{is dispatched just in time; the mega-kernel runs ahead-of-time queues only}}
-  tg.task compute @k block [0] reads [#tg.box<[0, 0], [4, 64]>] writes [#tg.box<[0, 0], [4, 64]>] jit waits(%start)
+  // expected-error @below {{is ahead of time but in no worker's queue: it would never run}}
+  tg.task compute @k block [0] reads [#tg.box<[0, 0], [4, 64]>] writes [#tg.box<[0, 0], [4, 64]>] aot waits(%start)
 }
 
 // -----

@@ -6,6 +6,7 @@
 // RUN: mirage-bundle %examples/decoder_small.mlir -o %t --megakernel --no-reference
 // RUN: mirage-bundle %examples/gated_mlp.mlir -o %t --megakernel --no-reference
 // RUN: mirage-bundle %examples/gqa.mlir -o %t --megakernel --no-reference
+// RUN: mirage-bundle %examples/jit_mlp.mlir -o %t --megakernel --no-reference
 // RUN: mirage-bundle %examples/lora.mlir -o %t --megakernel --no-reference
 // RUN: mirage-bundle %examples/ntrans.mlir -o %t --megakernel --no-reference
 // RUN: mirage-bundle %examples/qknorm_gqa.mlir -o %t --megakernel --no-reference
@@ -23,6 +24,7 @@
 // CHECK-DAG: gqa_bs1_fused_online_megakernel v5 gqa_bs1_fused_online_tasks: spill_bytes 0
 // CHECK-DAG: gqa_bs8_megakernel v5 gqa_bs8_tasks: spill_bytes 0
 // CHECK-DAG: gqa_bs8_fused_megakernel v5 gqa_bs8_fused_tasks: spill_bytes 0
+// CHECK-DAG: jit_mlp_megakernel v5 jit_mlp_tasks: spill_bytes 0
 // CHECK-DAG: lora_bs1_megakernel v5 lora_bs1_tasks: spill_bytes 0
 // CHECK-DAG: lora_bs8_megakernel v5 lora_bs8_tasks: spill_bytes 0
 // CHECK-DAG: ntrans_bs1_megakernel v5 ntrans_bs1_tasks: spill_bytes 0

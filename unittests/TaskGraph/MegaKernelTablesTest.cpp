@@ -51,6 +51,17 @@ const char *kForkingProgram = R"mlir(
     return %y : tensor<2x32xf32>
   })mlir";
 
+/// kProgram with a data-dependent activation: its 2 tasks are dispatched
+/// just in time (the second projection reads all of it: a barrier).
+const char *kJitProgram = R"mlir(
+  func.func @f(%x: tensor<2x64xf32>, %w: tensor<64x64xf32>,
+               %v: tensor<64x32xf32>) -> tensor<2x32xf32> {
+    %h = kn.matmul %x, %w {kn.partition = array<i64: 1, 4>} : tensor<2x64xf32>, tensor<64x64xf32>
+    %a = kn.silu %h {kn.partition = array<i64: 1, 2>, kn.data_dependent} : tensor<2x64xf32>
+    %y = kn.matmul %a, %v {kn.partition = array<i64: 1, 2>} : tensor<2x64xf32>, tensor<64x32xf32>
+    return %y : tensor<2x32xf32>
+  })mlir";
+
 class MegaKernelTablesTest : public ::testing::Test {
 protected:
   MegaKernelTablesTest() {
@@ -374,3 +385,49 @@ TEST_F(MegaKernelTablesTest, PrefetchRegionsAreCutToTheBudget) {
 }
 
 } // namespace
+
+TEST_F(MegaKernelTablesTest, JustInTimeTasksAreClaimedAsWorkersGo) {
+  for (int64_t workers : {1, 4}) {
+    OwningOpRef<ModuleOp> module = lower(workers, false, kJitProgram);
+    tg::GraphOp graph = graphOf(*module);
+    FailureOr<megakernel::Tables> tables = megakernel::buildTables(graph);
+    ASSERT_TRUE(succeeded(tables));
+    EXPECT_EQ(tables->jitTasks, 2);
+    // A last span after the workers' queues lists them.
+    EXPECT_EQ(tables->queueStarts.size(), size_t(workers) + 2);
+    FailureOr<WorkerQueues> queues = megakernel::readWorkerQueues(graph);
+    ASSERT_TRUE(succeeded(queues));
+    ASSERT_EQ(queues->jit.size(), 2u);
+    EXPECT_LT(queues->jit[0], queues->jit[1]);
+    for (const std::vector<uint32_t> &queue : queues->queues)
+      for (uint32_t task : queue)
+        EXPECT_FALSE(llvm::is_contained(queues->jit, task));
+    // No worker knows it runs them ahead: their waits go through counters
+    // even on one worker.
+    for (uint32_t task : queues->jit)
+      EXPECT_FALSE(queues->waits[task].empty());
+    EquivalenceResult result = check(*module, *queues);
+    EXPECT_EQ(result.verdict, Verdict::Proven) << describe(result, "f");
+    EXPECT_TRUE(result.workerOrders);
+    // Without its wait, a claimed task reads its input early in some order
+    // (on one worker, it runs after the projection anyway).
+    if (workers == 1)
+      continue;
+    queues->waits[queues->jit[0]].clear();
+    std::string failure = firstFailure(*module, *queues);
+    EXPECT_NE(failure.find("before any task wrote it"), std::string::npos)
+        << failure;
+  }
+}
+
+TEST_F(MegaKernelTablesTest, DynamicDispatchClaimsJustInTimeTasksToo) {
+  OwningOpRef<ModuleOp> module = lower(4, /*dynamic=*/true, kJitProgram);
+  FailureOr<megakernel::Tables> tables =
+      megakernel::buildTables(graphOf(*module), /*dynamic=*/true);
+  ASSERT_TRUE(succeeded(tables));
+  EXPECT_EQ(tables->jitTasks, 0);
+  FailureOr<WorkerQueues> queues =
+      megakernel::readWorkerQueues(graphOf(*module));
+  ASSERT_TRUE(succeeded(queues));
+  EXPECT_EQ(check(*module, *queues).verdict, Verdict::Proven);
+}

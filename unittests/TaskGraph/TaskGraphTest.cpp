@@ -333,9 +333,10 @@ TEST(TaskGraphTest, JitSpreadsDownstreamUntilABarrier) {
 }
 
 /// A chain p (4 tasks of 2 us) -> c (3 tasks of 1 us) compiled for
-/// `workers` workers.
-TaskGraph scheduledChain(unsigned workers) {
+/// `workers` workers; p's tasks just in time when `jitProducers`.
+TaskGraph scheduledChain(unsigned workers, bool jitProducers = false) {
   TaskGraph graph = producerConsumer(4, 3);
+  graph.kernels[0].dataDependent = jitProducers;
   graph.kernels[0].taskMicros = 2.0;
   graph.kernels[1].taskMicros = 1.0;
   EXPECT_FALSE(bool(addDependencies(graph, false)));
@@ -364,6 +365,22 @@ TEST(TaskGraphTest, ListSchedulingAndSimulationAgree) {
   // With 8 workers everything runs in one wave each: 2 + 1 us.
   SimulationReport wide = simulate(scheduledChain(8), 8, 0.1);
   EXPECT_DOUBLE_EQ(wide.makespanMicros, 3.0);
+}
+
+TEST(TaskGraphTest, SimulationClaimsJustInTimeTasksInOrder) {
+  // The producers are claimed one at a time, each run before the
+  // consumers queued after it: the same 6 us on 2 workers as ahead of time,
+  // with only the consumers in the queues.
+  TaskGraph graph = scheduledChain(2, /*jitProducers=*/true);
+  EXPECT_EQ(graph.queues[0].size() + graph.queues[1].size(), 3u);
+  SimulationReport report = simulate(graph, 2, 0.1);
+  EXPECT_FALSE(report.deadlock.has_value());
+  EXPECT_EQ(report.tasksRun, 7u);
+  EXPECT_DOUBLE_EQ(report.makespanMicros, 6.0);
+  // One worker: it claims each producer before its first consumer.
+  SimulationReport one = simulate(scheduledChain(1, true), 1, 0.1);
+  EXPECT_FALSE(one.deadlock.has_value());
+  EXPECT_DOUBLE_EQ(one.makespanMicros, 11.0);
 }
 
 TEST(TaskGraphTest, SimulationReportsADeadlockedQueue) {

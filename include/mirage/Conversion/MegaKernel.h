@@ -16,7 +16,11 @@
 //                                          view: its storage's)
 //   1  tasks         memref<T*12 x i32>    per task, TaskField order
 //   2  queue starts  memref<W+1 x i32>     worker w runs queue[starts[w] ..
-//                                          starts[w+1])
+//                                          starts[w+1]); W+2 entries when
+//                                          the graph has just-in-time
+//                                          tasks: queue[starts[W] ..
+//                                          starts[W+1]) lists them in the
+//                                          graph's order
 //   3  queues        memref<Q x i32>       task indices
 //   4  needed        memref<E x i32>       per event, its trigger count
 //   5  counters      memref<E x i64>       per event, notifications so far
@@ -116,9 +120,10 @@ enum StateSlot : unsigned {
   /// Nanoseconds a wait may take before the run is abandoned (0: no limit);
   /// set by the runtime.
   Deadline,
-  /// Dynamic dispatch: tasks claimed over all runs. Every worker's last
-  /// claim of a run is past the tasks, so run r's start at
-  /// r * (tasks + workers).
+  /// Tasks claimed over all runs: with dynamic dispatch every task, with
+  /// static queues the just-in-time tasks. Every worker's last claim of a
+  /// run is past them, so run r's claims start at r * (claimable tasks +
+  /// workers).
   NextTask,
   kStateSlots
 };
@@ -154,6 +159,11 @@ struct Tables {
   llvm::SmallVector<tg::KernelOp> bodies;
   int64_t workers = 0;
   int64_t threads = 0;
+  /// Static dispatch: the just-in-time tasks, listed after the queues (the
+  /// last span of queueStarts when there are any). Before each task of its
+  /// queue, a worker runs the just-in-time tasks it claims that come
+  /// earlier in the graph's order; after its queue, all it can claim.
+  int64_t jitTasks = 0;
   /// Dependency edges by kind: waits that need a counter in device memory,
   /// and same-SM hand-offs that need none.
   unsigned counterWaits = 0, localWaits = 0;
@@ -203,9 +213,10 @@ std::optional<std::string> checkPrefetchOptions(llvm::StringRef where,
 std::optional<PrefetchRegion>
 getPrefetchRegion(tb::GraphOp graph, unsigned argument, int64_t maxBytes);
 
-/// The tables of a linearized, scheduled graph whose tasks are all ahead of
-/// time, for static or `dynamic` dispatch; a diagnostic on `graph` when it
-/// is not one the kernel can run.
+/// The tables of a linearized, scheduled graph (its ahead-of-time tasks in
+/// the workers' queues, the just-in-time ones in none), for static or
+/// `dynamic` dispatch; a diagnostic on `graph` when it is not one the kernel
+/// can run.
 mlir::FailureOr<Tables> buildTables(tg::GraphOp graph, bool dynamic = false);
 
 /// The dispatch that the tables convert-tg-to-gpu left beside `graph`

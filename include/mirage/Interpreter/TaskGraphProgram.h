@@ -53,6 +53,11 @@ struct TaskGraphState;
 /// carry its events), with no waits or signals.
 struct WorkerQueues {
   std::vector<std::vector<uint32_t>> queues;
+  /// The just-in-time tasks, in the graph's order, which workers claim one
+  /// at a time from a shared counter: a worker runs the task it holds
+  /// before the next task of its queue when the held one comes earlier in
+  /// the graph's order (or its queue is done), then claims another.
+  std::vector<uint32_t> jit;
   std::vector<llvm::SmallVector<int32_t, 1>> waits, signals;
   std::vector<uint32_t> needed;
 };

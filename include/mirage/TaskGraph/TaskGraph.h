@@ -200,9 +200,11 @@ struct SimulationReport {
 };
 
 /// Simulates a scheduled graph: each worker runs its AOT queue in order,
-/// waiting at the head until the head's events are active; JIT tasks go,
-/// once their events are active, to the first idle worker, before any AOT
-/// head. Reports a deadlock instead of hanging.
+/// waiting at the head until the head's events are active; JIT tasks are
+/// claimed one at a time in the graph's order, and a worker runs the one it
+/// holds before its queue's head when it comes earlier in that order (or
+/// the queue is done), as the mega-kernel does. Reports a deadlock instead
+/// of hanging.
 SimulationReport simulate(const TaskGraph &graph, unsigned workers,
                           double emptyMicros);
 

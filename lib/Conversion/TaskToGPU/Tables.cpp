@@ -210,10 +210,11 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
   EventLists lists(tasks.size(), eventIndex.size());
   SmallVector<bool> empty;
   for (auto [index, task] : llvm::enumerate(tasks)) {
-    if (task.getLaunch() != tg::LaunchMode::AOT)
+    if (!dynamic && task.getLaunch() == tg::LaunchMode::AOT &&
+        workerOf[index] < 0)
       return task.emitOpError()
-             << "is dispatched just in time; the mega-kernel runs "
-                "ahead-of-time queues only";
+             << "is ahead of time but in no worker's queue: it would never "
+                "run";
     for (Value event : task.getWaits())
       lists.addWait(index, eventIndex.lookup(event));
     for (Value event : task.getTriggered())
@@ -237,8 +238,9 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
     for (int32_t event : waits) {
       if (tables.needed[event] == 0)
         continue;
+      // A just-in-time task's worker is known only when it runs.
       bool local =
-          !dynamic &&
+          !dynamic && worker >= 0 &&
           llvm::all_of(lists.producers[event], [&](int64_t producer) {
             return workerOf[producer] == worker && position[producer] < at;
           });
@@ -291,6 +293,17 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
         tables.queues.push_back(tableIndex[task]);
   }
   tables.queueStarts.push_back(static_cast<int32_t>(tables.queues.size()));
+  // The just-in-time tasks, in the graph's order, as a last span (static
+  // dispatch; dynamic dispatch claims every task in that order anyway).
+  if (!dynamic) {
+    for (auto [index, task] : llvm::enumerate(tasks))
+      if (task.getLaunch() == tg::LaunchMode::JIT && !lists.elided[index])
+        tables.queues.push_back(tableIndex[index]);
+    tables.jitTasks =
+        static_cast<int64_t>(tables.queues.size()) - tables.queueStarts.back();
+    if (tables.jitTasks)
+      tables.queueStarts.push_back(static_cast<int32_t>(tables.queues.size()));
+  }
   return tables;
 }
 
@@ -367,11 +380,17 @@ FailureOr<WorkerQueues> megakernel::readWorkerQueues(tg::GraphOp graph) {
       result.queues.push_back({static_cast<uint32_t>(task)});
     return result;
   }
-  for (size_t worker = 0; worker + 1 < starts->size(); ++worker) {
-    int32_t begin = (*starts)[worker], end = (*starts)[worker + 1];
+  // One span per worker, then (where the graph has any) the just-in-time
+  // tasks.
+  size_t workers = graph.getWorkers() ? *graph.getWorkers() : 0;
+  if (starts->size() != workers + 1 && starts->size() != workers + 2)
+    return graph.emitOpError() << "has malformed mega-kernel queue starts";
+  for (size_t span = 0; span + 1 < starts->size(); ++span) {
+    int32_t begin = (*starts)[span], end = (*starts)[span + 1];
     if (begin < 0 || begin > end || end > static_cast<int32_t>(queues->size()))
       return graph.emitOpError() << "has malformed mega-kernel queue starts";
-    std::vector<uint32_t> &queue = result.queues.emplace_back();
+    std::vector<uint32_t> &queue =
+        span < workers ? result.queues.emplace_back() : result.jit;
     for (int32_t task : llvm::ArrayRef(*queues).slice(begin, end - begin)) {
       if (task < 0 || static_cast<size_t>(task) >= graphTasks->size())
         return malformed();

@@ -134,6 +134,23 @@ private:
   /// worker shares (dynamic). Both yield whether a wait gave up.
   void emitStaticQueue(OpBuilder &b, Value failedBefore);
   void emitDynamicQueue(OpBuilder &b, Value failedBefore);
+  /// The shared-memory word through which thread 0 hands a claim to the
+  /// CTA (dynamic dispatch, just-in-time tasks).
+  Value getClaimedWord(OpBuilder &b);
+  /// The first claim of this run, when each run claims `claimable` tasks
+  /// and every worker one more (past them).
+  Value getFirstClaim(OpBuilder &b, int64_t claimable);
+  /// Thread 0 stores `claim` (i64) in `claimed` as an index among the
+  /// `claimable` tasks counted from `firstClaim` (`claimable` when it is
+  /// past them, or before them: counters left by a failed run).
+  void publishClaim(OpBuilder &b, Value claim, Value firstClaim,
+                    int64_t claimable, Value claimed);
+  /// Static dispatch: runs the just-in-time tasks this worker claims, one
+  /// after another, while the one it holds comes before task `bound` (an
+  /// i32 table index; all of them without one) and no wait gave up.
+  /// Returns whether a wait gave up (or had before, `stopped`).
+  Value emitJitTasks(OpBuilder &b, Value bound, Value stopped, Value claimed,
+                     Value firstClaim);
   /// Prefetches for the tasks a worker reaches `prefetch.ahead` tasks from
   /// queue position `position` (all of them up to there at the queue's
   /// start, `begin`; none past its `end`).
@@ -695,6 +712,77 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   return gaveUpHere;
 }
 
+Value MegaKernelLowering::getClaimedWord(OpBuilder &b) {
+  auto claimedType = MemRefType::get(
+      {1}, b.getI32Type(), MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::GPUDialect::getWorkgroupAddressSpace()));
+  std::string claimedName = (graph.getSymName() + kClaimedTaskSuffix).str();
+  return memref::GetGlobalOp::create(b, loc, claimedType, claimedName);
+}
+
+Value MegaKernelLowering::getFirstClaim(OpBuilder &b, int64_t claimable) {
+  return arith::MulIOp::create(b, loc, loadState(b, Epoch),
+                               constI64(b, claimable + tables.workers));
+}
+
+void MegaKernelLowering::publishClaim(OpBuilder &b, Value claim,
+                                      Value firstClaim, int64_t claimable,
+                                      Value claimed) {
+  auto leader = scf::IfOp::create(b, loc, isLeader);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(leader.thenBlock());
+  // Unsigned: a claim below the run's first reads as past the tasks too.
+  Value task = arith::MinUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, claim, firstClaim),
+      constI64(b, claimable));
+  memref::StoreOp::create(b, loc,
+                          arith::TruncIOp::create(b, loc, b.getI32Type(), task),
+                          claimed, ValueRange{constIndex(b, 0)});
+}
+
+Value MegaKernelLowering::emitJitTasks(OpBuilder &b, Value bound, Value stopped,
+                                       Value claimed, Value firstClaim) {
+  Type i1 = b.getI1Type(), i32 = b.getI32Type();
+  Value jitBegin = load(b, args[QueueStartsArg], constIndex(b, tables.workers));
+  Value lastEntry =
+      constIndex(b, static_cast<int64_t>(tables.queues.size()) - 1);
+  auto loop = scf::WhileOp::create(b, loc, TypeRange{i1, i32},
+                                   ValueRange{stopped, constI32(b, 0)});
+  OpBuilder::InsertionGuard guard(b);
+  Block *before = b.createBlock(&loop.getBefore(), {}, {i1, i32}, {loc, loc});
+  // Every thread reads the held claim; thread 0 rewrites it only after the
+  // next task's first barrier.
+  Value held =
+      memref::LoadOp::create(b, loc, claimed, ValueRange{constIndex(b, 0)});
+  Value task = load(
+      b, args[QueuesArg],
+      arith::MinUIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, toIndex(b, jitBegin), toIndex(b, held)),
+          lastEntry));
+  Value more = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, held,
+                            constI32(b, tables.jitTasks)),
+      arith::XOrIOp::create(b, loc, before->getArgument(0),
+                            arith::ConstantIntOp::create(b, loc, 1, 1)));
+  if (bound)
+    more = arith::AndIOp::create(
+        b, loc, more,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, task, bound));
+  scf::ConditionOp::create(b, loc, more,
+                           ValueRange{before->getArgument(0), task});
+
+  Block *after = b.createBlock(&loop.getAfter(), {}, {i1, i32}, {loc, loc});
+  Value next;
+  Value gaveUp = emitTask(b, after->getArgument(1), &next);
+  publishClaim(b, next, firstClaim, tables.jitTasks, claimed);
+  gpu::BarrierOp::create(b, loc);
+  scf::YieldOp::create(b, loc, ValueRange{gaveUp, after->getArgument(1)});
+  return loop.getResult(0);
+}
+
 void MegaKernelLowering::emitStaticQueue(OpBuilder &b, Value failedBefore) {
   Value begin = toIndex(b, load(b, args[QueueStartsArg], worker));
   Value end =
@@ -709,11 +797,29 @@ void MegaKernelLowering::emitStaticQueue(OpBuilder &b, Value failedBefore) {
     return load(b, args[QueuesArg],
                 arith::MinUIOp::create(b, loc, position, lastEntry));
   };
+  // Just-in-time tasks: thread 0 claims one (none in a run after a failed
+  // one) and passes it to the CTA.
+  Value claimed, firstClaim;
+  if (tables.jitTasks) {
+    claimed = getClaimedWord(b);
+    firstClaim = getFirstClaim(b, tables.jitTasks);
+    publishClaim(b,
+                 emitClaim(b, arith::XOrIOp::create(
+                                  b, loc, failedBefore,
+                                  arith::ConstantIntOp::create(b, loc, 1, 1))),
+                 firstClaim, tables.jitTasks, claimed);
+    gpu::BarrierOp::create(b, loc);
+  }
   // `stopped` once any wait of this worker gave up, after which it runs
   // nothing more.
   auto queue = scf::ForOp::create(b, loc, begin, end, constIndex(b, 1),
                                   ValueRange{failedBefore, loadEntry(begin)});
   OpBuilder::InsertionGuard guard(b);
+  // The claimed just-in-time tasks left after the queue.
+  if (tables.jitTasks) {
+    b.setInsertionPointAfter(queue);
+    emitJitTasks(b, Value(), queue.getResult(0), claimed, firstClaim);
+  }
   b.setInsertionPointToStart(queue.getBody());
   Value stopped = queue.getRegionIterArgs()[0];
   Value task = queue.getRegionIterArgs()[1];
@@ -726,7 +832,20 @@ void MegaKernelLowering::emitStaticQueue(OpBuilder &b, Value failedBefore) {
   b.setInsertionPointToStart(run.elseBlock());
   if (hasAny(prefetchers))
     emitPrefetches(b, queue.getInductionVar(), begin, end);
-  scf::YieldOp::create(b, loc, emitTask(b, task, /*claimNext=*/nullptr));
+  if (!tables.jitTasks) {
+    scf::YieldOp::create(b, loc, emitTask(b, task, /*claimNext=*/nullptr));
+  } else {
+    // The claimed just-in-time tasks that come before this one first.
+    Value stoppedBefore = emitJitTasks(b, task, stopped, claimed, firstClaim);
+    auto after = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()},
+                                   stoppedBefore, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(after.thenBlock());
+    scf::YieldOp::create(b, loc, stoppedBefore);
+    b.setInsertionPointToStart(after.elseBlock());
+    scf::YieldOp::create(b, loc, emitTask(b, task, /*claimNext=*/nullptr));
+    b.setInsertionPointAfter(after);
+    scf::YieldOp::create(b, loc, after.getResult(0));
+  }
   b.setInsertionPointAfter(run);
   scf::YieldOp::create(b, loc, ValueRange{run.getResult(0), next});
 }
@@ -736,26 +855,10 @@ void MegaKernelLowering::emitDynamicQueue(OpBuilder &b, Value failedBefore) {
   // the graph's tasks, so run r's claims start at r * (tasks + workers).
   Type i32 = b.getI32Type();
   int64_t numTasks = static_cast<int64_t>(tables.tasks.size()) / kTaskFields;
-  Value firstClaim = arith::MulIOp::create(
-      b, loc, loadState(b, Epoch), constI64(b, numTasks + tables.workers));
-  auto claimedType = MemRefType::get(
-      {1}, i32, MemRefLayoutAttrInterface(),
-      gpu::AddressSpaceAttr::get(b.getContext(),
-                                 gpu::GPUDialect::getWorkgroupAddressSpace()));
-  std::string claimedName = (graph.getSymName() + kClaimedTaskSuffix).str();
-  Value claimed = memref::GetGlobalOp::create(b, loc, claimedType, claimedName);
-  // Thread 0 passes a claim to the CTA (past the tasks: none left).
+  Value firstClaim = getFirstClaim(b, numTasks);
+  Value claimed = getClaimedWord(b);
   auto publish = [&](Value claim) {
-    auto leader = scf::IfOp::create(b, loc, isLeader);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(leader.thenBlock());
-    // Unsigned: a claim below the run's first (counters left by a failed
-    // run) reads as past the tasks too.
-    Value task = arith::MinUIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, claim, firstClaim),
-        constI64(b, numTasks));
-    memref::StoreOp::create(b, loc, arith::TruncIOp::create(b, loc, i32, task),
-                            claimed, ValueRange{constIndex(b, 0)});
+    publishClaim(b, claim, firstClaim, numTasks, claimed);
   };
   // A worker of a run after a failed one claims nothing.
   publish(emitClaim(
@@ -905,7 +1008,7 @@ LogicalResult MegaKernelLowering::lower() {
   if (failed(buildBodies()))
     return failure();
   buildPrefetchers();
-  if (tables.dynamic) {
+  if (tables.dynamic || tables.jitTasks) {
     OpBuilder end = OpBuilder::atBlockEnd(module.getBody());
     memref::GlobalOp::create(
         end, loc, (graph.getSymName() + kClaimedTaskSuffix).str(),
@@ -993,13 +1096,9 @@ struct ConvertTaskToGPU
     options.asyncCopy = asyncCopy;
     options.preload = preload;
     PrefetchOptions prefetch{prefetchBytes, prefetchAhead};
-    // Dynamic dispatch has no queue to prefetch from, and its claimed-task
-    // word takes static shared memory beside the bodies' dynamic share.
-    if (dynamicDispatch) {
+    // Dynamic dispatch has no queue to prefetch from.
+    if (dynamicDispatch)
       prefetch.bytes = 0;
-      if (options.chipSharedMemory)
-        options.chipSharedMemory -= kClaimedTaskSharedBytes;
-    }
     SmallVector<tg::GraphOp> graphs(module.getOps<tg::GraphOp>());
     for (tg::GraphOp graph : graphs) {
       if (graph->hasAttr(kMegaKernelAttrName))
@@ -1007,15 +1106,25 @@ struct ConvertTaskToGPU
       FailureOr<Tables> tables = buildTables(graph, dynamicDispatch);
       if (failed(tables))
         return signalPassFailure();
+      // The claimed-task word takes static shared memory beside the
+      // bodies' dynamic share.
+      codegen::Options graphOptions = options;
+      if ((tables->dynamic || tables->jitTasks) &&
+          graphOptions.chipSharedMemory)
+        graphOptions.chipSharedMemory -= kClaimedTaskSharedBytes;
       graph.emitRemark() << "waits: " << tables->counterWaits
                          << " poll an event counter, " << tables->localWaits
                          << " are same-worker hand-offs; "
                          << tables->elidedTasks
                          << " empty tasks left out (their neighbours wait "
                             "on or signal their events)";
-      if (failed(
-              MegaKernelLowering(graph, std::move(*tables), options, prefetch)
-                  .lower()))
+      if (tables->jitTasks)
+        graph.emitRemark()
+            << "just-in-time tasks, claimed by the workers as they go: "
+            << tables->jitTasks;
+      if (failed(MegaKernelLowering(graph, std::move(*tables), graphOptions,
+                                    prefetch)
+                     .lower()))
         return signalPassFailure();
     }
   }

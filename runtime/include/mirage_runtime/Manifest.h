@@ -95,7 +95,9 @@ struct MegaKernelSpec {
   /// taskFields int32 per task (TaskField order).
   std::vector<int32_t> tasks;
   /// workers + 1 entries: worker w runs queues[queueStarts[w] ..
-  /// queueStarts[w + 1]).
+  /// queueStarts[w + 1]); or workers + 2, where queues[queueStarts[workers]
+  /// .. queueStarts[workers + 1]) lists the just-in-time tasks, which the
+  /// workers claim as they go.
   std::vector<int32_t> queueStarts;
   std::vector<int32_t> queues;
   /// Per event, its trigger count in one run.

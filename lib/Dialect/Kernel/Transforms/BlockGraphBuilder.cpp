@@ -78,8 +78,14 @@ FailureOr<SmallVector<Value>> BlockGraphBuilder::compute(
   SmallVector<Type> types;
   for (const Shape &shape : results)
     types.push_back(tb::TileType::get(b.getContext(), shape, elementType));
-  FailureOr<Operation *> op = createOperatorOp<tb::BlockDialect>(
-      b, loc, kind, operands, types, attributes);
+  // The kernel graph's own annotations (kn.partition, kn.data_dependent)
+  // stay with its ops: a block-level op has no use for them.
+  SmallVector<NamedAttribute> kept;
+  for (NamedAttribute attr : attributes)
+    if (!attr.getName().getValue().starts_with("kn."))
+      kept.push_back(attr);
+  FailureOr<Operation *> op =
+      createOperatorOp<tb::BlockDialect>(b, loc, kind, operands, types, kept);
   if (failed(op))
     return emitError() << "no block-level op for operator '"
                        << getOpInfo(kind).name << "'";

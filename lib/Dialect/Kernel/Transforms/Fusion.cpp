@@ -843,10 +843,6 @@ KernelOp Group::build(const Plan &plan, Operation *insertionPoint,
       operands.push_back(*tile);
     }
     auto semantics = cast<SemanticsOpInterface>(op);
-    SmallVector<NamedAttribute> attributes;
-    for (NamedAttribute attr : op->getAttrs())
-      if (!attr.getName().getValue().starts_with("kn."))
-        attributes.push_back(attr);
     Phase resultPhase = post ? Phase::Post : Phase::Body;
     SmallVector<Shape> expected;
     for (Value result : op->getResults())
@@ -857,7 +853,7 @@ KernelOp Group::build(const Plan &plan, Operation *insertionPoint,
     Type elementType =
         cast<ShapedType>(op->getResult(0).getType()).getElementType();
     auto computed = builder.compute(semantics.getOpKind(), operands,
-                                    semantics.getOpParams(), attributes,
+                                    semantics.getOpParams(), op->getAttrs(),
                                     elementType, written);
     if (failed(computed))
       return fail();

@@ -248,8 +248,9 @@ def Task_TaskOp : Task_Op<"task", [AttrSizedOperandSegments,
     gives, per kernel input, the box of the input buffer the block reads
     over all its loop iterations, and `writes`, per kernel output, the box
     it writes. An `empty` task does nothing: it only joins or forks events.
-    `jit` tasks are dispatched when their events activate; `aot` tasks are
-    queued ahead and wait until then. `waits` lists the events the task
+    `jit` tasks are in no queue: workers claim them in the graph's order
+    as they go (docs/MegaKernel.md); `aot` tasks are queued ahead and wait
+    until their events activate. `waits` lists the events the task
     waits on, `triggers` those it notifies when done.
 
     ```mlir
@@ -283,7 +284,7 @@ def Task_QueueOp : Task_Op<"queue", [HasParent<"GraphOp">]> {
     Worker `worker` runs these tasks (indices counting `tg.task` ops in
     order) one after another, each once its events are active. Every `aot`
     task of a scheduled graph is in exactly one queue; `jit` tasks are in
-    none (idle workers take them).
+    none (workers claim them as they go).
 
     ```mlir
     tg.queue worker 0 [0, 2, 5]

@@ -78,7 +78,9 @@ def TgCheckSchedule : Pass<"tg-check-schedule", "::mirage::tg::GraphOp"> {
   let description = [{
     Runs the runtime's rules on the speed model's estimates: each worker
     runs its queue in order, waiting at the head until the head's events
-    are active; JIT tasks go to idle workers first. A schedule that
+    are active; JIT tasks are claimed one at a time in the graph's order,
+    each run by its claimer before the first task of its queue that comes
+    later in that order (the mega-kernel's rule). A schedule that
     deadlocks is an error naming the task, the event and the triggers it
     received. Otherwise a remark reports the tasks (the empty ones
     normalization added among them) and events, the estimated makespan
