@@ -27,6 +27,7 @@ tools = [
     "mirage-bundle",
     "mirage-bench-interpreter",
     "mirage-capi-test",
+    "mirage-check-bundle",
     "not",
     "count",
     ToolSubst("%PYTHON", config.python_executable),

@@ -159,10 +159,11 @@ struct Tables {
   llvm::SmallVector<tg::KernelOp> bodies;
   int64_t workers = 0;
   int64_t threads = 0;
-  /// Static dispatch: the just-in-time tasks, listed after the queues (the
-  /// last span of queueStarts when there are any). Before each task of its
-  /// queue, a worker runs the just-in-time tasks it claims that come
-  /// earlier in the graph's order; after its queue, all it can claim.
+  /// The just-in-time tasks, listed after the queues (the last span of
+  /// queueStarts when there are any). With static dispatch, before each
+  /// task of its queue a worker runs the just-in-time tasks it claims that
+  /// come earlier in the graph's order, and after its queue all it can
+  /// claim; dynamic dispatch claims them with the others.
   int64_t jitTasks = 0;
   /// Dependency edges by kind: waits that need a counter in device memory,
   /// and same-SM hand-offs that need none.

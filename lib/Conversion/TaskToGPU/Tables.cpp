@@ -293,17 +293,15 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
         tables.queues.push_back(tableIndex[task]);
   }
   tables.queueStarts.push_back(static_cast<int32_t>(tables.queues.size()));
-  // The just-in-time tasks, in the graph's order, as a last span (static
-  // dispatch; dynamic dispatch claims every task in that order anyway).
-  if (!dynamic) {
-    for (auto [index, task] : llvm::enumerate(tasks))
-      if (task.getLaunch() == tg::LaunchMode::JIT && !lists.elided[index])
-        tables.queues.push_back(tableIndex[index]);
-    tables.jitTasks =
-        static_cast<int64_t>(tables.queues.size()) - tables.queueStarts.back();
-    if (tables.jitTasks)
-      tables.queueStarts.push_back(static_cast<int32_t>(tables.queues.size()));
-  }
+  // The just-in-time tasks, in the graph's order, as a last span (dynamic
+  // dispatch claims every task in that order, and reads no queue).
+  for (auto [index, task] : llvm::enumerate(tasks))
+    if (task.getLaunch() == tg::LaunchMode::JIT && !lists.elided[index])
+      tables.queues.push_back(tableIndex[index]);
+  tables.jitTasks =
+      static_cast<int64_t>(tables.queues.size()) - tables.queueStarts.back();
+  if (tables.jitTasks)
+    tables.queueStarts.push_back(static_cast<int32_t>(tables.queues.size()));
   return tables;
 }
 
