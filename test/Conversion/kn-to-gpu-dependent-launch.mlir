@@ -5,7 +5,6 @@
 // prologue is copied before the wait (@g_k1's %w), the rest after it.
 // RUN: mirage-opt %s --kn-default-block-graphs --convert-kn-to-gpu="dependent-launch=true pipeline-stages=3" | FileCheck %s
 // RUN: mirage-opt %s --kn-default-block-graphs --convert-kn-to-gpu="pipeline-stages=3" | FileCheck %s --check-prefix=OFF
-// RUN: mirage-opt %s --kn-default-block-graphs --convert-kn-to-gpu="dependent-launch=true early-launch=true pipeline-stages=3" | FileCheck %s --check-prefix=EARLY
 
 // CHECK-LABEL: gpu.func @f_k0
 // CHECK-NOT: memref.load
@@ -44,16 +43,6 @@ func.func @f(%x: tensor<4x64xf16>) -> tensor<4x64xf16> {
 // CHECK: nvgpu.device_async_copy %arg0
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: nvvm.cp.async.wait.group 2
-// With early-launch, the next kernel may launch before the copies and the
-// wait.
-// EARLY-LABEL: gpu.func @g_k1
-// EARLY-NOT: device_async_copy
-// EARLY: nvvm.griddepcontrol launch_dependents
-// EARLY: nvgpu.device_async_copy %arg1
-// EARLY-NOT: launch_dependents
-// EARLY: nvvm.griddepcontrol wait
-// EARLY-NOT: launch_dependents
-// EARLY: nvgpu.device_async_copy %arg0
 // Without dependent launch, the prologue copies both, stage by stage.
 // OFF-LABEL: gpu.func @g_k1
 // OFF: nvgpu.device_async_copy %arg0

@@ -93,11 +93,6 @@ static cl::opt<bool> dependentLaunch(
              "later) so that they may run with programmatic dependent "
              "launch; marked \"pdl\" in the manifest"),
     cl::cat(bundleCategory));
-static cl::opt<bool> earlyLaunch(
-    "early-launch",
-    cl::desc("With --dependent-launch, kernels let the next one launch at "
-             "their start rather than after their wait (an experiment)"),
-    cl::cat(bundleCategory));
 static cl::opt<bool>
     tma("tma", cl::init(false),
         cl::desc("Load the pipelined input tiles of per-operator kernels with "
@@ -207,7 +202,6 @@ int main(int argc, char **argv) {
   options.tensorCores = tensorCores;
   options.asyncCopy = asyncCopy;
   options.dependentLaunch = dependentLaunch;
-  options.earlyLaunch = earlyLaunch;
   options.tma = tma;
   options.wgmma = wgmma;
   options.megakernel = megakernel;

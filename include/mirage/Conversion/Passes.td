@@ -63,10 +63,6 @@ def ConvertKernelToGPU : Pass<"convert-kn-to-gpu", "::mlir::ModuleOp"> {
            "With dependent-launch, issue a kernel's cp.async copies of the "
            "function's arguments (weights: no kernel writes them) before "
            "griddepcontrol.wait">,
-    Option<"earlyLaunch", "early-launch", "bool", /*default=*/"false",
-           "With dependent-launch, call griddepcontrol.launch_dependents at "
-           "the kernel's start instead of after its wait (an experiment: "
-           "not measured yet)">,
     Option<"tma", "tma", "bool", /*default=*/"false",
            "Load the pipelined input tiles of a kernel with the bulk tensor "
            "copy engine (cp.async.bulk.tensor, sm_90 and later) completing "

@@ -78,11 +78,6 @@ struct MirageToPTXOptions : public GPUCodeOptions<MirageToPTXOptions> {
       llvm::cl::desc("With dependent-launch, copy the function's arguments' "
                      "tiles before griddepcontrol.wait (convert-kn-to-gpu)"),
       llvm::cl::init(true)};
-  Option<bool> earlyLaunch{
-      *this, "early-launch",
-      llvm::cl::desc("With dependent-launch, let the next kernel launch at "
-                     "a kernel's start (convert-kn-to-gpu)"),
-      llvm::cl::init(false)};
   Option<bool> tma{
       *this, "tma",
       llvm::cl::desc("Load pipelined input tiles with the bulk tensor copy "

@@ -60,8 +60,6 @@ struct BundleOptions {
   /// Per-operator kernels start with griddepcontrol where the chip has it,
   /// and are marked `"pdl": true` in the manifest.
   bool dependentLaunch = true;
-  /// With it, kernels let the next one launch at their start.
-  bool earlyLaunch = false;
   /// Per-operator kernels load pipelined tiles with the bulk tensor copy
   /// engine where the chip has it (manifest version 3: tensor-map
   /// arguments).

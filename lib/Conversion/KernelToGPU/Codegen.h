@@ -73,10 +73,6 @@ struct Options {
   /// for the kernels this one depends on (with dependentLaunch), or, in a
   /// mega-kernel, before the task's wait on its producers.
   bool preload = true;
-  /// With dependentLaunch, let the next kernel launch at the start
-  /// (griddepcontrol.launch_dependents before the preload and the wait)
-  /// rather than after the wait.
-  bool earlyLaunch = false;
   /// Load pipelined input tiles with the bulk tensor copy engine (sm_90),
   /// where every one of a kernel's pipelined tiles allows it.
   bool tma = false;

@@ -313,7 +313,6 @@ struct ConvertKernelToGPU
     options.asyncCopy = asyncCopy;
     options.dependentLaunch = dependentLaunch;
     options.preload = preload;
-    options.earlyLaunch = earlyLaunch;
     options.tma = tma;
     options.wgmma = wgmma;
     SmallVector<func::FuncOp> functions;

@@ -189,7 +189,6 @@ void mirage::buildMirageToPTXGPUStage(OpPassManager &pm,
   lowering.dependentLaunch =
       options.dependentLaunch && hasDependentLaunch(options.chip);
   lowering.preload = options.preload;
-  lowering.earlyLaunch = options.earlyLaunch;
   lowering.tma = options.tma && hasTensorMemoryAccelerator(options.chip);
   lowering.wgmma = options.wgmma && hasWarpgroupMma(options.chip);
   pm.addPass(createConvertKernelToGPU(lowering));

@@ -740,7 +740,6 @@ lowerPerOperator(ModuleOp module, llvm::StringRef function, unsigned numInputs,
   pipeline.tensorCores = options.tensorCores;
   pipeline.asyncCopy = options.asyncCopy;
   pipeline.dependentLaunch = options.dependentLaunch;
-  pipeline.earlyLaunch = options.earlyLaunch;
   pipeline.preload = options.preload;
   pipeline.tma = options.tma;
   pipeline.wgmma = options.wgmma;
