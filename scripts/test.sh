@@ -9,8 +9,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MIRAGE_BUILD_DIR:-$root/build}"
 
 "$root/scripts/install-deps.sh"
-"$root/scripts/build.sh" mirage-opt mirage-bundle mirage-bench-interpreter mirage-capi-test MirageUnitTests \
-  mirage-doc mirage-python mirage-fuzz
+# Every target (the runtime's mirage-run and mirage-check-bundle too), so that
+# nothing breaks unseen, and the ones outside "all".
+"$root/scripts/build.sh" all mirage-doc mirage-python mirage-fuzz MirageUnitTests
 
 lit_results="$build/test-results.json"
 pytest_results="$build/pytest-results.xml"

@@ -53,8 +53,8 @@ int main(int argc, char **argv) {
       megaKernels += step.kind == Step::Kind::MegaKernel;
     std::printf("%s: ok: version %d, %zu kernels, %zu steps (%zu "
                 "mega-kernels)\n",
-                bundle.c_str(), static_cast<int>(manifest->version), manifest->kernels.size(),
-                manifest->steps.size(), megaKernels);
+                bundle.c_str(), static_cast<int>(manifest->version),
+                manifest->kernels.size(), manifest->steps.size(), megaKernels);
   }
   return status;
 }

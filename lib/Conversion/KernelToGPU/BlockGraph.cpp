@@ -811,8 +811,8 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
     if (!preloaded.empty())
       emitPreloadCopies();
     NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
-    NVVM::GriddepcontrolOp::create(
-        b, loc, NVVM::GridDepActionKind::launch_dependents);
+    NVVM::GriddepcontrolOp::create(b, loc,
+                                   NVVM::GridDepActionKind::launch_dependents);
   }
 
   // Prologue.
