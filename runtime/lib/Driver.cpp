@@ -288,7 +288,7 @@ Status driver::prepareLaunchArgs(const Manifest &manifest, BufferSet &set,
 
 Status driver::enqueueStep(const Manifest &manifest, size_t index,
                            const LoadedKernels &kernels, const BufferSet &set,
-                           CUstream stream, bool pdl, bool firstInSequence) {
+                           CUstream stream, bool pdl) {
   const Step &step = manifest.steps[index];
   std::string where = "steps[" + std::to_string(index) + "]: ";
   if (step.kind == Step::Kind::Copy) {
@@ -307,7 +307,7 @@ Status driver::enqueueStep(const Manifest &manifest, size_t index,
   for (CUdeviceptr &pointer : pointers)
     params.push_back(&pointer);
   CUfunction function = kernels.functions.at(step.kernel);
-  if (pdl && launchesWithPdl(manifest, index, firstInSequence)) {
+  if (pdl && launchesWithPdl(manifest, index)) {
     // May start before the kernel before it ends; its griddepcontrol.wait
     // holds it until that kernel's writes are visible.
     CUlaunchAttribute attribute;

@@ -135,7 +135,7 @@ Status prepareLaunchArgs(const Manifest &manifest, BufferSet &set,
 /// stream serialization.
 Status enqueueStep(const Manifest &manifest, size_t index,
                    const LoadedKernels &kernels, const BufferSet &set,
-                   CUstream stream, bool pdl, bool firstInSequence);
+                   CUstream stream, bool pdl);
 
 /// The device side of a mega-kernel step, shared by all buffer sets: its
 /// tables, its event counters and its state words.

@@ -263,8 +263,7 @@ Status Executable::run(const std::vector<uint64_t> &inputs,
                   // caller's work and launches normally. The legacy default
                   // stream (null) gets plain launches.
                   : enqueueStep(manifest, i, state->kernels, state->set, stream,
-                                /*pdl=*/stream != nullptr,
-                                /*firstInSequence=*/true);
+                                /*pdl=*/stream != nullptr);
     if (!status.ok())
       return status;
   }

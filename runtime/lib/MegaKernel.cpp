@@ -136,17 +136,17 @@ mirage::runtime::pdlRefusal(const Manifest &manifest) {
   if (!anyLaunch)
     return std::string("the bundle has no launch steps (mega-kernel steps "
                        "launch normally in every mode)");
-  return std::nullopt;
+  for (size_t i = 0; i < manifest.steps.size(); ++i)
+    if (launchesWithPdl(manifest, i))
+      return std::nullopt;
+  return std::string("no launch step follows another launch step, so "
+                     "programmatic dependent launch would change nothing");
 }
 
-bool mirage::runtime::launchesWithPdl(const Manifest &manifest, size_t index,
-                                      bool firstInSequence) {
+bool mirage::runtime::launchesWithPdl(const Manifest &manifest, size_t index) {
   const std::vector<Step> &steps = manifest.steps;
-  if (steps[index].kind != Step::Kind::Launch ||
+  if (index == 0 || steps[index].kind != Step::Kind::Launch ||
       !manifest.kernel(steps[index].kernel).pdl)
     return false;
-  if (index == 0 && firstInSequence)
-    return false;
-  const Step &before = index ? steps[index - 1] : steps.back();
-  return before.kind == Step::Kind::Launch;
+  return steps[index - 1].kind == Step::Kind::Launch;
 }

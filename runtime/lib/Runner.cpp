@@ -70,8 +70,7 @@ private:
   /// their traces (timed runs record none).
   Status runTraced(const BufferSet &set);
   bool traceMegaKernels = false;
-  Status enqueueSteps(const BufferSet &set, bool checked, bool pdl = false,
-                      bool firstInSequence = true);
+  Status enqueueSteps(const BufferSet &set, bool checked, bool pdl = false);
   Status checkedRun();
   Status time();
   Expected<TimingResult> timeMode(TimingMode mode,
@@ -281,8 +280,7 @@ Status BundleRun::allocate(BufferSet &set) {
   return prepareLaunchArgs(manifest, set, stream.get());
 }
 
-Status BundleRun::enqueueSteps(const BufferSet &set, bool checked, bool pdl,
-                               bool firstInSequence) {
+Status BundleRun::enqueueSteps(const BufferSet &set, bool checked, bool pdl) {
   for (size_t i = 0; i < manifest.steps.size(); ++i) {
     const Step &step = manifest.steps[i];
     std::string where = "steps[" + std::to_string(i) + "]: ";
@@ -299,8 +297,8 @@ Status BundleRun::enqueueSteps(const BufferSet &set, bool checked, bool pdl,
                    ? "copy of buffer " + std::to_string(step.src) + " to " +
                          std::to_string(step.dst)
                    : "kernel \"" + step.kernel + "\"";
-      if (Status status = enqueueStep(manifest, i, kernels, set, stream.get(),
-                                      pdl, firstInSequence);
+      if (Status status =
+              enqueueStep(manifest, i, kernels, set, stream.get(), pdl);
           !status.ok())
         return status;
     }
@@ -508,10 +506,11 @@ BundleRun::timeMode(TimingMode mode,
         !status.ok())
       return status;
     Status captured = Status::success();
+    // Each set is one call of the bundle: its first kernel waits for the
+    // set before it, as a call waits for what ran before it.
     for (size_t k = 0; k < sets.size() && captured.ok(); ++k)
       captured = enqueueSteps(*sets[k], /*checked=*/false,
-                              /*pdl=*/mode == TimingMode::Pdl,
-                              /*firstInSequence=*/k == 0);
+                              /*pdl=*/mode == TimingMode::Pdl);
     // Capture must end even after a failure, or the stream stays capturing.
     CUresult ended = cuStreamEndCapture(stream.get(), graph.receive());
     if (!captured.ok())

@@ -152,9 +152,17 @@ TEST(MegaKernelTest, DescribesResidencyRefusals) {
 }
 
 TEST(MegaKernelTest, PdlNeedsEveryLaunchMarked) {
+  EXPECT_EQ(pdlRefusal(manifestWith(steps({launch("k0"), launch("k1"), copyStep,
+                                           launch("k1"), megaStep}))),
+            std::nullopt);
+  // One kernel, or launches only after copies: nothing to overlap.
+  EXPECT_EQ(pdlRefusal(manifestWith(steps({launch("k0")}))),
+            "no launch step follows another launch step, so programmatic "
+            "dependent launch would change nothing");
   EXPECT_EQ(pdlRefusal(manifestWith(
                 steps({launch("k0"), copyStep, launch("k1"), megaStep}))),
-            std::nullopt);
+            "no launch step follows another launch step, so programmatic "
+            "dependent launch would change nothing");
   EXPECT_EQ(pdlRefusal(manifestWith(steps({launch("k0"), launch("k2")}))),
             "kernel \"k2\" (steps[1]) is not marked \"pdl\": it may read its "
             "inputs before the kernel before it has written them");
@@ -167,20 +175,17 @@ TEST(MegaKernelTest, PdlOnlyBetweenLaunches) {
   Manifest manifest =
       manifestWith(steps({launch("k0"), launch("k1"), copyStep, launch("k0"),
                           megaStep, launch("k1")}));
-  // The first launch of the first set follows nothing; of a later set, the
-  // previous set's last step (a launch here).
-  EXPECT_FALSE(launchesWithPdl(manifest, 0, /*firstInSequence=*/true));
-  EXPECT_TRUE(launchesWithPdl(manifest, 0, /*firstInSequence=*/false));
-  EXPECT_TRUE(launchesWithPdl(manifest, 1, true));
-  EXPECT_FALSE(launchesWithPdl(manifest, 2, true)); // a copy
-  EXPECT_FALSE(launchesWithPdl(manifest, 3, true)); // after a copy
-  EXPECT_FALSE(launchesWithPdl(manifest, 4, true)); // a mega-kernel
-  EXPECT_FALSE(launchesWithPdl(manifest, 5, true)); // after a mega-kernel
+  // The first launch follows whatever ran before the bundle, which may have
+  // written its inputs: never.
+  EXPECT_FALSE(launchesWithPdl(manifest, 0));
+  EXPECT_TRUE(launchesWithPdl(manifest, 1));
+  EXPECT_FALSE(launchesWithPdl(manifest, 2)); // a copy
+  EXPECT_FALSE(launchesWithPdl(manifest, 3)); // after a copy
+  EXPECT_FALSE(launchesWithPdl(manifest, 4)); // a mega-kernel
+  EXPECT_FALSE(launchesWithPdl(manifest, 5)); // after a mega-kernel
 
-  Manifest endsWithMega = manifestWith(steps({launch("k0"), megaStep}));
-  EXPECT_FALSE(launchesWithPdl(endsWithMega, 0, false));
   Manifest unmarked = manifestWith(steps({launch("k0"), launch("k2")}));
-  EXPECT_FALSE(launchesWithPdl(unmarked, 1, true));
+  EXPECT_FALSE(launchesWithPdl(unmarked, 1));
 }
 
 } // namespace

@@ -104,18 +104,18 @@ std::string describeResidencyRefusal(const std::string &kernel,
                                      int registers, int smCount);
 
 /// Why `manifest`'s steps cannot be timed with programmatic dependent launch
-/// (a launch step whose kernel is not marked "pdl", or no launch step at
-/// all), or nothing when they can.
+/// (a launch step whose kernel is not marked "pdl", no launch step at all,
+/// or none that follows another launch step), or nothing when they can.
 std::optional<std::string> pdlRefusal(const Manifest &manifest);
 
 /// Whether step `index` is launched with programmatic stream serialization
 /// where launches may be (`mirage-run`'s `pdl` timing, the Executable on a
 /// created stream): a launch step that directly follows another launch step
-/// (the first step of a buffer set follows the last step of the set before,
-/// `firstInSequence` says whether anything does). Mega-kernel steps, and
-/// launches after copies or mega-kernels, are launched normally.
-bool launchesWithPdl(const Manifest &manifest, size_t index,
-                     bool firstInSequence);
+/// of the bundle. The first step never is: a kernel copies the bundle's
+/// inputs before its griddepcontrol.wait, and whatever ran before the bundle
+/// may have written them. Mega-kernel steps, and launches after copies or
+/// mega-kernels, are launched normally.
+bool launchesWithPdl(const Manifest &manifest, size_t index);
 
 } // namespace mirage::runtime
 
