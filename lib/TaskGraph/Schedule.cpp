@@ -39,8 +39,8 @@ void taskgraph::scheduleAheadOfTime(TaskGraph &graph, unsigned workers,
       }
     }
     double finish = bestStart + getTaskMicros(graph, index, emptyMicros);
-    // JIT tasks run wherever a worker is idle; they are placed here only to
-    // estimate when their events activate.
+    // JIT tasks run on whichever worker claims them; they are placed here
+    // only to estimate when their events activate.
     workerFree[best] = finish;
     if (task.launch == LaunchMode::AOT)
       graph.queues[best].push_back(index);

@@ -82,3 +82,26 @@ tg.graph @empty workers 1 linearized {
 
 // CHIP: error: convert-tg-to-gpu: unknown value 'sm_00' for option 'chip'; valid values: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a
 // PREFETCH: error: convert-tg-to-gpu: prefetch-bytes is -1; expected 0 to 1073741824
+
+// -----
+
+// A claimed just-in-time task runs before the first queued task that comes
+// later in the graph's order: sound only for queues in that order.
+tg.graph @unordered workers 1 linearized {
+  %x = tg.buffer input 0 : memref<4x64xf32>
+  %y = tg.buffer output 0 : memref<4x64xf32>
+  tg.kernel @k ins(%x : memref<4x64xf32>) outs(%y : memref<4x64xf32>) {
+    tb.graph grid [2] threads 128 forloop 1 {
+    ^bb0(%arg0: tensor<4x64xf32>):
+      %0 = tb.input_iterator %arg0 imap <x -> 0> fmap <i -> replica> : tensor<4x64xf32> -> !tb.tile<2x64xf32>
+      %1 = tb.exp %0 : !tb.tile<2x64xf32>
+      %2 = tb.output_saver %1 omap <x -> 0> : !tb.tile<2x64xf32> -> tensor<4x64xf32>
+      tb.yield %2 : tensor<4x64xf32>
+    }
+  }
+  %start = tg.event triggers 0 tasks [0, 1]
+  tg.task compute @k block [0] reads [#tg.box<[0, 0], [2, 64]>] writes [#tg.box<[0, 0], [2, 64]>] aot waits(%start)
+  tg.task compute @k block [1] reads [#tg.box<[2, 0], [2, 64]>] writes [#tg.box<[2, 0], [2, 64]>] aot waits(%start)
+  // expected-error @below {{runs task 0 after task 1; a mega-kernel runs each queue in the graph's order}}
+  tg.queue worker 0 [1, 0]
+}

@@ -222,7 +222,10 @@ def ConvertTaskToGPU : Pass<"convert-tg-to-gpu", "::mlir::ModuleOp"> {
     The graph stays: it is the host side (buffers and tables), marked with
     `mirage.megakernel` = {kernel, threads, dynamic_shared_bytes, bodies,
     dynamic_dispatch, tables}.
-    Just-in-time tasks and kernels of different block sizes are refused.
+    Just-in-time tasks are in no queue: the workers claim them one at a time
+    in the graph's order, each run before the first task of its claimer's
+    queue that comes later (docs/MegaKernel.md). Each queue must be in the
+    graph's order; kernels of different block sizes are refused.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::DLTIDialect",

@@ -197,9 +197,20 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
   SmallVector<tg::TaskOp> tasks(graph.getBodyBlock().getOps<tg::TaskOp>());
   SmallVector<int64_t> workerOf(tasks.size(), -1), position(tasks.size(), 0);
   SmallVector<SmallVector<int64_t>> queues(tables.workers);
-  for (auto queue : graph.getBodyBlock().getOps<tg::QueueOp>())
-    queues[static_cast<int64_t>(queue.getWorker())].assign(
-        queue.getTasks().begin(), queue.getTasks().end());
+  for (auto queue : graph.getBodyBlock().getOps<tg::QueueOp>()) {
+    // Claimed just-in-time tasks run before the first queued task that
+    // comes later in the graph's order, and a worker never waits on a
+    // queued task while holding an earlier claim: sound only when each
+    // queue is in that order (tg-schedule makes them so).
+    ArrayRef<int64_t> order = queue.getTasks();
+    for (size_t i = 1; i < order.size(); ++i)
+      if (order[i] <= order[i - 1])
+        return queue.emitOpError()
+               << "runs task " << order[i] << " after task " << order[i - 1]
+               << "; a mega-kernel runs each queue in the graph's order";
+    queues[static_cast<int64_t>(queue.getWorker())].assign(order.begin(),
+                                                           order.end());
+  }
   for (auto [worker, queue] : llvm::enumerate(queues))
     for (auto [at, task] : llvm::enumerate(queue)) {
       workerOf[task] = static_cast<int64_t>(worker);
@@ -210,8 +221,7 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
   EventLists lists(tasks.size(), eventIndex.size());
   SmallVector<bool> empty;
   for (auto [index, task] : llvm::enumerate(tasks)) {
-    if (!dynamic && task.getLaunch() == tg::LaunchMode::AOT &&
-        workerOf[index] < 0)
+    if (task.getLaunch() == tg::LaunchMode::AOT && workerOf[index] < 0)
       return task.emitOpError()
              << "is ahead of time but in no worker's queue: it would never "
                 "run";

@@ -13,8 +13,9 @@
 // shared memory (preload, on by default); the CTA prefetches into L2, before
 // the wait, what a coming task reads of the buffers no task writes
 // (prefetch-bytes); workers claim tasks from one shared counter instead of
-// running fixed queues (dynamic-dispatch); with a trace buffer, thread 0
-// records each task's times.
+// running fixed queues (dynamic-dispatch), or, beside their queues, the
+// just-in-time tasks; with a trace buffer, thread 0 records each task's
+// times.
 //
 //===----------------------------------------------------------------------===//
 
@@ -126,8 +127,9 @@ private:
   /// argument is not null, at once (a time held across the body's call
   /// would be spilled).
   void emitTrace(OpBuilder &b, Value task, TracePoint point);
-  /// Thread 0 claims a task from the shared counter (dynamic dispatch),
-  /// where `when` (if given) holds: the claim (i64), 0 elsewhere.
+  /// Thread 0 claims a task from the shared counter (dynamic dispatch, or
+  /// just-in-time tasks), where `when` (if given) holds: the claim (i64), 0
+  /// elsewhere.
   Value emitClaim(OpBuilder &b, Value when = Value());
   /// The worker loops: over the worker's queue (static dispatch), or over
   /// the tasks it claims, in the graph's order, from a counter that every
@@ -659,8 +661,11 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
     b.setInsertionPointToStart(wait.elseBlock());
     scf::YieldOp::create(b, loc, none);
   }
+  // A worker whose wait gave up takes no further task.
   if (claimNext)
-    *claimNext = emitClaim(b);
+    *claimNext = emitClaim(
+        b, arith::XOrIOp::create(b, loc, wait.getResult(0),
+                                 arith::ConstantIntOp::create(b, loc, 1, 1)));
   // The barrier hands thread 0's acquire to the CTA and tells every
   // thread whether the wait gave up.
   Value gaveUp = arith::ExtUIOp::create(b, loc, i32, wait.getResult(0));
