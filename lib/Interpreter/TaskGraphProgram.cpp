@@ -234,8 +234,7 @@ public:
             uint64_t random)
       : graph(graph), queues(queues), random(random) {
     if (queues) {
-      heads.assign(queues->queues.size(), 0);
-      held.assign(queues->queues.size(), kUnclaimed);
+      cursors.assign(queues->queues.size(), {});
       counters.assign(queues->needed.size(), 0);
       for (const std::vector<uint32_t> &queue : queues->queues)
         total += queue.size();
@@ -289,7 +288,8 @@ public:
   std::string describeStall(size_t done) const {
     if (queues) {
       for (size_t worker = 0; worker < queues->queues.size(); ++worker) {
-        std::optional<uint32_t> task = getNextTask(worker);
+        std::optional<uint32_t> task =
+            cursors[worker].next(queues->jit, queues->queues[worker]);
         if (!task)
           continue;
         int32_t event = *llvm::find_if(queues->waits[*task], [&](int32_t e) {
@@ -317,36 +317,20 @@ public:
   }
 
 private:
-  /// A worker that holds no just-in-time task (at its start, and after
-  /// running one) claims the next before it goes on.
-  static constexpr size_t kUnclaimed = SIZE_MAX;
-
-  /// The task `worker` runs next (having claimed), or none once it is done:
-  /// the just-in-time task it holds if that comes before the head of its
-  /// queue in the graph's order, else that head.
-  std::optional<uint32_t> getNextTask(size_t worker) const {
-    const std::vector<uint32_t> &queue = queues->queues[worker];
-    bool queueDone = heads[worker] == queue.size();
-    if (held[worker] < queues->jit.size()) {
-      uint32_t jit = queues->jit[held[worker]];
-      if (queueDone || jit < queue[heads[worker]])
-        return jit;
-    }
-    if (queueDone)
-      return std::nullopt;
-    return queue[heads[worker]];
-  }
-
   std::optional<uint32_t> nextFromQueues() {
-    // Claims interleave with runs in any order: pick among both.
+    // Claims interleave with runs in any order: pick among both. A worker
+    // that holds no just-in-time task (at its start, and after running one)
+    // claims the next before it goes on.
     while (true) {
       SmallVector<std::pair<size_t, bool>> moves; // (worker, is a claim)
       for (size_t worker = 0; worker < queues->queues.size(); ++worker) {
-        if (held[worker] == kUnclaimed && !queues->jit.empty()) {
+        tgc::WorkerCursor &cursor = cursors[worker];
+        if (!cursor.held && !queues->jit.empty()) {
           moves.push_back({worker, true});
           continue;
         }
-        std::optional<uint32_t> task = getNextTask(worker);
+        std::optional<uint32_t> task =
+            cursor.next(queues->jit, queues->queues[worker]);
         if (task && llvm::all_of(queues->waits[*task], [&](int32_t e) {
               return counters[e] >= queues->needed[e];
             }))
@@ -355,16 +339,13 @@ private:
       if (moves.empty())
         return std::nullopt;
       auto [worker, claim] = moves[splitMix64(random) % moves.size()];
+      tgc::WorkerCursor &cursor = cursors[worker];
       if (claim) {
-        held[worker] = std::min(nextClaim++, queues->jit.size());
+        cursor.held = std::min(nextClaim++, queues->jit.size());
         continue;
       }
-      uint32_t task = *getNextTask(worker);
-      if (held[worker] < queues->jit.size() &&
-          queues->jit[held[worker]] == task)
-        held[worker] = kUnclaimed;
-      else
-        ++heads[worker];
+      uint32_t task = *cursor.next(queues->jit, queues->queues[worker]);
+      cursor.advance(queues->jit, task);
       return task;
     }
   }
@@ -377,9 +358,8 @@ private:
   std::vector<uint32_t> needed, arrived, pending;
   std::vector<SmallVector<uint32_t, 2>> waiting;
   std::vector<uint32_t> ready;
-  // Worker queues, and per worker the just-in-time task it holds (an index
-  // into WorkerQueues::jit; its size once none is left).
-  std::vector<size_t> heads, held;
+  // Worker queues: where each worker is, and the just-in-time tasks claimed.
+  std::vector<tgc::WorkerCursor> cursors;
   size_t nextClaim = 0;
   std::vector<uint32_t> counters;
 };

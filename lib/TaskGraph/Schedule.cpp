@@ -74,10 +74,7 @@ SimulationReport taskgraph::simulate(const TaskGraph &graph, unsigned workers,
   std::vector<bool> finished(taskCount, false);
 
   struct Worker {
-    size_t head = 0;
-    /// Its claimed just-in-time task (an index into `jit`), none before it
-    /// claims.
-    std::optional<size_t> held;
+    WorkerCursor cursor;
     std::optional<uint32_t> running;
     double busyUntil = 0, idle = 0, freeSince = 0;
   };
@@ -103,15 +100,9 @@ SimulationReport taskgraph::simulate(const TaskGraph &graph, unsigned workers,
   // once it is done.
   auto nextTask = [&](Worker &worker,
                       ArrayRef<uint32_t> queue) -> std::optional<uint32_t> {
-    if (!worker.held)
-      worker.held = std::min(nextClaim++, jit.size());
-    bool queueDone = worker.head == queue.size();
-    if (*worker.held < jit.size() &&
-        (queueDone || jit[*worker.held] < queue[worker.head]))
-      return jit[*worker.held];
-    if (queueDone)
-      return std::nullopt;
-    return queue[worker.head];
+    if (!worker.cursor.held)
+      worker.cursor.held = std::min(nextClaim++, jit.size());
+    return worker.cursor.next(jit, queue);
   };
   auto dispatch = [&] {
     for (unsigned w = 0; w < workers; ++w) {
@@ -121,10 +112,7 @@ SimulationReport taskgraph::simulate(const TaskGraph &graph, unsigned workers,
       std::optional<uint32_t> task = nextTask(worker, queues[w]);
       if (!task || pending[*task] != 0)
         continue;
-      if (*worker.held < jit.size() && jit[*worker.held] == *task)
-        worker.held.reset();
-      else
-        ++worker.head;
+      worker.cursor.advance(jit, *task);
       start(w, *task);
     }
   };

@@ -256,11 +256,8 @@ Status Executable::run(const std::vector<uint64_t> &inputs,
                                      state->slot +
                                          state->tableOffsets[size_t(mega)] * 8,
                                      state->kernels, stream)
-                  // On a created stream, a launch that follows one of the
-                  // bundle's own launches may start while it ends
-                  // (programmatic dependent launch, where the manifest
-                  // marks the kernel pdl); the first step follows the
-                  // caller's work and launches normally. The legacy default
+                  // Programmatic dependent launch where launchesWithPdl
+                  // allows it, on a created stream only: the legacy default
                   // stream (null) gets plain launches.
                   : enqueueStep(manifest, i, state->kernels, state->set, stream,
                                 /*pdl=*/stream != nullptr);

@@ -177,6 +177,37 @@ double getTaskMicros(const TaskGraph &graph, uint32_t task, double emptyMicros);
 void scheduleAheadOfTime(TaskGraph &graph, unsigned workers,
                          double emptyMicros);
 
+/// Where a mega-kernel worker is in its dispatch (docs/MegaKernel.md): the
+/// head of its queue and the just-in-time task it has claimed. It runs the
+/// claimed task before the head when that comes earlier in the graph's
+/// order (or its queue is done), then claims another; tasks are graph task
+/// indices, `jit` the just-in-time ones in the graph's order.
+struct WorkerCursor {
+  size_t head = 0;
+  /// An index into `jit` (its size once none is left); none until the
+  /// worker claims.
+  std::optional<size_t> held;
+
+  /// The task the worker runs next, or none once it is done.
+  std::optional<uint32_t> next(llvm::ArrayRef<uint32_t> jit,
+                               llvm::ArrayRef<uint32_t> queue) const {
+    bool queueDone = head == queue.size();
+    if (held && *held < jit.size() && (queueDone || jit[*held] < queue[head]))
+      return jit[*held];
+    if (queueDone)
+      return std::nullopt;
+    return queue[head];
+  }
+  /// Records that the worker ran `task`, which next() gave: a claimed task
+  /// leaves it holding none (it claims again), a queued one moves the head.
+  void advance(llvm::ArrayRef<uint32_t> jit, uint32_t task) {
+    if (held && *held < jit.size() && jit[*held] == task)
+      held.reset();
+    else
+      ++head;
+  }
+};
+
 /// A task that waits forever in a simulation: the head of its worker's
 /// queue, its event and the triggers that arrived.
 struct Deadlock {
