@@ -319,15 +319,20 @@ func.func @shared_input(%x: tensor<64x512xf32>) -> (tensor<64x512xf32>, tensor<6
 }
 
 // softmax(s) @ v: the division by the row sums moves past the matmul, so
-// the loop walks the 4096 positions, summing exp(s) and exp(s) @ v, and
-// divides after it.
+// the loop walks the positions, summing exp(s) and exp(s) @ v, and the
+// division follows it; here on slices of the 4096 positions side by side,
+// whose sums a second kernel adds before it divides (flash decoding:
+// fuse-split-sums.mlir).
 // CHECK-LABEL: func.func @softmax_matmul
 // CHECK: kn.kernel
 // CHECK: tb.graph grid [{{.*}}] threads 128 forloop {{[0-9]+}}
 // CHECK: tb.exp
 // CHECK: tb.reduce_sum
-// CHECK: %[[L:.*]] = tb.accum_sum
+// CHECK: tb.accum_sum
 // CHECK: tb.matmul
+// CHECK: tb.accum_sum
+// CHECK: kn.kernel
+// CHECK: %[[L:.*]] = tb.reduce_sum {{.*}} keepdim = false
 // CHECK: %[[O:.*]] = tb.accum_sum
 // CHECK: tb.div %[[O]], %[[L]]
 // CHECK-NOT: kn.kernel

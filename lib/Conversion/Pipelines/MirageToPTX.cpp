@@ -64,7 +64,7 @@ unsigned mirage::getMinimumPTXVersion(llvm::StringRef chip) {
       // 8.3: the tensor-map proxy fence of the TMA loads.
       .Case("sm_90", 83)
       .Case("sm_90a", 83)
-      .Cases("sm_100", "sm_100a", 86)
+      .Cases({"sm_100", "sm_100a"}, 86)
       .Default(0);
 }
 

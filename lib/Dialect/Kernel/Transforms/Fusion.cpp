@@ -19,6 +19,7 @@
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/Dialect/Kernel/Transforms/BlockGraphBuilder.h"
+#include "mirage/Dialect/Kernel/Transforms/ContractionSplit.h"
 #include "mirage/IR/GraphUtils.h"
 #include "mirage/IR/OptionChecks.h"
 #include "mirage/IR/SemanticsOpInterface.h"
@@ -26,6 +27,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <limits>
@@ -1038,13 +1040,18 @@ public:
   /// become tasks of, 0 for kernels of their own.
   Fuser(func::FuncOp function, const DeviceModel &device, int64_t smemLimit,
         int64_t maxBlocks, int64_t maxThreads, int64_t targetBlocks,
-        int64_t persistentWorkers, int64_t maxGroupOps, double tolerance)
+        int64_t persistentWorkers, int64_t maxGroupOps, double tolerance,
+        bool splitSums)
       : function(function), device(device), smemLimit(smemLimit),
         maxBlocks(maxBlocks), maxThreads(maxThreads),
         targetBlocks(targetBlocks), persistentWorkers(persistentWorkers),
-        maxGroupOps(maxGroupOps), tolerance(tolerance) {}
+        maxGroupOps(maxGroupOps), tolerance(tolerance), splitSums(splitSums) {}
 
   LogicalResult run();
+  /// The speed model's time of the kernels `run` built.
+  double getEstimatedUs() const { return estimatedUs; }
+  /// Whether `run` split the sums of a region (splitContractedRegions).
+  bool splitAnySums() const { return splitRegions; }
 
 private:
   struct Best {
@@ -1056,6 +1063,9 @@ private:
   /// Split-K for matmuls whose output is too small to fill the GPU (see
   /// the definition).
   void splitNarrowMatmuls();
+  /// Flash decoding: the sums over a long dim that a chain of ops carries
+  /// (attention's positions) split over the grid (see the definition).
+  void splitContractedRegions();
   /// The estimated time of the cheapest plan of `ops` whose block graph
   /// verifies and lowers, with the plan's blocks; none if there is none.
   std::optional<std::pair<double, int64_t>>
@@ -1080,6 +1090,9 @@ private:
   int64_t smemLimit, maxBlocks, maxThreads, targetBlocks, persistentWorkers,
       maxGroupOps;
   double tolerance;
+  bool splitSums;
+  double estimatedUs = 0;
+  bool splitRegions = false;
 
   SmallVector<Operation *> candidates;
   llvm::DenseMap<Operation *, int> indexOf;
@@ -1238,6 +1251,110 @@ void Fuser::splitNarrowMatmuls() {
       oldRhs->erase();
     partialsOfSplitSum[best->result.getDefiningOp()] =
         best->result.getDefiningOp()->getOperand(0).getDefiningOp();
+  }
+}
+
+/// A region of ops that carry a dim only sums contract (ContractionSplit.h:
+/// attention's scores along the cache positions, summed by the softmax's
+/// row sums and the product with the values) walks the whole dim in each
+/// block's loop when fused: a decode step has too few rows to fill the GPU
+/// otherwise, so a few blocks stream the whole cache. Cut into S slices,
+/// the region computes S partial sums side by side (S cut over the grid)
+/// and a reduction over S adds them (flash decoding). S is the divisor of
+/// the dim (slices of at least kMinSplitSlice) that the speed model prices
+/// cheapest: the partial sums' kernel plus the reduction's, without its
+/// launch when an elementwise or reduction op reads a sum (it fuses into
+/// that op's kernel). The split is taken when it beats the region unsplit,
+/// as one kernel or op by op, whichever is cheaper, by kRelaunchGain. The
+/// partial sums round to the element type once each.
+void Fuser::splitContractedRegions() {
+  Block &body = function.getBody().front();
+  for (ContractedRegion &region : findContractedRegions(function)) {
+    SmallVector<Operation *> whole(region.ops);
+    whole.append(region.sums);
+    llvm::sort(whole, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    double plain = std::numeric_limits<double>::infinity();
+    if (auto fused = getBuildableCost(whole))
+      plain = fused->first;
+    double byOp = 0;
+    for (Operation *op : whole) {
+      auto single = getBuildableCost({op});
+      byOp += single ? single->first : std::numeric_limits<double>::infinity();
+    }
+    plain = std::min(plain, byOp);
+    bool sumFuses = llvm::any_of(region.sums, [](Operation *sum) {
+      return llvm::any_of(sum->getUsers(), [](Operation *user) {
+        auto semantics = dyn_cast<SemanticsOpInterface>(user);
+        return semantics && !isa<MatmulOp>(user) &&
+               !getOpInfo(semantics.getOpKind()).movesData;
+      });
+    });
+    std::optional<SlicedRegion> best;
+    double bestCost = 0;
+    auto erase = [](SlicedRegion &sliced) {
+      for (Operation *op : llvm::reverse(sliced.created))
+        op->erase();
+    };
+    for (int64_t slices : divisorsOf(region.extent)) {
+      if (slices < 2 || region.extent / slices < kMinSplitSlice)
+        continue;
+      OpBuilder b(region.sums.back());
+      SlicedRegion sliced = sliceContractedRegion(region, slices, b);
+      std::optional<std::pair<double, int64_t>> partials =
+          getBuildableCost(sliced.partials);
+      // The reduction's group has outputs only while the sums' readers
+      // read it.
+      for (auto [sum, total] : llvm::zip(region.sums, sliced.totals))
+        sum->getResult(0).replaceAllUsesWith(total->getResult(0));
+      // The totals fuse with what reads them; alone they may not share a
+      // kernel (unrelated outputs), then each is priced by itself.
+      std::optional<double> totals;
+      if (auto together = getBuildableCost(sliced.totals)) {
+        totals = together->first;
+      } else {
+        totals = 0.0;
+        for (Operation *total : sliced.totals) {
+          auto single = getBuildableCost({total});
+          totals = single ? std::optional<double>(*totals + single->first)
+                          : std::nullopt;
+          if (!totals)
+            break;
+        }
+      }
+      for (auto [sum, total] : llvm::zip(region.sums, sliced.totals))
+        total->getResult(0).replaceAllUsesWith(sum->getResult(0));
+      if (!partials || !totals) {
+        erase(sliced);
+        continue;
+      }
+      double cost =
+          partials->first + *totals - (sumFuses ? device.launchUs : 0.0);
+      if (best && cost >= bestCost) {
+        erase(sliced);
+        continue;
+      }
+      if (best)
+        erase(*best);
+      best = std::move(sliced);
+      bestCost = cost;
+    }
+    if (!best)
+      continue;
+    if (bestCost >= plain * (1 - kRelaunchGain)) {
+      erase(*best);
+      continue;
+    }
+    for (auto [sum, total] : llvm::zip(region.sums, best->totals)) {
+      sum->getResult(0).replaceAllUsesWith(total->getResult(0));
+      partialsOfSplitSum[total] = total->getOperand(0).getDefiningOp();
+    }
+    for (Operation *op : llvm::reverse(whole))
+      if (op->use_empty())
+        op->erase();
+    sortTopologically(&body);
+    splitRegions = true;
   }
 }
 
@@ -1401,8 +1518,9 @@ llvm::DenseMap<int, int64_t> Fuser::countSideBySideMatmuls() {
   // The ops each group's results reach, through the function's uses.
   llvm::DenseMap<int, llvm::DenseSet<Operation *>> reached;
   auto reaches = [&](int from, int to) {
-    auto [it, inserted] = reached.try_emplace(from);
-    if (inserted) {
+    auto found = reached.try_emplace(from);
+    auto it = found.first;
+    if (found.second) {
       SmallVector<Operation *> work;
       for (int member : groups[from])
         work.push_back(candidates[member]);
@@ -1448,6 +1566,8 @@ LogicalResult Fuser::run() {
   exposeEqualSplits(function);
   moveScalesPastMatmuls(function);
   splitNarrowMatmuls();
+  if (splitSums)
+    splitContractedRegions();
   Block &body = function.getBody().front();
   for (Operation &op : body) {
     if (!isMember(&op) || op.hasAttr(KernelDialect::getPartitionAttrName()))
@@ -1545,6 +1665,12 @@ LogicalResult Fuser::run() {
     if (best && (persistentWorkers || !fixed ||
                  best->cost < *fixed * (1 - kRelaunchGain)))
       relaunched.insert(id);
+  }
+  estimatedUs = 0;
+  for (auto &[id, members] : groups) {
+    const Best *best = relaunched.contains(id) ? getBest(members) : nullptr;
+    std::optional<double> cost = best ? best->cost : getCost(id);
+    estimatedUs += cost.value_or(0.0);
   }
   // In a persistent kernel, matmuls that read one value and do not depend
   // on one another (Trinity's q, k and v projections of x) run side by
@@ -1647,10 +1773,34 @@ struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
         persistent ? 4 * chip.sms : 16 * chip.sms * chip.maxBlocksPerSM;
     // A persistent kernel runs one block size, that of its matmul tasks.
     int64_t maxThreads = persistent ? kDefaultThreads : 4 * kDefaultThreads;
-    Fuser fuser(function, chip, smemLimit, maxBlocks, maxThreads, targetBlocks,
-                persistent ? chip.sms : 0, maxGroupOps, tolerance);
-    if (failed(fuser.run()))
+    auto fuse = [&](func::FuncOp on, bool split) {
+      return Fuser(on, chip, smemLimit, maxBlocks, maxThreads, targetBlocks,
+                   persistent ? chip.sms : 0, maxGroupOps, tolerance, split);
+    };
+    // In a persistent kernel the split ran slower on an H200 (the partial
+    // sums' tasks and their reduction's: docs/Fusion.md).
+    if (!splitSums || persistent) {
+      if (failed(fuse(function, false).run()))
+        return signalPassFailure();
+      return;
+    }
+    // Split sums change what fuses around them, so the function is fused
+    // both ways, the split on a copy, and the cheaper estimate is kept.
+    func::FuncOp trial = function.clone();
+    llvm::scope_exit discard([&] { trial->erase(); });
+    trial->setAttr(tb::BlockDialect::getTargetAttrName(), target);
+    Fuser split = fuse(trial, true);
+    if (failed(split.run()))
       return signalPassFailure();
+    if (split.splitAnySums()) {
+      Fuser plain = fuse(function, false);
+      if (failed(plain.run()))
+        return signalPassFailure();
+      if (split.getEstimatedUs() >=
+          plain.getEstimatedUs() * (1 - kRelaunchGain))
+        return;
+    }
+    function.getBody().takeBody(trial.getBody());
   }
 };
 

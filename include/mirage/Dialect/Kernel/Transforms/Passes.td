@@ -154,6 +154,15 @@ def KnFuse : Pass<"kn-fuse", "::mlir::func::FuncOp"> {
     RoPE's split, neg, concat, mul and add; gated MLPs (two projections of
     one activation, or gate | up halves before the down projection);
     softmax(s) @ v; independent ops that read the same input.
+
+    Before grouping, a narrow two-dim matmul may become partial products
+    over slices of k (split-K), and with `split-sums` a chain of batched
+    ops whose values carry a dim that only sums contract (attention's
+    scores along the cache positions, summed by the softmax's row sums and
+    the product with the values) may be computed on slices of that dim side
+    by side, its sums reduced over the slices after it (flash decoding):
+    the function is then fused both ways and the cheaper estimate kept
+    (docs/Fusion.md).
   }];
   let dependentDialects = ["::mirage::tb::BlockDialect"];
   let options = [
@@ -174,6 +183,11 @@ def KnFuse : Pass<"kn-fuse", "::mlir::func::FuncOp"> {
     Option<"tolerance", "tolerance", "double", /*default=*/"0.05",
            "Fuse while the fused kernel's estimate is at most this fraction "
            "above the kernels it replaces (it moves fewer bytes)">,
+    Option<"splitSums", "split-sums", "bool", /*default=*/"true",
+           "Split the sums over a long dim that a chain of batched ops "
+           "carries (attention's positions: flash decoding) where the speed "
+           "model prices the fused function cheaper; kernels of their own "
+           "only (not with persistent)">,
   ];
 }
 
