@@ -301,10 +301,11 @@ SkeletonEnumerator::get(ArrayRef<KernelTensor> operands) {
 void SkeletonEnumerator::writeJSON(llvm::json::OStream &json) {
   std::lock_guard<std::mutex> lock(mutex);
   json.object([&] {
-    for (auto &[key, entry] : entries) {
+    for (auto &item : entries) {
+      const auto &entry = item.second;
       if (!entry.complete)
         continue;
-      json.attributeArray(key, [&] {
+      json.attributeArray(item.first, [&] {
         for (const auto &skeleton : *entry.list.get()) {
           std::string text;
           llvm::raw_string_ostream os(text);

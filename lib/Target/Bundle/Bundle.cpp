@@ -180,7 +180,8 @@ computeReference(func::FuncOp reference, const rt::UniformGenerator &generator,
   size_t drawn = 0, toDraw = 0;
   for (Type type : types)
     toDraw += elementsOf(type);
-  for (auto [index, type] : llvm::enumerate(types)) {
+  for (size_t index = 0; index < types.size(); ++index) {
+    Type type = types[index];
     report(drawn, toDraw,
            llvm::formatv("{0} of {1} inputs drawn", index, types.size()));
     drawn += elementsOf(type);
