@@ -7,6 +7,10 @@
 // In the PTX, a fence, one wgmma per 16 of k, commit and wait; N-major B
 // is transposed (imm-trans-b 1), K-major B not.
 // RUN: mirage-opt %s --mirage-to-ptx="chip=sm_90a wgmma=true fuse=false" | FileCheck %s --check-prefix=PTX
+// A GEMM main loop asks for 4 stages and leaves each step's wgmma group in
+// flight (wait_group 1, then 0 after the loop), its copies 2 steps ahead;
+// with 2 stages every step waits for its group (wait_group 0 in the loop).
+// RUN: mirage-opt %s --convert-kn-to-gpu="chip=sm_90a wgmma=true pipeline-stages=2" | FileCheck %s --check-prefix=TWO
 
 // Two warpgroups, one 64-row slab each; x [128, 64] is K-major with rows of
 // 128 bytes (descriptor: swizzle 128B, stride 1024 bytes, leading unused);
@@ -23,6 +27,8 @@
 // CHECK: arith.constant 4611686293338849280 : i64
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 1;"
+// CHECK: scf.yield
 // CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
 // CHECK-NOT: nvgpu.mma.sync
 // CHECK-LABEL: gpu.func @linear_t_k0(
@@ -36,6 +42,25 @@
 // CHECK-LABEL: gpu.func @two_warps_k0(
 // CHECK-NOT: wgmma
 // CHECK: nvgpu.mma.sync
+// Attention's step: the second matmul reads exp(scores), which the step
+// writes itself: every group is waited on in its step.
+// CHECK-LABEL: gpu.func @attention_step_k0(
+// CHECK: scf.for
+// CHECK-NOT: wgmma.wait_group.sync.aligned 1;
+// CHECK: gpu.return
+
+// The prologue requests 2 stages (copies 2 ahead); each step requests one,
+// waits until 2 are pending, and leaves its group in flight.
+// TWO-LABEL: gpu.func @prefill_k0(
+// TWO: nvvm.cp.async.commit.group
+// TWO-NOT: nvvm.cp.async.commit.group
+// TWO: scf.for
+// TWO: nvvm.cp.async.commit.group
+// TWO-NEXT: nvvm.cp.async.wait.group 1
+// TWO: nvvm.wgmma.commit.group.sync.aligned
+// TWO-NOT: scf.yield
+// TWO: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
+// TWO: scf.yield
 
 // OFF-NOT: wgmma
 // OFF-NOT: fence.proxy
@@ -112,4 +137,22 @@ func.func @two_warps(%x: tensor<64x512xf16>, %w: tensor<512x512xf16>) -> tensor<
     }
   } : (tensor<64x512xf16>, tensor<512x512xf16>) -> tensor<64x512xf16>
   return %y : tensor<64x512xf16>
+}
+
+func.func @attention_step(%q: tensor<64x64xf16>, %k: tensor<64x1024xf16>, %v: tensor<1024x64xf16>) -> tensor<64x64xf16> {
+  %o = kn.kernel(%q, %k, %v) {
+    tb.graph grid [1] threads 128 forloop 16 {
+    ^bb0(%qd: tensor<64x64xf16>, %kd: tensor<64x1024xf16>, %vd: tensor<1024x64xf16>):
+      %qt = tb.input_iterator %qd imap <x -> replica> fmap <i -> replica> : tensor<64x64xf16> -> !tb.tile<64x64xf16>
+      %kt = tb.input_iterator %kd imap <x -> replica> fmap <i -> 1> : tensor<64x1024xf16> -> !tb.tile<64x64xf16>
+      %vt = tb.input_iterator %vd imap <x -> replica> fmap <i -> 0> : tensor<1024x64xf16> -> !tb.tile<64x64xf16>
+      %s = tb.matmul %qt, %kt : !tb.tile<64x64xf16>, !tb.tile<64x64xf16>
+      %e = tb.exp %s : !tb.tile<64x64xf16>
+      %pv = tb.matmul %e, %vt : !tb.tile<64x64xf16>, !tb.tile<64x64xf16>
+      %acc = tb.accum_sum %pv : !tb.tile<64x64xf16>
+      %out = tb.output_saver %acc omap <x -> 0> : !tb.tile<64x64xf16> -> tensor<64x64xf16>
+      tb.yield %out : tensor<64x64xf16>
+    }
+  } : (tensor<64x64xf16>, tensor<64x1024xf16>, tensor<1024x64xf16>) -> tensor<64x64xf16>
+  return %o : tensor<64x64xf16>
 }

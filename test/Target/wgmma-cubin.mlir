@@ -11,6 +11,11 @@
 // RUN: mirage-bundle %examples/qknorm_gqa.mlir -o %t --no-reference
 // RUN: %PYTHON %S/Inputs/print-kernel-resources.py %t | FileCheck %s --implicit-check-not="spill_bytes {{[1-9]}}"
 // RUN: grep -c wgmma.mma_async %t/prefill_linear/kernels.ptx %t/prefill_linear_t/kernels.ptx %t/prefill_linear_small_tiled/kernels.ptx %t/gated_mlp_bs8/kernels.ptx %t/lora_bs8/kernels.ptx %t/gqa_bs8/kernels.ptx %t/qknorm_gqa_bs8/kernels.ptx | FileCheck %s --check-prefix=WGMMA
+// The GEMM main loops keep a wgmma group in flight across steps, and
+// ptxas keeps them so (it would serialize them, with a warning, where a
+// register of a group in flight were read early).
+// RUN: grep -c "wgmma.wait_group.sync.aligned 1" %t/prefill_linear_t/kernels.ptx %t/gated_mlp_bs8/kernels.ptx %t/prefill_linear_small_tiled/kernels.ptx | FileCheck %s --check-prefix=IN-FLIGHT
+// RUN: ptxas -arch=sm_90a -v %t/prefill_linear_t/kernels.ptx %t/gated_mlp_bs8/kernels.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=SERIAL
 // RUN: not grep -l wgmma %t/gated_mlp_bs1/kernels.ptx %t/prefill_linear_small/kernels.ptx %t/gqa_bs1/kernels.ptx %t/qknorm_gqa_bs1/kernels.ptx
 // RUN: mirage-bundle %examples/prefill.mlir --function prefill_linear -o %t.mma --wgmma=false --no-reference
 // RUN: not grep -l wgmma %t.mma/prefill_linear_mma/kernels.ptx
@@ -23,6 +28,12 @@
 // CHECK-DAG: lora_bs8 v1 lora_bs8_k0: spill_bytes 0
 // CHECK-DAG: gqa_bs1 v1 gqa_bs1_k0: spill_bytes 0
 // CHECK-DAG: qknorm_gqa_bs8 v1 qknorm_gqa_bs8_k1: spill_bytes 0
+
+// IN-FLIGHT: prefill_linear_t/kernels.ptx:1
+// IN-FLIGHT: gated_mlp_bs8/kernels.ptx:2
+// IN-FLIGHT: prefill_linear_small_tiled/kernels.ptx:1
+// SERIAL-NOT: serialize
+// SERIAL: Used {{[0-9]+}} registers
 
 // One wgmma per 16 of k per 64-row slab of a job.
 // WGMMA: prefill_linear/kernels.ptx:32

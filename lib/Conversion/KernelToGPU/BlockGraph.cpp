@@ -10,6 +10,13 @@
 //              wait for iteration it's tiles, run the loop-body steps level
 //              by level (a barrier after each level)
 //
+// A GEMM main loop on wgmma (BlockGraphPlan::keepsWgmmaInFlight) leaves each
+// step's wgmma group in flight while the next step requests and waits for
+// its tiles (wgmma.wait_group 1; 0 after the loop): the copies then run
+// stages - 2 iterations ahead instead of stages - 1 (here and in the
+// preload below), so the stage a request overwrites is that of the group
+// before last, which has completed before the request's iteration began.
+//
 // With TMA the pipelined tiles come from the bulk tensor copy engine
 // instead: thread 0 expects a stage's bytes on that stage's mbarrier and
 // issues one nvgpu.tma.async.load per tile; every thread waits on the
@@ -783,7 +790,7 @@ void BlockGraphEmitter::emitPreloadCopies() {
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     return;
   }
-  for (int64_t s = 0; s + 1 < plan.getStages(); ++s) {
+  for (int64_t s = 0; s < plan.getStagesAhead(); ++s) {
     emitPipelinedLoads(kb->index(s), [&](tb::InputIteratorOp iterator) {
       return isPreloaded(iterator);
     });
@@ -828,10 +835,14 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
       });
   bool tma = plan.usesTma();
   bool asyncPipeline = async && !plan.getPipelined().empty() && !tma;
+  // Each step's wgmma group may stay in flight into the next step; the
+  // copies then run one stage less ahead (keepsWgmmaInFlight).
+  bool wgmmaInFlight = asyncPipeline && plan.keepsWgmmaInFlight();
+  int64_t ahead = plan.getStagesAhead();
   if (tma)
     emitTmaInit();
   if (asyncPipeline) {
-    for (int64_t s = 0; s + 1 < stages; ++s) {
+    for (int64_t s = 0; s < ahead; ++s) {
       emitPipelinedLoads(kb->index(s), [&](tb::InputIteratorOp iterator) {
         return !isPreloaded(iterator);
       });
@@ -865,27 +876,28 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
     if (tma) {
       // The copy engine writes what the mbarrier wait makes visible: no
       // block barrier is needed before the tiles are read.
-      Value ahead = kb->add(iteration, stages - 1);
-      auto ifOp = scf::IfOp::create(b, loc, kb->lessThan(ahead, iterations));
+      Value request = kb->add(iteration, stages - 1);
+      auto ifOp =
+          scf::IfOp::create(b, loc, kb->lessThan(request, iterations));
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
-        emitTmaLoads(ahead);
+        emitTmaLoads(request);
       }
       emitTmaWait(iteration);
     } else if (asyncPipeline) {
-      // Request the tiles of iteration + stages - 1, then wait until at most
-      // stages - 1 groups are pending: this iteration's group is complete.
-      Value ahead = kb->add(iteration, stages - 1);
-      auto ifOp = scf::IfOp::create(b, loc, kb->lessThan(ahead, iterations));
+      // Request the tiles of iteration + ahead, then wait until at most
+      // `ahead` groups are pending: this iteration's group is complete.
+      Value request = kb->add(iteration, ahead);
+      auto ifOp =
+          scf::IfOp::create(b, loc, kb->lessThan(request, iterations));
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
-        emitPipelinedLoads(ahead);
+        emitPipelinedLoads(request);
       }
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
-      NVVM::CpAsyncWaitGroupOp::create(b, loc,
-                                     b.getI32IntegerAttr(stages - 1));
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(ahead));
       kb->barrier();
     } else if (!plan.getPipelined().empty()) {
       emitPipelinedLoads(iteration);
@@ -894,9 +906,12 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
     for (tb::InputIteratorOp iterator : plan.getPipelined())
       tiles[iterator.getResult()] = getStageTile(iterator, iteration);
     // The last level's barrier also frees this iteration's stage for the
-    // next request.
+    // next request (with wgmma in flight, the previous iteration's: its
+    // group completed before this iteration's wait returned).
+    kb->wgmmaGroupsInFlight = wgmmaInFlight ? 1 : 0;
     if (failed(emitLevels(plan.getLoopLevels(), iteration, registerAcc)))
       return failure();
+    kb->wgmmaGroupsInFlight = 0;
     if (plan.getLoopLevels().empty() && !plan.getPipelined().empty())
       kb->barrier();
     // Without iteration arguments the builder added the terminator.
@@ -905,12 +920,15 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
   }
 
   // Epilogue.
+  SmallVector<Value> sums(loop.getResults());
+  if (wgmmaInFlight)
+    sums = MmaMatmul::waitForWgmma(*kb, sums);
   int64_t first = 0;
   for (const RegisterSum &sum : plan.getRegisterSums()) {
     const MmaMatmul *mma = plan.getMma(sum.matmul);
     int64_t count = mma->getStateSize(*kb, sum.isRescaled());
-    mma->store(*kb, loop.getResults().slice(first, count), sum.isRescaled(),
-               getTile(sum.accumulator->getResult(0)));
+    mma->store(*kb, ArrayRef<Value>(sums).slice(first, count),
+               sum.isRescaled(), getTile(sum.accumulator->getResult(0)));
     first += count;
   }
   if (!plan.getRegisterSums().empty())

@@ -105,6 +105,20 @@ public:
   /// Whether some matmul runs on wgmma, which reads its operand tiles
   /// through the async proxy.
   bool usesWgmma() const;
+  /// Whether each loop step may leave its wgmma group in flight while the
+  /// next one waits for its tiles (a GEMM main loop): cp.async stages, at
+  /// least 3 of them, and every wgmma matmul of the loop summed in
+  /// registers from two pipelined tiles, which nothing in the loop writes.
+  /// The copies then run one stage less ahead, so that the stage a copy
+  /// overwrites belongs to the group before last, which has completed.
+  bool keepsWgmmaInFlight() const;
+  /// keepsWgmmaInFlight but for the stage count: what asks for more stages.
+  bool isWgmmaMainLoop() const;
+  /// How many iterations ahead of the one computing the cp.async copies
+  /// run: stages - 1, or stages - 2 with wgmma in flight.
+  int64_t getStagesAhead() const {
+    return keepsWgmmaInFlight() ? stages - 2 : stages - 1;
+  }
   /// The tensor map a pipelined tile is copied through (usesTma only).
   mlir::nvgpu::TensorMapDescriptorType
   getTensorMapType(tb::InputIteratorOp iterator) const;

@@ -48,6 +48,9 @@ constexpr int64_t kVectorWidth = 8;
 /// (the grid over kNumSMs, at most kMaxResidentBlocks).
 constexpr int64_t kAutoPipelineBytes = 64 * 1024;
 constexpr int64_t kMaxPipelineStages = 16;
+/// The stages a wgmma main loop asks for where they fit (see
+/// BlockGraphPlan::keepsWgmmaInFlight).
+constexpr int64_t kWgmmaMainLoopStages = 4;
 /// H100 and H200 (sm_90a) have 132 SMs.
 constexpr int64_t kNumSMs = 132;
 constexpr int64_t kMaxResidentBlocks = 8;
@@ -213,6 +216,11 @@ public:
   /// (fence.proxy.async.shared::cta), as the tensor cores read through it.
   void barrier();
   bool asyncProxyReadsShared = false;
+  /// The wgmma groups a warpgroup's matmul leaves in flight when it returns
+  /// (wgmma.wait_group's count): 1 in a loop that keeps one in flight
+  /// (BlockGraphPlan::keepsWgmmaInFlight), whose results are then read
+  /// only after `waitForWgmma`.
+  int64_t wgmmaGroupsInFlight = 0;
 };
 
 //===----------------------------------------------------------------------===//
@@ -455,6 +463,11 @@ public:
       KernelBuilder &kb, const SmemTile &lhs, const SmemTile &rhs,
       const SmemTile &out,
       llvm::function_ref<mlir::Value(mlir::Value)> epilogue = {}) const;
+  /// `state` (a sum's accumulator fragments) once every wgmma group of the
+  /// thread has completed (wgmma.wait_group 0), for a loop that left one in
+  /// flight.
+  static llvm::SmallVector<mlir::Value> waitForWgmma(KernelBuilder &kb,
+                                                     mlir::ValueRange state);
 
 private:
   /// Where a job's output starts: the warp's first row (for wgmma, also

@@ -34,6 +34,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <limits>
 
@@ -331,6 +332,39 @@ static SmallVector<Value> passThrough(KernelBuilder &kb, StringRef instruction,
   return passed;
 }
 
+/// The f32 registers of vector<2x2xf32> accumulator fragments, four each.
+static SmallVector<Value> unpackFragments(KernelBuilder &kb,
+                                          ValueRange fragments) {
+  SmallVector<Value> registers;
+  for (Value fragment : fragments)
+    for (int64_t half = 0; half < 2; ++half)
+      for (int64_t c = 0; c < 2; ++c)
+        registers.push_back(vector::ExtractOp::create(
+            kb.b, kb.loc, fragment, ArrayRef<int64_t>{half, c}));
+  return registers;
+}
+
+/// The inverse of unpackFragments.
+static SmallVector<Value> packFragments(KernelBuilder &kb,
+                                        ArrayRef<Value> registers) {
+  auto fragmentType = VectorType::get({2, 2}, kb.b.getF32Type());
+  Value zero = arith::ConstantOp::create(
+      kb.b, kb.loc,
+      DenseElementsAttr::get(fragmentType, kb.b.getF32FloatAttr(0.0)));
+  SmallVector<Value> fragments;
+  for (size_t t = 0; t < registers.size() / 4; ++t) {
+    Value fragment = zero;
+    for (int64_t half = 0; half < 2; ++half)
+      for (int64_t c = 0; c < 2; ++c)
+        fragment = vector::InsertOp::create(kb.b, kb.loc,
+                                            registers[4 * t + 2 * half + c],
+                                            fragment,
+                                            ArrayRef<int64_t>{half, c});
+    fragments.push_back(fragment);
+  }
+  return fragments;
+}
+
 SmallVector<Value> MmaMatmul::multiplyWarpgroupJobs(KernelBuilder &kb,
                                                     const SmemTile &lhs,
                                                     const SmemTile &rhs,
@@ -341,12 +375,7 @@ SmallVector<Value> MmaMatmul::multiplyWarpgroupJobs(KernelBuilder &kb,
   MLIRContext *context = b.getContext();
   // Accumulator register j of a job: fragment j / 4, entry j % 4.
   int64_t perJob = 4 * nTilesPerJob;
-  SmallVector<Value> registers;
-  for (Value fragment : acc)
-    for (int64_t half = 0; half < 2; ++half)
-      for (int64_t c = 0; c < 2; ++c)
-        registers.push_back(vector::ExtractOp::create(
-            b, loc, fragment, ArrayRef<int64_t>{half, c}));
+  SmallVector<Value> registers = unpackFragments(kb, acc);
   registers = passThrough(kb, "wgmma.fence.sync.aligned;", registers);
   auto structType = LLVM::LLVMStructType::getLiteral(
       context, SmallVector<Type>(perJob, b.getF32Type()));
@@ -387,21 +416,22 @@ SmallVector<Value> MmaMatmul::multiplyWarpgroupJobs(KernelBuilder &kb,
     for (int64_t j = 0; j < perJob; ++j)
       registers[index * perJob + j] =
           LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{j});
-  registers = passThrough(kb, "wgmma.wait_group.sync.aligned 0;", registers);
-  auto fragmentType = VectorType::get({2, 2}, b.getF32Type());
-  Value zero = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(fragmentType, b.getF32FloatAttr(0.0)));
-  SmallVector<Value> next;
-  for (size_t t = 0; t < acc.size(); ++t) {
-    Value fragment = zero;
-    for (int64_t half = 0; half < 2; ++half)
-      for (int64_t c = 0; c < 2; ++c)
-        fragment =
-            vector::InsertOp::create(b, loc, registers[4 * t + 2 * half + c],
-                                     fragment, ArrayRef<int64_t>{half, c});
-    next.push_back(fragment);
-  }
-  return next;
+  // A loop that keeps a group in flight reads these registers only in the
+  // next step's wgmma (which chains on them) and after waitForWgmma.
+  registers = passThrough(kb,
+                          llvm::formatv("wgmma.wait_group.sync.aligned {0};",
+                                        kb.wgmmaGroupsInFlight)
+                              .str(),
+                          registers);
+  return packFragments(kb, registers);
+}
+
+SmallVector<Value> MmaMatmul::waitForWgmma(KernelBuilder &kb,
+                                           ValueRange state) {
+  SmallVector<Value> registers = unpackFragments(kb, state);
+  registers =
+      passThrough(kb, "wgmma.wait_group.sync.aligned 0;", registers);
+  return packFragments(kb, registers);
 }
 
 SmallVector<Value> MmaMatmul::accumulate(KernelBuilder &kb,

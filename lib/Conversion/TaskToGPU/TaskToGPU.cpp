@@ -298,7 +298,8 @@ func::FuncOp MegaKernelLowering::createTaskFunction(OpBuilder &b,
 
 LogicalResult MegaKernelLowering::buildBodies() {
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  for (auto [index, kernel] : llvm::enumerate(tables.bodies)) {
+  for (size_t index = 0; index < tables.bodies.size(); ++index) {
+    tg::KernelOp kernel = tables.bodies[index];
     auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
     func::FuncOp body =
         createTaskFunction(b, kernel, "body", index, kernel->getOperandTypes());
@@ -337,7 +338,8 @@ void MegaKernelLowering::buildPrefetchers() {
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   Type i64 = b.getI64Type();
   auto pointerType = LLVM::LLVMPointerType::get(b.getContext(), /*global=*/1);
-  for (auto [index, kernel] : llvm::enumerate(tables.bodies)) {
+  for (size_t index = 0; index < tables.bodies.size(); ++index) {
+    tg::KernelOp kernel = tables.bodies[index];
     auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
     SmallVector<std::pair<unsigned, PrefetchRegion>> regions;
     int64_t budget = prefetch.bytes;
