@@ -17,6 +17,7 @@
 // VERIFY: proven: equivalent to @short_positions (
 // VERIFY: proven: equivalent to @scores_returned (
 // VERIFY: tested, not proven: agrees with @max_shifted (
+// VERIFY: tested, not proven: agrees with @two_attentions (
 
 // 16 query rows against 4096 positions: the partial sums' kernel cuts the
 // slices over the grid (the keys read as [2, 64, S, 4096/S] through a
@@ -115,4 +116,27 @@ func.func @max_shifted(%q: tensor<2x16x64xf16>, %k: tensor<2x64x4096xf16>, %v: t
   %p = kn.div %e, %l : tensor<2x16x4096xf16>, tensor<2x16x1xf16>
   %o = kn.matmul %p, %v : tensor<2x16x4096xf16>, tensor<2x4096x64xf16>
   return %o : tensor<2x16x64xf16>
+}
+
+// Two regions in one function, the second reading the first's output as
+// its queries: each is split (regions are found again after a split);
+// two exponentials on one path put it outside the verifier's proof.
+// CHECK-LABEL: func.func @two_attentions
+// CHECK-COUNT-4: keepdim = false
+// CHECK-NOT: keepdim = false
+// CHECK: return
+func.func @two_attentions(%q: tensor<2x16x64xf16>, %k: tensor<2x64x4096xf16>, %v: tensor<2x4096x64xf16>) -> tensor<2x16x64xf16> {
+  %s = kn.matmul %q, %k : tensor<2x16x64xf16>, tensor<2x64x4096xf16>
+  %scaled = kn.mul_scalar %s, 0.125 : tensor<2x16x4096xf16>
+  %e = kn.exp %scaled : tensor<2x16x4096xf16>
+  %l = kn.reduce_sum %e dim 2 : tensor<2x16x4096xf16>
+  %p = kn.div %e, %l : tensor<2x16x4096xf16>, tensor<2x16x1xf16>
+  %o = kn.matmul %p, %v : tensor<2x16x4096xf16>, tensor<2x4096x64xf16>
+  %s2 = kn.matmul %o, %k : tensor<2x16x64xf16>, tensor<2x64x4096xf16>
+  %scaled2 = kn.mul_scalar %s2, 0.125 : tensor<2x16x4096xf16>
+  %e2 = kn.exp %scaled2 : tensor<2x16x4096xf16>
+  %l2 = kn.reduce_sum %e2 dim 2 : tensor<2x16x4096xf16>
+  %p2 = kn.div %e2, %l2 : tensor<2x16x4096xf16>, tensor<2x16x1xf16>
+  %o2 = kn.matmul %p2, %v : tensor<2x16x4096xf16>, tensor<2x4096x64xf16>
+  return %o2 : tensor<2x16x64xf16>
 }

@@ -1066,6 +1066,8 @@ private:
   /// Flash decoding: the sums over a long dim that a chain of ops carries
   /// (attention's positions) split over the grid (see the definition).
   void splitContractedRegions();
+  /// Splits one region's sums where that is cheaper; whether it did.
+  bool splitContractedRegion(const ContractedRegion &region);
   /// The estimated time of the cheapest plan of `ops` whose block graph
   /// verifies and lowers, with the plan's blocks; none if there is none.
   std::optional<std::pair<double, int64_t>>
@@ -1268,94 +1270,108 @@ void Fuser::splitNarrowMatmuls() {
 /// as one kernel or op by op, whichever is cheaper, by kRelaunchGain. The
 /// partial sums round to the element type once each.
 void Fuser::splitContractedRegions() {
-  Block &body = function.getBody().front();
-  for (ContractedRegion &region : findContractedRegions(function)) {
-    SmallVector<Operation *> whole(region.ops);
-    whole.append(region.sums);
-    llvm::sort(whole, [](Operation *a, Operation *b) {
-      return a->isBeforeInBlock(b);
-    });
-    double plain = std::numeric_limits<double>::infinity();
-    if (auto fused = getBuildableCost(whole))
-      plain = fused->first;
-    double byOp = 0;
-    for (Operation *op : whole) {
-      auto single = getBuildableCost({op});
-      byOp += single ? single->first : std::numeric_limits<double>::infinity();
-    }
-    plain = std::min(plain, byOp);
-    bool sumFuses = llvm::any_of(region.sums, [](Operation *sum) {
-      return llvm::any_of(sum->getUsers(), [](Operation *user) {
-        auto semantics = dyn_cast<SemanticsOpInterface>(user);
-        return semantics && !isa<MatmulOp>(user) &&
-               !getOpInfo(semantics.getOpKind()).movesData;
-      });
-    });
-    std::optional<SlicedRegion> best;
-    double bestCost = 0;
-    auto erase = [](SlicedRegion &sliced) {
-      for (Operation *op : llvm::reverse(sliced.created))
-        op->erase();
-    };
-    for (int64_t slices : divisorsOf(region.extent)) {
-      if (slices < 2 || region.extent / slices < kMinSplitSlice)
-        continue;
-      OpBuilder b(region.sums.back());
-      SlicedRegion sliced = sliceContractedRegion(region, slices, b);
-      std::optional<std::pair<double, int64_t>> partials =
-          getBuildableCost(sliced.partials);
-      // The reduction's group has outputs only while the sums' readers
-      // read it.
-      for (auto [sum, total] : llvm::zip(region.sums, sliced.totals))
-        sum->getResult(0).replaceAllUsesWith(total->getResult(0));
-      // The totals fuse with what reads them; alone they may not share a
-      // kernel (unrelated outputs), then each is priced by itself.
-      std::optional<double> totals;
-      if (auto together = getBuildableCost(sliced.totals)) {
-        totals = together->first;
-      } else {
-        totals = 0.0;
-        for (Operation *total : sliced.totals) {
-          auto single = getBuildableCost({total});
-          totals = single ? std::optional<double>(*totals + single->first)
-                          : std::nullopt;
-          if (!totals)
-            break;
-        }
+  // Regions are found again after each split: a split erases the ops and
+  // sums of its region, which another region may have read as leaves.
+  llvm::DenseSet<Operation *> tried;
+  bool split = true;
+  while (split) {
+    split = false;
+    for (ContractedRegion &region : findContractedRegions(function))
+      if (tried.insert(region.sums.front()).second &&
+          splitContractedRegion(region)) {
+        split = true;
+        break;
       }
-      for (auto [sum, total] : llvm::zip(region.sums, sliced.totals))
-        total->getResult(0).replaceAllUsesWith(sum->getResult(0));
-      if (!partials || !totals) {
-        erase(sliced);
-        continue;
-      }
-      double cost =
-          partials->first + *totals - (sumFuses ? device.launchUs : 0.0);
-      if (best && cost >= bestCost) {
-        erase(sliced);
-        continue;
-      }
-      if (best)
-        erase(*best);
-      best = std::move(sliced);
-      bestCost = cost;
-    }
-    if (!best)
-      continue;
-    if (bestCost >= plain * (1 - kRelaunchGain)) {
-      erase(*best);
-      continue;
-    }
-    for (auto [sum, total] : llvm::zip(region.sums, best->totals)) {
-      sum->getResult(0).replaceAllUsesWith(total->getResult(0));
-      partialsOfSplitSum[total] = total->getOperand(0).getDefiningOp();
-    }
-    for (Operation *op : llvm::reverse(whole))
-      if (op->use_empty())
-        op->erase();
-    sortTopologically(&body);
-    splitRegions = true;
   }
+}
+
+bool Fuser::splitContractedRegion(const ContractedRegion &region) {
+  Block &body = function.getBody().front();
+  SmallVector<Operation *> whole(region.ops);
+  whole.append(region.sums);
+  llvm::sort(whole,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  double plain = std::numeric_limits<double>::infinity();
+  if (auto fused = getBuildableCost(whole))
+    plain = fused->first;
+  double byOp = 0;
+  for (Operation *op : whole) {
+    auto single = getBuildableCost({op});
+    byOp += single ? single->first : std::numeric_limits<double>::infinity();
+  }
+  plain = std::min(plain, byOp);
+  bool sumFuses = llvm::any_of(region.sums, [](Operation *sum) {
+    return llvm::any_of(sum->getUsers(), [](Operation *user) {
+      auto semantics = dyn_cast<SemanticsOpInterface>(user);
+      return semantics && !isa<MatmulOp>(user) &&
+             !getOpInfo(semantics.getOpKind()).movesData;
+    });
+  });
+  std::optional<SlicedRegion> best;
+  double bestCost = 0;
+  auto erase = [](SlicedRegion &sliced) {
+    for (Operation *op : llvm::reverse(sliced.created))
+      op->erase();
+  };
+  for (int64_t slices : divisorsOf(region.extent)) {
+    if (slices < 2 || region.extent / slices < kMinSplitSlice)
+      continue;
+    OpBuilder b(region.sums.back());
+    SlicedRegion sliced = sliceContractedRegion(region, slices, b);
+    std::optional<std::pair<double, int64_t>> partials =
+        getBuildableCost(sliced.partials);
+    // The reduction's group has outputs only while the sums' readers
+    // read it.
+    for (auto [sum, total] : llvm::zip(region.sums, sliced.totals))
+      sum->getResult(0).replaceAllUsesWith(total->getResult(0));
+    // The totals fuse with what reads them; alone they may not share a
+    // kernel (unrelated outputs), then each is priced by itself.
+    std::optional<double> totals;
+    if (auto together = getBuildableCost(sliced.totals)) {
+      totals = together->first;
+    } else {
+      totals = 0.0;
+      for (Operation *total : sliced.totals) {
+        auto single = getBuildableCost({total});
+        totals = single ? std::optional<double>(*totals + single->first)
+                        : std::nullopt;
+        if (!totals)
+          break;
+      }
+    }
+    for (auto [sum, total] : llvm::zip(region.sums, sliced.totals))
+      total->getResult(0).replaceAllUsesWith(sum->getResult(0));
+    if (!partials || !totals) {
+      erase(sliced);
+      continue;
+    }
+    double cost =
+        partials->first + *totals - (sumFuses ? device.launchUs : 0.0);
+    if (best && cost >= bestCost) {
+      erase(sliced);
+      continue;
+    }
+    if (best)
+      erase(*best);
+    best = std::move(sliced);
+    bestCost = cost;
+  }
+  if (!best)
+    return false;
+  if (bestCost >= plain * (1 - kRelaunchGain)) {
+    erase(*best);
+    return false;
+  }
+  for (auto [sum, total] : llvm::zip(region.sums, best->totals)) {
+    sum->getResult(0).replaceAllUsesWith(total->getResult(0));
+    partialsOfSplitSum[total] = total->getOperand(0).getDefiningOp();
+  }
+  for (Operation *op : llvm::reverse(whole))
+    if (op->use_empty())
+      op->erase();
+  sortTopologically(&body);
+  splitRegions = true;
+  return true;
 }
 
 SmallVector<Operation *> Fuser::getProducers(Operation *op) {
