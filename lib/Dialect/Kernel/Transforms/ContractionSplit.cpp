@@ -263,6 +263,7 @@ mirage::kn::findContractedRegions(func::FuncOp function) {
   llvm::DenseSet<Operation *> taken;
   for (Operation &op : function.getBody().front()) {
     if (taken.contains(&op) || op.getNumOperands() == 0 ||
+        !isa<ShapedType>(op.getOperand(0).getType()) ||
         rankOf(op.getOperand(0)) < kMinSumRank)
       continue;
     // A sum of its first operand's dim at one of the two innermost places.
