@@ -45,8 +45,8 @@ struct OperandRole {
   int64_t position = 0;
 };
 
-/// An operator op that slicing may rebuild: one result, no partition, and
-/// parameters that name no dim a slice changes.
+/// An operator op that slicing may rebuild: one result, no marks, and
+/// parameters that name dims only as slicing can shift them.
 SemanticsOpInterface getSliceableOp(Operation *op) {
   auto semantics = dyn_cast_or_null<SemanticsOpInterface>(op);
   // Marks (a partition, a data-dependent value) say something about the
