@@ -1267,8 +1267,10 @@ void Fuser::splitNarrowMatmuls() {
 /// cheapest: the partial sums' kernel plus the reduction's, without its
 /// launch when an elementwise or reduction op reads a sum (it fuses into
 /// that op's kernel). The split is taken when it beats the region unsplit,
-/// as one kernel or op by op, whichever is cheaper, by kRelaunchGain. The
-/// partial sums round to the element type once each.
+/// as one kernel or op by op, whichever is cheaper, by kRelaunchGain; the
+/// pass then fuses the whole function both ways and keeps the split only
+/// where it is cheaper there too (KnFuse::runOnOperation). The partial
+/// sums round to the element type once each.
 void Fuser::splitContractedRegions() {
   // Regions are found again after each split: a split erases the ops and
   // sums of its region, which another region may have read as leaves.
