@@ -837,7 +837,7 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
   bool asyncPipeline = async && !plan.getPipelined().empty() && !tma;
   // Each step's wgmma group may stay in flight into the next step; the
   // copies then run one stage less ahead (keepsWgmmaInFlight).
-  bool wgmmaInFlight = asyncPipeline && plan.keepsWgmmaInFlight();
+  bool wgmmaInFlight = plan.keepsWgmmaInFlight();
   int64_t ahead = plan.getStagesAhead();
   if (tma)
     emitTmaInit();

@@ -132,11 +132,16 @@ int64_t MmaMatmul::getStateSize(const KernelBuilder &kb, bool rescaled) const {
   return getJobsPerWarp(kb) * getStatePerJob(rescaled);
 }
 
+/// A vector<2x2xf32> accumulator fragment of zeros.
+static Value createZeroFragment(KernelBuilder &kb) {
+  auto type = VectorType::get({2, 2}, kb.b.getF32Type());
+  return arith::ConstantOp::create(
+      kb.b, kb.loc, DenseElementsAttr::get(type, kb.b.getF32FloatAttr(0.0)));
+}
+
 SmallVector<Value> MmaMatmul::createInitialState(KernelBuilder &kb,
                                                  bool rescaled) const {
-  auto type = VectorType::get({2, 2}, kb.b.getF32Type());
-  Value zero = arith::ConstantOp::create(
-      kb.b, kb.loc, DenseElementsAttr::get(type, kb.b.getF32FloatAttr(0.0)));
+  Value zero = createZeroFragment(kb);
   Value minusInfinity = kb.f32(-std::numeric_limits<double>::infinity());
   SmallVector<Value> state;
   for (int64_t j = 0, e = getJobsPerWarp(kb); j < e; ++j) {
@@ -347,10 +352,7 @@ static SmallVector<Value> unpackFragments(KernelBuilder &kb,
 /// The inverse of unpackFragments.
 static SmallVector<Value> packFragments(KernelBuilder &kb,
                                         ArrayRef<Value> registers) {
-  auto fragmentType = VectorType::get({2, 2}, kb.b.getF32Type());
-  Value zero = arith::ConstantOp::create(
-      kb.b, kb.loc,
-      DenseElementsAttr::get(fragmentType, kb.b.getF32FloatAttr(0.0)));
+  Value zero = createZeroFragment(kb);
   SmallVector<Value> fragments;
   for (size_t t = 0; t < registers.size() / 4; ++t) {
     Value fragment = zero;
@@ -466,11 +468,9 @@ SmallVector<Value> MmaMatmul::accumulateRescaled(KernelBuilder &kb,
   resultShape.append({m, n});
   return forEachJob(kb, state, getStatePerJob(true),
                     [&](const Job &job, ValueRange jobState) {
-    auto type = VectorType::get({2, 2}, b.getF32Type());
-    Value zero = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(0.0)));
-    SmallVector<Value> product = multiplyJob(
-        kb, lhs, rhs, job, SmallVector<Value>(nTilesPerJob, zero));
+    SmallVector<Value> product =
+        multiplyJob(kb, lhs, rhs, job,
+                    SmallVector<Value>(nTilesPerJob, createZeroFragment(kb)));
     SmallVector<Value> next(jobState);
     for (int64_t half = 0; half < 2; ++half) {
       // This lane's row of the half; rows past m read row m - 1 and are
@@ -549,15 +549,9 @@ void MmaMatmul::store(KernelBuilder &kb, ValueRange state, bool rescaled,
 void MmaMatmul::multiplyAndStore(KernelBuilder &kb, const SmemTile &lhs,
                                  const SmemTile &rhs, const SmemTile &out,
                                  function_ref<Value(Value)> epilogue) const {
-  auto type = VectorType::get({2, 2}, kb.b.getF32Type());
-  forEachJob(kb, ValueRange(), /*perJob=*/0,
-             [&](const Job &job, ValueRange) {
-               Value zero = arith::ConstantOp::create(
-                   kb.b, kb.loc,
-                   DenseElementsAttr::get(type, kb.b.getF32FloatAttr(0.0)));
-               SmallVector<Value> acc(nTilesPerJob, zero);
-               storeJob(kb, job, multiplyJob(kb, lhs, rhs, job, acc), out,
-                        epilogue);
-               return SmallVector<Value>();
-             });
+  forEachJob(kb, ValueRange(), /*perJob=*/0, [&](const Job &job, ValueRange) {
+    SmallVector<Value> acc(nTilesPerJob, createZeroFragment(kb));
+    storeJob(kb, job, multiplyJob(kb, lhs, rhs, job, acc), out, epilogue);
+    return SmallVector<Value>();
+  });
 }

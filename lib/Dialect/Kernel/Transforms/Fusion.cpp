@@ -1143,6 +1143,16 @@ Fuser::getBuildableCost(ArrayRef<Operation *> ops) {
 /// launch when an elementwise or reduction op reads the result (it fuses
 /// into that op's kernel); the split is taken when it beats the plain
 /// matmul by kRelaunchGain.
+/// Whether an elementwise or reduction op reads `op`'s result: a reduction
+/// of partial sums that replaces `op` then fuses into that op's kernel.
+static bool hasFusingReader(Operation *op) {
+  return llvm::any_of(op->getUsers(), [](Operation *user) {
+    auto semantics = dyn_cast<SemanticsOpInterface>(user);
+    return semantics && !isa<MatmulOp>(user) &&
+           !getOpInfo(semantics.getOpKind()).movesData;
+  });
+}
+
 /// The [n, k] weight of which `rhs` is the transpose (nn.Linear's layout),
 /// or null.
 static Value getTransposedWeight(Value rhs) {
@@ -1168,11 +1178,7 @@ void Fuser::splitNarrowMatmuls() {
     int64_t m = shapeOf(matmul.getLhs())[0], k = shapeOf(matmul.getLhs())[1],
             n = shapeOf(matmul.getRhs())[1];
     Type element = cast<ShapedType>(matmul.getType()).getElementType();
-    bool reductionFuses = llvm::any_of(matmul->getUsers(), [](Operation *user) {
-      auto semantics = dyn_cast<SemanticsOpInterface>(user);
-      return semantics && !isa<MatmulOp>(user) &&
-             !getOpInfo(semantics.getOpKind()).movesData;
-    });
+    bool reductionFuses = hasFusingReader(matmul);
     struct Split {
       int64_t slices;
       double cost;
@@ -1302,13 +1308,7 @@ bool Fuser::splitContractedRegion(const ContractedRegion &region) {
     byOp += single ? single->first : std::numeric_limits<double>::infinity();
   }
   plain = std::min(plain, byOp);
-  bool sumFuses = llvm::any_of(region.sums, [](Operation *sum) {
-    return llvm::any_of(sum->getUsers(), [](Operation *user) {
-      auto semantics = dyn_cast<SemanticsOpInterface>(user);
-      return semantics && !isa<MatmulOp>(user) &&
-             !getOpInfo(semantics.getOpKind()).movesData;
-    });
-  });
+  bool sumFuses = llvm::any_of(region.sums, hasFusingReader);
   std::optional<SlicedRegion> best;
   double bestCost = 0;
   auto erase = [](SlicedRegion &sliced) {
