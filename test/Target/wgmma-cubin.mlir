@@ -16,6 +16,9 @@
 // register of a group in flight were read early).
 // RUN: grep -c "wgmma.wait_group.sync.aligned 1" %t/prefill_linear_t/kernels.ptx %t/gated_mlp_bs8/kernels.ptx %t/prefill_linear_small_tiled/kernels.ptx | FileCheck %s --check-prefix=IN-FLIGHT
 // RUN: ptxas -arch=sm_90a -v %t/prefill_linear_t/kernels.ptx %t/gated_mlp_bs8/kernels.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=SERIAL
+// The attention steps hold exp(scores) in registers: the product with the
+// values reads them as wgmma's A (register chains).
+// RUN: grep -c "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {.*}, {%r" %t/gqa_bs8/kernels.ptx %t/qknorm_gqa_bs8/kernels.ptx | FileCheck %s --check-prefix=REGISTER-A
 // RUN: not grep -l wgmma %t/gated_mlp_bs1/kernels.ptx %t/prefill_linear_small/kernels.ptx %t/gqa_bs1/kernels.ptx %t/qknorm_gqa_bs1/kernels.ptx
 // RUN: mirage-bundle %examples/prefill.mlir --function prefill_linear -o %t.mma --wgmma=false --no-reference
 // RUN: not grep -l wgmma %t.mma/prefill_linear_mma/kernels.ptx
@@ -28,6 +31,9 @@
 // CHECK-DAG: lora_bs8 v1 lora_bs8_k0: spill_bytes 0
 // CHECK-DAG: gqa_bs1 v1 gqa_bs1_k0: spill_bytes 0
 // CHECK-DAG: qknorm_gqa_bs8 v1 qknorm_gqa_bs8_k1: spill_bytes 0
+
+// REGISTER-A: gqa_bs8/kernels.ptx:1
+// REGISTER-A: qknorm_gqa_bs8/kernels.ptx:1
 
 // IN-FLIGHT: prefill_linear_t/kernels.ptx:1
 // IN-FLIGHT: gated_mlp_bs8/kernels.ptx:2
@@ -43,7 +49,7 @@
 // WGMMA: lora_bs8/kernels.ptx:16
 // The bs8 attention's partial sums take 64 query rows and 16 positions a
 // step: four m64n16k16 for the scores over the head dim, one m64n64k16 for
-// the product with the values; at bs1 they take 4 query rows per block,
+// the product with the values (A from registers); at bs1 they take 4 query rows per block,
 // too few for a warpgroup.
 // WGMMA: gqa_bs8/kernels.ptx:5
 // WGMMA: qknorm_gqa_bs8/kernels.ptx:5

@@ -127,6 +127,23 @@ private:
   ElementExpr buildExpr(Operation *op);
   LogicalResult emitStep(const Step &step, Value iteration,
                          SmallVectorImpl<Value> &registerAcc);
+  /// Where the register state of the register sum of `matmul` starts in the
+  /// loop's register state (register sums, then register chains' row sums),
+  /// and that of `chain`'s row sums.
+  int64_t getRegisterSumStart(Operation *matmul) const;
+  int64_t getRowSumsStart(const RegisterChain &chain) const;
+  /// A register chain's row sum: two values (rows l / 4 and l / 4 + 8) per
+  /// job of the scores' matmul; its state, that per row sum.
+  int64_t getRowSumRegisters(const RegisterChain &chain) const;
+  int64_t getRowSumsSize(const RegisterChain &chain) const {
+    return chain.rowSums.size() * getRowSumRegisters(chain);
+  }
+  void emitRegisterChain(const RegisterChain &chain,
+                         ArrayRef<SmemTile> operands,
+                         SmallVectorImpl<Value> &registerAcc);
+  /// Stores the row sums of the register chains to their accumulators'
+  /// tiles after the loop.
+  void storeRowSums(ArrayRef<Value> registerAcc);
   LogicalResult emitLevels(ArrayRef<SmallVector<Step>> levels, Value iteration,
                            SmallVectorImpl<Value> &registerAcc);
 
@@ -421,8 +438,7 @@ void BlockGraphEmitter::emitTmaWait(Value iteration) {
 }
 
 void BlockGraphEmitter::emitAccumulatorInit(Operation *op) {
-  if (isa<tb::AccumConcatOp>(op) ||
-      plan.isRegisterMatmul(op->getOperand(0).getDefiningOp()))
+  if (isa<tb::AccumConcatOp>(op) || plan.isSummedInRegisters(op))
     return;
   OpKind kind = cast<SemanticsOpInterface>(op).getOpKind();
   SmemTile acc = getTile(op->getResult(0));
@@ -519,8 +535,8 @@ void BlockGraphEmitter::emitAccumulate(Operation *op, Value iteration) {
                          : kb->loadF32(tile, indices);
       };
       Value keep = splat(emitKeepFactor(b, loc, running, next));
-      Value scale = splat(math::ExpOp::create(
-          b, loc, arith::SubFOp::create(b, loc, m, next)));
+      Value scale =
+          splat(emitExp(b, loc, arith::SubFOp::create(b, loc, m, next)));
       Value kept = arith::MulFOp::create(b, loc, load(acc), keep);
       Value added = arith::MulFOp::create(b, loc, load(input), scale);
       Value sum = arith::AddFOp::create(b, loc, kept, added);
@@ -648,22 +664,23 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
     return success();
   }
   SmallVector<SmemTile> operands, results;
-  for (Value operand : op->getOperands())
+  for (Value operand : op->getOperands()) {
     operands.push_back(getTile(plan.getStoredOperand(operand)));
+    if (plan.isReadAsView(operand))
+      operands.back().layout.shape.assign(
+          cast<tb::TileType>(operand.getType()).getShape());
+  }
   if (isa<tb::RmsNormOp>(op)) {
     emitRmsNorm(*kb, semantics.getOpParams(), operands, getSinks(op), scratch);
     return success();
   }
+  if (const RegisterChain *chain = plan.getRegisterChain(op)) {
+    emitRegisterChain(*chain, operands, registerAcc);
+    return success();
+  }
   if (const MmaMatmul *mma = plan.getMma(op)) {
     if (const RegisterSum *sum = plan.getRegisterSum(op)) {
-      // This sum's state follows that of the register sums before it.
-      int64_t first = 0;
-      for (const RegisterSum &other : plan.getRegisterSums()) {
-        if (other.matmul == op)
-          break;
-        first += plan.getMma(other.matmul)
-                     ->getStateSize(*kb, other.isRescaled());
-      }
+      int64_t first = getRegisterSumStart(op);
       ArrayRef<Value> state = ArrayRef<Value>(registerAcc).slice(
           first, mma->getStateSize(*kb, sum->isRescaled()));
       SmallVector<Value> updated =
@@ -694,6 +711,133 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
     return op->emitOpError() << "has no code generation";
   return emitTileOp(*kb, op, semantics.getOpKind(), semantics.getOpParams(),
                     operands, results);
+}
+
+int64_t BlockGraphEmitter::getRegisterSumStart(Operation *matmul) const {
+  int64_t first = 0;
+  for (const RegisterSum &sum : plan.getRegisterSums()) {
+    if (sum.matmul == matmul)
+      break;
+    first += plan.getMma(sum.matmul)->getStateSize(*kb, sum.isRescaled());
+  }
+  return first;
+}
+
+int64_t
+BlockGraphEmitter::getRowSumRegisters(const RegisterChain &chain) const {
+  const MmaMatmul &scores = *plan.getMma(chain.matmul);
+  return 2 * scores.getStateSize(*kb, false) / scores.getTilesPerJob();
+}
+
+int64_t BlockGraphEmitter::getRowSumsStart(const RegisterChain &chain) const {
+  int64_t first = getRegisterSumStart(nullptr);
+  for (const RegisterChain &other : plan.getRegisterChains()) {
+    if (&other == &chain)
+      break;
+    first += getRowSumsSize(other);
+  }
+  return first;
+}
+
+void BlockGraphEmitter::emitRegisterChain(const RegisterChain &chain,
+                                          ArrayRef<SmemTile> operands,
+                                          SmallVectorImpl<Value> &registerAcc) {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  const MmaMatmul &scores = *plan.getMma(chain.matmul);
+  // The scores, through the epilogue, rounded to the held value's type as
+  // its tile would store them.
+  SmallVector<Value> held = scores.accumulate(
+      *kb, operands[0], operands[1], scores.createInitialState(*kb, false));
+  Type type = cast<tb::TileType>(chain.getValue().getType()).getElementType();
+  std::optional<ElementExpr> epilogue;
+  if (chain.epilogue)
+    epilogue = buildExpr(chain.epilogue);
+  for (Value &fragment : held) {
+    for (int64_t half = 0; half < 2; ++half) {
+      for (int64_t c = 0; c < 2; ++c) {
+        Value value = vector::ExtractOp::create(b, loc, fragment,
+                                                ArrayRef<int64_t>{half, c});
+        if (epilogue)
+          value = evaluateOnValue(*kb, *epilogue, value);
+        value = kb->convert(kb->convert(value, type), b.getF32Type());
+        fragment = vector::InsertOp::create(b, loc, value, fragment,
+                                            ArrayRef<int64_t>{half, c});
+      }
+    }
+  }
+  // Each row reduction over this thread's values of a row, then over the
+  // four lanes that hold the row's other columns; rounded to its result's
+  // type and added to its register row sum.
+  int64_t tiles = scores.getTilesPerJob();
+  MutableArrayRef<Value> state =
+      MutableArrayRef<Value>(registerAcc)
+          .slice(getRowSumsStart(chain), getRowSumsSize(chain));
+  int64_t perRowSum = getRowSumRegisters(chain);
+  for (size_t index = 0; index < chain.rowSums.size(); ++index) {
+    Operation *reduction = chain.rowSums[index].first;
+    OpKind reduceKind = cast<SemanticsOpInterface>(reduction).getOpKind();
+    OpKind accumulateKind =
+        cast<SemanticsOpInterface>(chain.rowSums[index].second).getOpKind();
+    Type resultType =
+        cast<tb::TileType>(reduction->getResult(0).getType()).getElementType();
+    scores.forEachHeldRow(*kb, [&](int64_t job, int64_t half, ValueRange,
+                                   Value) {
+      Value partial;
+      for (int64_t t = 0; t < tiles; ++t) {
+        for (int64_t c = 0; c < 2; ++c) {
+          Value value = vector::ExtractOp::create(b, loc, held[job * tiles + t],
+                                                  ArrayRef<int64_t>{half, c});
+          partial =
+              partial ? emitCombine(b, loc, reduceKind, partial, value) : value;
+        }
+      }
+      Value total = kb->warpReduce(partial, reduceKind, /*lanes=*/4);
+      total = kb->convert(kb->convert(total, resultType), b.getF32Type());
+      Value &sum = state[index * perRowSum + 2 * job + half];
+      sum = emitCombine(b, loc, accumulateKind, sum, total);
+    });
+  }
+  // The consumer reads the held value as its left operand.
+  Operation *consumer = chain.consumer;
+  const MmaMatmul &products = *plan.getMma(consumer);
+  int64_t first = getRegisterSumStart(consumer);
+  MutableArrayRef<Value> sums =
+      MutableArrayRef<Value>(registerAcc)
+          .slice(first, products.getStateSize(*kb, false));
+  SmallVector<Value> updated = products.accumulateFromRegisters(
+      *kb, held, type, getTile(plan.getStoredOperand(consumer->getOperand(1))),
+      sums);
+  llvm::copy(updated, sums.begin());
+}
+
+void BlockGraphEmitter::storeRowSums(ArrayRef<Value> registerAcc) {
+  OpBuilder &b = kb->b;
+  for (const RegisterChain &chain : plan.getRegisterChains()) {
+    if (chain.rowSums.empty())
+      continue;
+    ArrayRef<Value> state =
+        registerAcc.slice(getRowSumsStart(chain), getRowSumsSize(chain));
+    int64_t perRowSum = getRowSumRegisters(chain);
+    // The first lane of the four that hold a row stores it.
+    Value first =
+        b.createOrFold<arith::CmpIOp>(kb->loc, arith::CmpIPredicate::eq,
+                                      kb->rem(kb->laneId, 4), kb->index(0));
+    for (size_t index = 0; index < chain.rowSums.size(); ++index) {
+      SmemTile tile = getTile(chain.rowSums[index].second->getResult(0));
+      plan.getMma(chain.matmul)
+          ->forEachHeldRow(
+              *kb, [&](int64_t job, int64_t half, ValueRange batch, Value row) {
+                auto ifOp = scf::IfOp::create(b, kb->loc, first);
+                OpBuilder::InsertionGuard guard(b);
+                b.setInsertionPointToStart(ifOp.thenBlock());
+                SmallVector<Value> indices(batch);
+                indices.append({row, kb->index(0)});
+                kb->storeF32(tile, indices,
+                             state[index * perRowSum + 2 * job + half]);
+              });
+    }
+  }
 }
 
 LogicalResult BlockGraphEmitter::emitLevels(ArrayRef<SmallVector<Step>> levels,
@@ -863,6 +1007,13 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
   for (const RegisterSum &sum : plan.getRegisterSums())
     llvm::append_range(registerAcc, plan.getMma(sum.matmul)->createInitialState(
                                         *kb, sum.isRescaled()));
+  for (const RegisterChain &chain : plan.getRegisterChains()) {
+    for (auto [reduction, accumulator] : chain.rowSums) {
+      OpKind kind = cast<SemanticsOpInterface>(accumulator).getOpKind();
+      registerAcc.append(getRowSumRegisters(chain),
+                         kb->f32(getCombineIdentity(kind)));
+    }
+  }
 
   // The loop.
   auto loop = scf::ForOp::create(b, loc, kb->index(0), kb->index(iterations),
@@ -931,6 +1082,7 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
                sum.isRescaled(), getTile(sum.accumulator->getResult(0)));
     first += count;
   }
+  storeRowSums(sums);
   if (!plan.getRegisterSums().empty())
     kb->barrier();
   SmallVector<Value> noRegisters;

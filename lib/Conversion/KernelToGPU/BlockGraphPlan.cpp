@@ -68,6 +68,28 @@ static std::optional<OpKind> getKind(Operation *op) {
   return std::nullopt;
 }
 
+/// Whether `op` (a transpose or reshape) only adds, drops or moves unit dims
+/// and keeps the last dim: its result lists the source's elements in their
+/// order, in rows of the same length, so both shapes have one tile layout.
+static bool keepsTileLayout(Operation *op) {
+  ArrayRef<int64_t> from = getShape(op->getOperand(0));
+  ArrayRef<int64_t> to = getShape(op->getResult(0));
+  if (from.empty() || to.empty() || from.back() != to.back())
+    return false;
+  if (auto transpose = dyn_cast<tb::TransposeOp>(op)) {
+    int64_t last = -1;
+    for (auto [dim, source] : llvm::enumerate(transpose.getPermutation())) {
+      if (to[dim] == 1)
+        continue;
+      if (source < last)
+        return false;
+      last = source;
+    }
+    return true;
+  }
+  return getKind(op) == OpKind::Reshape && isUnitDimReshape(from, to);
+}
+
 /// Whether `op` ends a chain of single-use elementwise ops whose only input
 /// is a matmul's result: the matmul applies such a chain to its f32 sums
 /// before storing (an epilogue), which a saver computing the chain from the
@@ -165,6 +187,22 @@ const RegisterSum *BlockGraphPlan::getRegisterSum(Operation *matmul) const {
     if (sum.matmul == matmul)
       return &sum;
   return nullptr;
+}
+
+const RegisterChain *BlockGraphPlan::getRegisterChain(Operation *matmul) const {
+  for (const RegisterChain &chain : registerChains)
+    if (chain.matmul == matmul)
+      return &chain;
+  return nullptr;
+}
+
+bool BlockGraphPlan::isSummedInRegisters(Operation *op) const {
+  if (isRegisterMatmul(op->getOperand(0).getDefiningOp()))
+    return true;
+  return llvm::any_of(registerChains, [&](const RegisterChain &chain) {
+    return llvm::any_of(chain.rowSums,
+                        [&](auto rowSum) { return rowSum.second == op; });
+  });
 }
 
 const MmaMatmul *BlockGraphPlan::getMma(Operation *op) const {
@@ -304,6 +342,7 @@ LogicalResult BlockGraphPlan::build(bool report) {
   }
   decideFusion();
   decideMatmuls();
+  decideRegisterChains();
   llvm::DenseMap<Value, TileLayout> layoutsWithoutTma = layouts;
   decideTma();
   decideProducerStores();
@@ -509,9 +548,28 @@ bool BlockGraphPlan::isTransposedRhs(Value rhs) const {
   });
 }
 
+bool BlockGraphPlan::isMatmulView(Value operand) const {
+  Operation *def = operand.getDefiningOp();
+  if (!def || inlined.contains(def) || !keepsTileLayout(def))
+    return false;
+  // Every reader a tensor-core matmul, and the source stored in the
+  // operand's type (not an f32 sum).
+  auto it = layouts.find(def->getOperand(0));
+  if (it == layouts.end() ||
+      it->second.elementType != layouts.lookup(operand).elementType)
+    return false;
+  return llvm::all_of(def->getUsers(), [&](Operation *user) {
+    auto matmul = dyn_cast<tb::MatmulOp>(user);
+    return matmul && canUseTensorCores(layouts.lookup(matmul.getLhs()),
+                                       layouts.lookup(matmul.getRhs()));
+  });
+}
+
 Value BlockGraphPlan::getStoredOperand(Value operand) const {
   Operation *def = operand.getDefiningOp();
-  return def && transposedRhs.contains(def) ? def->getOperand(0) : operand;
+  return def && (transposedRhs.contains(def) || matmulViews.contains(def))
+             ? def->getOperand(0)
+             : operand;
 }
 
 void BlockGraphPlan::decideMatmuls() {
@@ -537,6 +595,13 @@ void BlockGraphPlan::decideMatmuls() {
       Operation *transpose = matmul.getRhs().getDefiningOp();
       inlined.insert(transpose);
       transposedRhs.insert(transpose);
+    }
+    for (Value operand : matmul.getOperands()) {
+      if (!isMatmulView(operand))
+        continue;
+      // Read in place too, as a tile of the operand's shape.
+      inlined.insert(operand.getDefiningOp());
+      matmulViews.insert(operand.getDefiningOp());
     }
     for (Value operand : matmul.getOperands()) {
       Value stored = getStoredOperand(operand);
@@ -578,6 +643,63 @@ void BlockGraphPlan::decideMatmuls() {
   }
 }
 
+std::optional<RegisterChain>
+BlockGraphPlan::findRegisterChain(Operation *matmul) {
+  const MmaMatmul *scores = getMma(matmul);
+  if (!scores || !scores->isWarpgroup() || getRegisterSum(matmul) ||
+      !llvm::is_contained(loopOps, matmul))
+    return std::nullopt;
+  RegisterChain chain{matmul, epilogues.lookup(matmul), nullptr, {}};
+  Value value = chain.getValue();
+  Type type = cast<tb::TileType>(value.getType()).getElementType();
+  if (!type.isF16() && !type.isBF16())
+    return std::nullopt;
+  int64_t rank = getShape(value).size();
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto consumer = dyn_cast<tb::MatmulOp>(user)) {
+      const RegisterSum *sum = getRegisterSum(consumer);
+      if (chain.consumer || use.getOperandNumber() != 0 ||
+          consumer.getRhs() == value || !sum || sum->isRescaled())
+        return std::nullopt;
+      chain.consumer = consumer;
+      continue;
+    }
+    // A reduction along the rows, summed across the loop by its only user.
+    std::optional<OpKind> kind = getKind(user);
+    if (kind != OpKind::ReduceSum && kind != OpKind::ReduceMax)
+      return std::nullopt;
+    OpParams params = cast<SemanticsOpInterface>(user).getOpParams();
+    Operation *accumulator = getOnlyUser(user->getResult(0));
+    if (params.dim != rank - 1 || !params.keepDim || !accumulator ||
+        !llvm::is_contained(loopOps, accumulator))
+      return std::nullopt;
+    Accumulation accumulation = getOpInfo(*getKind(accumulator)).accumulation;
+    if (accumulation != Accumulation::Sum && accumulation != Accumulation::Max)
+      return std::nullopt;
+    chain.rowSums.push_back({user, accumulator});
+  }
+  if (!chain.consumer ||
+      !scores->feedsInRegisters(*getMma(chain.consumer),
+                                (graph.getThreads() + 31) / 32))
+    return std::nullopt;
+  return chain;
+}
+
+void BlockGraphPlan::decideRegisterChains() {
+  for (Operation *op : loopOps) {
+    std::optional<RegisterChain> chain = findRegisterChain(op);
+    if (!chain)
+      continue;
+    chained.insert(chain->consumer);
+    for (auto [reduction, accumulator] : chain->rowSums) {
+      chained.insert(reduction);
+      chained.insert(accumulator);
+    }
+    registerChains.push_back(std::move(*chain));
+  }
+}
+
 SmallVector<Value> BlockGraphPlan::getReads(const Step &step) const {
   SmallVector<Value> reads;
   // Through the chains computed inside the step.
@@ -588,12 +710,16 @@ SmallVector<Value> BlockGraphPlan::getReads(const Step &step) const {
   if (const RegisterSum *sum = getRegisterSum(step.op))
     if (sum->isRescaled())
       reads.push_back(sum->accumulator->getOperand(1));
+  // A register chain's step also runs its consumer, which reads its right
+  // operand's tile.
+  if (const RegisterChain *chain = getRegisterChain(step.op))
+    collectLeaves(chain->consumer->getOperand(1), reads);
   return reads;
 }
 
 SmallVector<Value> BlockGraphPlan::getWrites(const Step &step) const {
   Operation *producer = step.epilogue ? step.epilogue : step.op;
-  if (isRegisterMatmul(step.op))
+  if (isRegisterMatmul(step.op) || getRegisterChain(step.op))
     return {};
   SmallVector<Value> writes;
   for (Value result : producer->getResults())
@@ -638,15 +764,14 @@ void BlockGraphPlan::schedule() {
     // before the phase (iterators, accumulated sums) are ready at 0.
     llvm::DenseMap<Value, int64_t> ready;
     for (Operation *op : ops) {
-      bool registerSum =
-          op->hasTrait<mirage::OpTrait::IsAccumulator>() &&
-          isRegisterMatmul(op->getOperand(0).getDefiningOp());
+      bool registerSum = op->hasTrait<mirage::OpTrait::IsAccumulator>() &&
+                         isSummedInRegisters(op);
       // A saver whose result is not yielded writes nothing.
       bool deadSaver =
           isa<tb::OutputSaverOp>(op) && op->getResult(0).use_empty();
       if (isa<tb::InputIteratorOp>(op) || inlined.contains(op) ||
           absorbedBy.count(op) || registerSum || deadSaver ||
-          storedSavers.contains(op))
+          storedSavers.contains(op) || chained.contains(op))
         continue;
       Step step{op, epilogues.lookup(op)};
       int64_t level = 1;
@@ -741,9 +866,16 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
     };
     for (Value value : tileValues) {
       Operation *def = value.getDefiningOp();
+      // Register chains hold their value and row reductions in registers.
+      bool chainedValue =
+          (chained.contains(def) &&
+           !def->hasTrait<mirage::OpTrait::IsAccumulator>()) ||
+          llvm::any_of(registerChains, [&](const RegisterChain &chain) {
+            return chain.getValue() == value;
+          });
       if (inlined.contains(def) || isRegisterMatmul(def) ||
           epilogues.count(def) || readFromGlobal.contains(def) ||
-          storedOnly.contains(def))
+          storedOnly.contains(def) || chainedValue)
         continue;
       int64_t bytes = getLayout(value).getBytes(), alignment = 0;
       int64_t start = written.lookup(value);
@@ -758,8 +890,7 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
           alignment = kTmaTileAlignment;
       } else if (def->hasTrait<mirage::OpTrait::IsAccumulator>()) {
         // Live through the loop, or written after it from registers.
-        bool inRegisters =
-            isRegisterMatmul(def->getOperand(0).getDefiningOp());
+        bool inRegisters = isSummedInRegisters(def);
         start = inRegisters ? loopEnd : 0;
         end = std::max(end, loopEnd);
         if (isa<tb::AccumRescaledSumOp>(def) && !inRegisters)
@@ -806,6 +937,8 @@ static int64_t getAccumulatorRegisters(const BlockGraphPlan &plan) {
     if (const RegisterSum *sum = plan.getRegisterSum(&op))
       sums += mma->getAccumulatorRegisters(warps, sum->isRescaled(),
                                            /*allJobs=*/true);
+    else if (plan.getRegisterChain(&op))
+      sums += mma->getAccumulatorRegisters(warps, false, /*allJobs=*/true);
     else
       largest = std::max(largest, mma->getAccumulatorRegisters(
                                       warps, false, /*allJobs=*/false));

@@ -10,7 +10,11 @@
 //     tensor-core matmul whose only (transitive) consumer is such a chain of
 //     one-operand ops applies the chain to its accumulators before storing (an
 //     epilogue), and one that only feeds an accum_sum keeps its sum in
-//     registers across the loop;
+//     registers across the loop; on wgmma, a loop matmul whose result
+//     (through its epilogue) only feeds such a sum as its left operand and
+//     row reductions that accumulators sum stays in registers (a register
+//     chain: FlashAttention's step); a transpose or reshape of unit dims
+//     that matmuls read is a view of its source's tile;
 //   - schedule: the remaining ops ("steps") of the loop body and of the
 //     post-loop part are grouped in dependency levels; the steps of a level
 //     are independent and share one barrier after them;
@@ -48,6 +52,26 @@ struct RegisterSum {
   mlir::Operation *matmul, *accumulator;
   bool isRescaled() const {
     return llvm::isa<tb::AccumRescaledSumOp>(accumulator);
+  }
+};
+
+/// A loop matmul whose result, through its epilogue, never leaves the
+/// registers of the warpgroup that computed it (FlashAttention's step: the
+/// scores, their exponentials, the row sums and P V): it is the left operand
+/// of one register sum on wgmma, read from the same threads' accumulators
+/// (wgmma's A from registers), and what else reads it are reductions along
+/// its rows, each summed across the loop in registers by its only user.
+struct RegisterChain {
+  /// The scores' matmul and the elementwise op whose result it holds (its
+  /// epilogue), or null.
+  mlir::Operation *matmul, *epilogue;
+  /// The register sum that multiplies the held value by a shared tile.
+  mlir::Operation *consumer;
+  /// Each row reduction of the held value and the accumulator summing it.
+  llvm::SmallVector<std::pair<mlir::Operation *, mlir::Operation *>> rowSums;
+  /// The value held: the epilogue's result, or the matmul's.
+  mlir::Value getValue() const {
+    return (epilogue ? epilogue : matmul)->getResult(0);
   }
 };
 
@@ -153,8 +177,16 @@ public:
   /// The tensor-core matmul of `op`, or null.
   const MmaMatmul *getMma(mlir::Operation *op) const;
   /// The tile a matmul reads for `operand`: the source of a transposed
-  /// right operand read in place (MmaMatmul's rhsTransposed), else itself.
+  /// right operand read in place (MmaMatmul's rhsTransposed) or of a view
+  /// (isReadAsView), else itself.
   mlir::Value getStoredOperand(mlir::Value operand) const;
+  /// Whether `operand` is a transpose or reshape of unit dims that its
+  /// matmuls read in place: its source's tile, seen with the operand's shape
+  /// (the element order and rows are the same).
+  bool isReadAsView(mlir::Value operand) const {
+    mlir::Operation *def = operand.getDefiningOp();
+    return def && matmulViews.contains(def);
+  }
   /// Matmuls summed in registers, in program order.
   llvm::ArrayRef<RegisterSum> getRegisterSums() const { return registerSums; }
   /// The register sum of a matmul, or null.
@@ -162,6 +194,15 @@ public:
   bool isRegisterMatmul(mlir::Operation *op) const {
     return getRegisterSum(op) != nullptr;
   }
+  /// Register chains, in program order.
+  llvm::ArrayRef<RegisterChain> getRegisterChains() const {
+    return registerChains;
+  }
+  /// The register chain whose scores `matmul` computes, or null.
+  const RegisterChain *getRegisterChain(mlir::Operation *matmul) const;
+  /// Whether accumulator `op` sums in registers (a register sum's or a
+  /// register chain's row sum), stored to its tile after the loop.
+  bool isSummedInRegisters(mlir::Operation *op) const;
 
   /// Layout and offset of a tile value that lives in shared memory. Results
   /// computed inside their user, matmul results summed in registers or
@@ -183,7 +224,10 @@ public:
 private:
   void decideFusion();
   bool isTransposedRhs(mlir::Value rhs) const;
+  bool isMatmulView(mlir::Value operand) const;
   void decideMatmuls();
+  void decideRegisterChains();
+  std::optional<RegisterChain> findRegisterChain(mlir::Operation *matmul);
   void decideTma();
   void schedule();
   void decideGlobalReads();
@@ -214,10 +258,17 @@ private:
   /// Transposes whose matmuls read their source as is (a subset of
   /// `inlined`).
   llvm::DenseSet<mlir::Operation *> transposedRhs;
+  /// Unit-dim transposes and reshapes whose matmuls read their source as a
+  /// tile of their shape (a subset of `inlined`).
+  llvm::DenseSet<mlir::Operation *> matmulViews;
   std::map<mlir::Operation *, MmaMatmul> mmaMatmuls;
   /// Tiles wgmma reads: in its layout, on the swizzle's 1024-byte period.
   llvm::DenseSet<mlir::Value> wgmmaOperands;
   llvm::SmallVector<RegisterSum> registerSums;
+  llvm::SmallVector<RegisterChain> registerChains;
+  /// The ops a register chain's step computes besides its matmul: the
+  /// epilogue, the consumer, the row reductions and their accumulators.
+  llvm::DenseSet<mlir::Operation *> chained;
   /// Matmul -> the elementwise op it stores; and back.
   llvm::DenseMap<mlir::Operation *, mlir::Operation *> epilogues, absorbedBy;
 

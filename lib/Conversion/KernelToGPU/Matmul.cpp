@@ -88,6 +88,15 @@ TileLayout codegen::getWgmmaLayout(TileLayout layout) {
   return layout;
 }
 
+bool MmaMatmul::feedsInRegisters(const MmaMatmul &consumer,
+                                 int64_t warps) const {
+  int64_t units = warps / 4;
+  return warpgroup && consumer.warpgroup && nJobs == 1 && consumer.nJobs == 1 &&
+         mTiles == consumer.mTiles && batchShape == consumer.batchShape &&
+         n == consumer.k && n % 16 == 0 && units > 0 &&
+         getNumJobs() % units == 0;
+}
+
 MmaMatmul::MmaMatmul(const TileLayout &lhs, const TileLayout &rhs,
                      bool rhsTransposed, bool warpgroup)
     : rhsTransposed(rhsTransposed), warpgroup(warpgroup) {
@@ -310,20 +319,22 @@ static Value createDescriptor(KernelBuilder &kb, const SmemTile &tile,
   return arith::OrIOp::create(b, loc, start, constant(fields));
 }
 
-/// Passes f32 `values` through the PTX statement `instruction` (inline asm
-/// whose outputs are its inputs), so that everything that reads them comes
+/// Passes f32 or i32 `values` through the PTX statement `instruction` (inline
+/// asm whose outputs are its inputs), so that everything that reads them comes
 /// after it and everything that writes them before: the accumulators of
 /// wgmma are written by the fence's predecessors and read after the wait.
 static SmallVector<Value> passThrough(KernelBuilder &kb, StringRef instruction,
                                       ArrayRef<Value> values) {
   OpBuilder &b = kb.b;
   std::string constraints;
-  for (size_t i = 0; i < values.size(); ++i)
-    constraints += "=f,";
+  SmallVector<Type> types;
+  for (Value value : values) {
+    types.push_back(value.getType());
+    constraints += value.getType().isF32() ? "=f," : "=r,";
+  }
   for (size_t i = 0; i < values.size(); ++i)
     constraints += (i ? "," : "") + std::to_string(i);
-  auto type = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(values.size(), b.getF32Type()));
+  auto type = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
   Value result = LLVM::InlineAsmOp::create(
                      b, kb.loc, type, values, instruction, constraints,
                      /*has_side_effects=*/true,
@@ -428,6 +439,110 @@ SmallVector<Value> MmaMatmul::multiplyWarpgroupJobs(KernelBuilder &kb,
   return packFragments(kb, registers);
 }
 
+void MmaMatmul::forEachHeldRow(
+    KernelBuilder &kb,
+    function_ref<void(int64_t, int64_t, ValueRange, Value)> body) const {
+  int64_t units = getNumJobUnits(kb);
+  Value unit = getJobUnit(kb);
+  Value groupRow = kb.div(kb.laneId, 4);
+  for (int64_t j = 0, e = getJobsPerWarp(kb); j < e; ++j) {
+    Job job = decodeJob(kb, kb.add(unit, j * units));
+    for (int64_t half = 0; half < 2; ++half)
+      body(j, half, job.batch, kb.add(kb.add(job.row, groupRow), half * 8));
+  }
+}
+
+/// `fragment` rounded to `type` (f16 or bf16), entries of one row paired:
+/// the two 32-bit registers (rows l / 4 and l / 4 + 8) an mma A fragment
+/// takes from 8 of its columns.
+static std::pair<Value, Value> packRows(KernelBuilder &kb, Value fragment,
+                                        Type type) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  auto pair = VectorType::get({2}, type);
+  auto packRow = [&](int64_t half) -> Value {
+    Value row =
+        vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{half});
+    Value rounded = arith::TruncFOp::create(b, loc, pair, row);
+    return LLVM::BitcastOp::create(b, loc, b.getI32Type(), rounded);
+  };
+  return {packRow(0), packRow(1)};
+}
+
+SmallVector<Value> MmaMatmul::accumulateFromRegisters(KernelBuilder &kb,
+                                                      ValueRange lhs,
+                                                      Type lhsType,
+                                                      const SmemTile &rhs,
+                                                      ValueRange state) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  int64_t perJob = 4 * nTilesPerJob, lhsTiles = k / 8;
+  int64_t jobs = getJobsPerWarp(kb), units = getNumJobUnits(kb);
+  // A fragment of k16 step s: rows l / 4 and l / 4 + 8 of the lhs's 8-column
+  // tiles 2s and 2s + 1 (PTX ISA, "Register fragment for matrix A" of
+  // wgmma .m64nNk16: mma.m16n8k16's, per warp).
+  SmallVector<Value> aRegisters;
+  for (Value fragment : lhs) {
+    auto [top, bottom] = packRows(kb, fragment, lhsType);
+    aRegisters.append({top, bottom});
+  }
+  SmallVector<Value> registers = unpackFragments(kb, state);
+  llvm::append_range(registers, aRegisters);
+  registers = passThrough(kb, "wgmma.fence.sync.aligned;", registers);
+  std::string type = lhsType.isF16() ? "f16" : "bf16";
+  std::string instruction =
+      llvm::formatv("{{ .reg .pred p; setp.ne.b32 p, 1, 0; "
+                    "wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} ",
+                    8 * nTilesPerJob, type);
+  // d (outputs, then the same registers as tied inputs), a, the B
+  // descriptor; scale-d p, A and B not negated.
+  std::string operands = "{";
+  for (int64_t r = 0; r < perJob; ++r)
+    operands += llvm::formatv("{0}${1}", r ? ", " : "", r);
+  int64_t a = 2 * perJob;
+  operands +=
+      llvm::formatv("}, {{${0}, ${1}, ${2}, ${3}}, ${4}, p, 1, 1, {5}; }", a,
+                    a + 1, a + 2, a + 3, a + 4, rhsTransposed ? 0 : 1);
+  std::string constraints;
+  for (int64_t r = 0; r < perJob; ++r)
+    constraints += "=f,";
+  for (int64_t r = 0; r < perJob; ++r)
+    constraints += std::to_string(r) + ",";
+  constraints += "r,r,r,r,l";
+  auto structType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(perJob, b.getF32Type()));
+  Value unit = getJobUnit(kb);
+  for (int64_t j = 0; j < jobs; ++j) {
+    Job job = decodeJob(kb, kb.add(unit, j * units));
+    MutableArrayRef<Value> acc =
+        MutableArrayRef<Value>(registers).slice(j * perJob, perJob);
+    ArrayRef<Value> a = ArrayRef<Value>(registers).slice(
+        jobs * perJob + j * 2 * lhsTiles, 2 * lhsTiles);
+    for (int64_t step = 0; step < k / 16; ++step) {
+      SmallVector<Value> w = rhsBatched ? job.batch : SmallVector<Value>();
+      if (rhsTransposed)
+        w.append({job.column, kb.index(16 * step)});
+      else
+        w.append({kb.index(16 * step), job.column});
+      SmallVector<Value> inputs(acc);
+      llvm::append_range(inputs, a.slice(4 * step, 4));
+      inputs.push_back(createDescriptor(kb, rhs, w, /*kMajor=*/rhsTransposed));
+      Value d = LLVM::InlineAsmOp::create(
+                    b, loc, structType, inputs, instruction + operands,
+                    constraints, /*has_side_effects=*/true,
+                    /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                    LLVM::AsmDialectAttr(), ArrayAttr())
+                    .getResult(0);
+      for (int64_t r = 0; r < perJob; ++r)
+        acc[r] = LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{r});
+    }
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  registers.resize(jobs * perJob);
+  registers = passThrough(kb, "wgmma.wait_group.sync.aligned 0;", registers);
+  return packFragments(kb, registers);
+}
+
 SmallVector<Value> MmaMatmul::waitForWgmma(KernelBuilder &kb,
                                            ValueRange state) {
   SmallVector<Value> registers = unpackFragments(kb, state);
@@ -488,8 +603,7 @@ SmallVector<Value> MmaMatmul::accumulateRescaled(KernelBuilder &kb,
           b, loc, pairType, emitKeepFactor(b, loc, running, updated));
       Value add = vector::BroadcastOp::create(
           b, loc, pairType,
-          math::ExpOp::create(b, loc,
-                              arith::SubFOp::create(b, loc, local, updated)));
+          emitExp(b, loc, arith::SubFOp::create(b, loc, local, updated)));
       for (int64_t t = 0; t < nTilesPerJob; ++t) {
         Value old = vector::ExtractOp::create(b, loc, next[t],
                                               ArrayRef<int64_t>{half});

@@ -62,7 +62,7 @@ struct FormulaEmitter {
     case Primitive::Recip:
       return emitDivide(b, loc, constant(1.0), operand(0));
     case Primitive::Exp:
-      return math::ExpOp::create(b, loc, operand(0));
+      return emitExp(b, loc, operand(0));
     case Primitive::Sqrt:
       return math::SqrtOp::create(b, loc, operand(0));
     case Primitive::Erf:
@@ -104,6 +104,12 @@ Value codegen::emitDivide(OpBuilder &b, Location loc, Value lhs, Value rhs) {
       arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::afn));
 }
 
+Value codegen::emitExp(OpBuilder &b, Location loc, Value x) {
+  return math::ExpOp::create(
+      b, loc, x,
+      arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::afn));
+}
+
 Value codegen::emitScalarOp(OpBuilder &b, Location loc, OpKind kind,
                             const OpParams &params, ValueRange operands) {
   const Formula *formula = getOpFormula(kind);
@@ -128,8 +134,7 @@ Value codegen::emitCombine(OpBuilder &b, Location loc, OpKind kind,
 
 Value codegen::emitKeepFactor(OpBuilder &b, Location loc, Value from,
                               Value to) {
-  Value factor =
-      math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, from, to));
+  Value factor = emitExp(b, loc, arith::SubFOp::create(b, loc, from, to));
   Value unset = arith::CmpFOp::create(
       b, loc, arith::CmpFPredicate::OEQ, from,
       constantLike(b, loc, from, -std::numeric_limits<double>::infinity()));

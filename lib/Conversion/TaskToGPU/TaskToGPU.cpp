@@ -930,13 +930,14 @@ void MegaKernelLowering::buildKernel() {
       b.getDenseI32ArrayAttr({static_cast<int32_t>(tables.threads), 1, 1}));
   kernel.setKnownGridSizeAttr(
       b.getDenseI32ArrayAttr({static_cast<int32_t>(tables.workers), 1, 1}));
-  // Every worker must be resident at once (they wait on each other): with
-  // more workers than SMs, ptxas limits registers so that as many CTAs fit
-  // on one SM.
-  if (int64_t perSM = llvm::divideCeil(tables.workers, codegen::kNumSMs);
-      perSM > 1)
-    kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                    b.getI32IntegerAttr(static_cast<int32_t>(perSM)));
+  // Every worker must be resident at once (they wait on each other): ptxas
+  // limits registers so that as many CTAs as a worker count over the SMs
+  // fit on one SM. Also for one: with only the block size given, ptxas
+  // aims at a higher occupancy of its own (qknorm_gqa_bs1's kernel: 72
+  // registers and a spill, against 96 and none with one CTA per SM).
+  int64_t perSM = llvm::divideCeil(tables.workers, codegen::kNumSMs);
+  kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(static_cast<int32_t>(perSM)));
   Block &entry = kernel.getBody().front();
   args.assign(entry.getArguments().begin(), entry.getArguments().end());
   b.setInsertionPointToStart(&entry);
