@@ -56,13 +56,20 @@
 // CHECK-NOT: wgmma.mma_async.sync.aligned
 // A unit-dim transpose that a matmul reads is a view of its source's tile
 // (the same elements in the same rows): no copy, no barrier before the
-// scores (kn-fuse's split sums make such a transpose of the cache).
+// scores (kn-fuse's split sums make such a transpose of the cache), and
+// the chain's consumer reads the values' view as well.
 // CHECK-LABEL: gpu.func @split_step_k0(
 // CHECK: nvvm.cp.async.wait.group
 // CHECK-NEXT: nvvm.fence.proxy
 // CHECK-NEXT: gpu.barrier
 // CHECK-NOT: gpu.barrier
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+// CHECK-NOT: gpu.barrier
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;
+// No chain where the consumer's right operand is computed in the step (the
+// chain's step runs where the scores' matmul stands).
+// CHECK-LABEL: gpu.func @scaled_values_k0(
+// CHECK-NOT: wgmma.mma_async.sync.aligned
 
 // PTX-LABEL: gpu.binary @flash_step_kernels
 // PTX-SAME: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%r{{[0-9]+}}, {{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
@@ -232,21 +239,45 @@ func.func @rescaled(%q: tensor<2x64x64xf16>, %k: tensor<2x64x1024xf16>, %v: tens
 }
 
 
-func.func @split_step(%q: tensor<2x1x64x64xf16>, %k: tensor<2x64x8x128xf16>, %v: tensor<2x8x128x64xf16>) -> tensor<2x8x64x64xf16> {
+func.func @split_step(%q: tensor<2x1x64x64xf16>, %k: tensor<2x64x8x128xf16>, %v: tensor<2x128x8x64xf16>) -> tensor<2x8x64x64xf16> {
   %o = kn.kernel(%q, %k, %v) {
     tb.graph grid [2, 8] threads 128 forloop 2 {
-    ^bb0(%qd: tensor<2x1x64x64xf16>, %kd: tensor<2x64x8x128xf16>, %vd: tensor<2x8x128x64xf16>):
+    ^bb0(%qd: tensor<2x1x64x64xf16>, %kd: tensor<2x64x8x128xf16>, %vd: tensor<2x128x8x64xf16>):
       %qt = tb.input_iterator %qd imap <x -> 0, y -> replica> fmap <i -> replica> : tensor<2x1x64x64xf16> -> !tb.tile<1x1x64x64xf16>
       %kt = tb.input_iterator %kd imap <x -> 0, y -> 2> fmap <i -> 3> : tensor<2x64x8x128xf16> -> !tb.tile<1x64x1x64xf16>
       %ktt = tb.transpose %kt permutation [0, 2, 1, 3] : !tb.tile<1x64x1x64xf16>
-      %vt = tb.input_iterator %vd imap <x -> 0, y -> 1> fmap <i -> 2> : tensor<2x8x128x64xf16> -> !tb.tile<1x1x64x64xf16>
+      %vt = tb.input_iterator %vd imap <x -> 0, y -> 2> fmap <i -> 1> : tensor<2x128x8x64xf16> -> !tb.tile<1x64x1x64xf16>
+      %vtt = tb.transpose %vt permutation [0, 2, 1, 3] : !tb.tile<1x64x1x64xf16>
       %s = tb.matmul %qt, %ktt : !tb.tile<1x1x64x64xf16>, !tb.tile<1x1x64x64xf16>
       %e = tb.exp %s : !tb.tile<1x1x64x64xf16>
-      %pv = tb.matmul %e, %vt : !tb.tile<1x1x64x64xf16>, !tb.tile<1x1x64x64xf16>
+      %pv = tb.matmul %e, %vtt : !tb.tile<1x1x64x64xf16>, !tb.tile<1x1x64x64xf16>
       %acc = tb.accum_sum %pv : !tb.tile<1x1x64x64xf16>
       %out = tb.output_saver %acc omap <x -> 0, y -> 1> : !tb.tile<1x1x64x64xf16> -> tensor<2x8x64x64xf16>
       tb.yield %out : tensor<2x8x64x64xf16>
     }
-  } : (tensor<2x1x64x64xf16>, tensor<2x64x8x128xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x64x64xf16>
+  } : (tensor<2x1x64x64xf16>, tensor<2x64x8x128xf16>, tensor<2x128x8x64xf16>) -> tensor<2x8x64x64xf16>
   return %o : tensor<2x8x64x64xf16>
+}
+
+func.func @scaled_values(%q: tensor<2x64x64xf16>, %k: tensor<2x64x1024xf16>, %v: tensor<2x1024x64xf16>) -> (tensor<2x64x1xf16>, tensor<2x64x64xf16>) {
+  %r:2 = kn.kernel(%q, %k, %v) {
+    tb.graph grid [2] threads 128 forloop 16 {
+    ^bb0(%qd: tensor<2x64x64xf16>, %kd: tensor<2x64x1024xf16>, %vd: tensor<2x1024x64xf16>):
+      %qt = tb.input_iterator %qd imap <x -> 0> fmap <i -> replica> : tensor<2x64x64xf16> -> !tb.tile<1x64x64xf16>
+      %kt = tb.input_iterator %kd imap <x -> 0> fmap <i -> 2> : tensor<2x64x1024xf16> -> !tb.tile<1x64x64xf16>
+      %vt = tb.input_iterator %vd imap <x -> 0> fmap <i -> 1> : tensor<2x1024x64xf16> -> !tb.tile<1x64x64xf16>
+      %s = tb.matmul %qt, %kt : !tb.tile<1x64x64xf16>, !tb.tile<1x64x64xf16>
+      %scaled = tb.mul_scalar %s, 0.125 : !tb.tile<1x64x64xf16>
+      %e = tb.exp %scaled : !tb.tile<1x64x64xf16>
+      %rs = tb.reduce_sum %e dim 2 : !tb.tile<1x64x64xf16>
+      %rsum = tb.accum_sum %rs : !tb.tile<1x64x1xf16>
+      %vs = tb.mul_scalar %vt, 2.0 : !tb.tile<1x64x64xf16>
+      %pv = tb.matmul %e, %vs : !tb.tile<1x64x64xf16>, !tb.tile<1x64x64xf16>
+      %acc = tb.accum_sum %pv : !tb.tile<1x64x64xf16>
+      %o0 = tb.output_saver %rsum omap <x -> 0> : !tb.tile<1x64x1xf16> -> tensor<2x64x1xf16>
+      %o1 = tb.output_saver %acc omap <x -> 0> : !tb.tile<1x64x64xf16> -> tensor<2x64x64xf16>
+      tb.yield %o0, %o1 : tensor<2x64x1xf16>, tensor<2x64x64xf16>
+    }
+  } : (tensor<2x64x64xf16>, tensor<2x64x1024xf16>, tensor<2x1024x64xf16>) -> (tensor<2x64x1xf16>, tensor<2x64x64xf16>)
+  return %r#0, %r#1 : tensor<2x64x1xf16>, tensor<2x64x64xf16>
 }

@@ -127,13 +127,18 @@ private:
   ElementExpr buildExpr(Operation *op);
   LogicalResult emitStep(const Step &step, Value iteration,
                          SmallVectorImpl<Value> &registerAcc);
-  /// Where the register state of the register sum of `matmul` starts in the
-  /// loop's register state (register sums, then register chains' row sums),
-  /// and that of `chain`'s row sums.
+  /// The tile a step reads for `operand`: for a matmul, the source of a
+  /// transposed or view operand (BlockGraphPlan::getStoredOperand), a view's
+  /// seen with the operand's shape.
+  SmemTile getOperandTile(Value operand);
+  /// The loop's register state holds the register sums in program order,
+  /// then each register chain's row sums. Where the sum of `matmul` starts,
+  /// where the chains' row sums start, and where `chain`'s do.
   int64_t getRegisterSumStart(Operation *matmul) const;
+  int64_t getRegisterSumsSize() const;
   int64_t getRowSumsStart(const RegisterChain &chain) const;
-  /// A register chain's row sum: two values (rows l / 4 and l / 4 + 8) per
-  /// job of the scores' matmul; its state, that per row sum.
+  /// One row sum of a register chain: two values (rows l / 4 and l / 4 + 8)
+  /// per job of the scores' matmul. All of the chain's row sums.
   int64_t getRowSumRegisters(const RegisterChain &chain) const;
   int64_t getRowSumsSize(const RegisterChain &chain) const {
     return chain.rowSums.size() * getRowSumRegisters(chain);
@@ -664,12 +669,8 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
     return success();
   }
   SmallVector<SmemTile> operands, results;
-  for (Value operand : op->getOperands()) {
-    operands.push_back(getTile(plan.getStoredOperand(operand)));
-    if (plan.isReadAsView(operand))
-      operands.back().layout.shape.assign(
-          cast<tb::TileType>(operand.getType()).getShape());
-  }
+  for (Value operand : op->getOperands())
+    operands.push_back(getOperandTile(operand));
   if (isa<tb::RmsNormOp>(op)) {
     emitRmsNorm(*kb, semantics.getOpParams(), operands, getSinks(op), scratch);
     return success();
@@ -713,6 +714,13 @@ LogicalResult BlockGraphEmitter::emitStep(const Step &step, Value iteration,
                     operands, results);
 }
 
+SmemTile BlockGraphEmitter::getOperandTile(Value operand) {
+  SmemTile tile = getTile(plan.getStoredOperand(operand));
+  if (plan.isReadAsView(operand))
+    tile.layout.shape.assign(cast<tb::TileType>(operand.getType()).getShape());
+  return tile;
+}
+
 int64_t BlockGraphEmitter::getRegisterSumStart(Operation *matmul) const {
   int64_t first = 0;
   for (const RegisterSum &sum : plan.getRegisterSums()) {
@@ -723,6 +731,10 @@ int64_t BlockGraphEmitter::getRegisterSumStart(Operation *matmul) const {
   return first;
 }
 
+int64_t BlockGraphEmitter::getRegisterSumsSize() const {
+  return getRegisterSumStart(/*matmul=*/nullptr);
+}
+
 int64_t
 BlockGraphEmitter::getRowSumRegisters(const RegisterChain &chain) const {
   const MmaMatmul &scores = *plan.getMma(chain.matmul);
@@ -730,7 +742,7 @@ BlockGraphEmitter::getRowSumRegisters(const RegisterChain &chain) const {
 }
 
 int64_t BlockGraphEmitter::getRowSumsStart(const RegisterChain &chain) const {
-  int64_t first = getRegisterSumStart(nullptr);
+  int64_t first = getRegisterSumsSize();
   for (const RegisterChain &other : plan.getRegisterChains()) {
     if (&other == &chain)
       break;
@@ -806,8 +818,7 @@ void BlockGraphEmitter::emitRegisterChain(const RegisterChain &chain,
       MutableArrayRef<Value>(registerAcc)
           .slice(first, products.getStateSize(*kb, false));
   SmallVector<Value> updated = products.accumulateFromRegisters(
-      *kb, held, type, getTile(plan.getStoredOperand(consumer->getOperand(1))),
-      sums);
+      *kb, held, type, getOperandTile(consumer->getOperand(1)), sums);
   llvm::copy(updated, sums.begin());
 }
 
@@ -1008,7 +1019,7 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
     llvm::append_range(registerAcc, plan.getMma(sum.matmul)->createInitialState(
                                         *kb, sum.isRescaled()));
   for (const RegisterChain &chain : plan.getRegisterChains()) {
-    for (auto [reduction, accumulator] : chain.rowSums) {
+    for (Operation *accumulator : llvm::make_second_range(chain.rowSums)) {
       OpKind kind = cast<SemanticsOpInterface>(accumulator).getOpKind();
       registerAcc.append(getRowSumRegisters(chain),
                          kb->f32(getCombineIdentity(kind)));

@@ -72,6 +72,8 @@ static std::optional<OpKind> getKind(Operation *op) {
 /// and keeps the last dim: its result lists the source's elements in their
 /// order, in rows of the same length, so both shapes have one tile layout.
 static bool keepsTileLayout(Operation *op) {
+  if (!isa<tb::TransposeOp>(op) && getKind(op) != OpKind::Reshape)
+    return false;
   ArrayRef<int64_t> from = getShape(op->getOperand(0));
   ArrayRef<int64_t> to = getShape(op->getResult(0));
   if (from.empty() || to.empty() || from.back() != to.back())
@@ -87,7 +89,7 @@ static bool keepsTileLayout(Operation *op) {
     }
     return true;
   }
-  return getKind(op) == OpKind::Reshape && isUnitDimReshape(from, to);
+  return isUnitDimReshape(from, to);
 }
 
 /// Whether `op` ends a chain of single-use elementwise ops whose only input
@@ -241,7 +243,8 @@ bool BlockGraphPlan::keepsWgmmaInFlight() const {
 }
 
 bool BlockGraphPlan::isWgmmaMainLoop() const {
-  if (!options.asyncCopy || usesTma() ||
+  // A register chain reads its scores in the step that computes them.
+  if (!options.asyncCopy || usesTma() || !registerChains.empty() ||
       llvm::any_of(registerSums,
                    [](const RegisterSum &sum) { return sum.isRescaled(); }))
     return false;
@@ -672,6 +675,7 @@ BlockGraphPlan::findRegisterChain(Operation *matmul) {
     OpParams params = cast<SemanticsOpInterface>(user).getOpParams();
     Operation *accumulator = getOnlyUser(user->getResult(0));
     if (params.dim != rank - 1 || !params.keepDim || !accumulator ||
+        !accumulator->hasTrait<mirage::OpTrait::IsAccumulator>() ||
         !llvm::is_contained(loopOps, accumulator))
       return std::nullopt;
     Accumulation accumulation = getOpInfo(*getKind(accumulator)).accumulation;
@@ -679,7 +683,11 @@ BlockGraphPlan::findRegisterChain(Operation *matmul) {
       return std::nullopt;
     chain.rowSums.push_back({user, accumulator});
   }
+  // The step runs the consumer where the scores' matmul stands: its right
+  // operand must be an input tile, ready before the loop body's first level.
   if (!chain.consumer ||
+      !isa_and_nonnull<tb::InputIteratorOp>(
+          getStoredOperand(chain.consumer->getOperand(1)).getDefiningOp()) ||
       !scores->feedsInRegisters(*getMma(chain.consumer),
                                 (graph.getThreads() + 31) / 32))
     return std::nullopt;
@@ -937,9 +945,13 @@ static int64_t getAccumulatorRegisters(const BlockGraphPlan &plan) {
     if (const RegisterSum *sum = plan.getRegisterSum(&op))
       sums += mma->getAccumulatorRegisters(warps, sum->isRescaled(),
                                            /*allJobs=*/true);
-    else if (plan.getRegisterChain(&op))
-      sums += mma->getAccumulatorRegisters(warps, false, /*allJobs=*/true);
-    else
+    else if (const RegisterChain *chain = plan.getRegisterChain(&op)) {
+      // The scores, their f16 pairs (wgmma's A) and two per job per row sum.
+      int64_t scores =
+          mma->getAccumulatorRegisters(warps, false, /*allJobs=*/true);
+      int64_t jobs = scores / (4 * mma->getTilesPerJob());
+      sums += scores + scores / 2 + 2 * jobs * chain->rowSums.size();
+    } else
       largest = std::max(largest, mma->getAccumulatorRegisters(
                                       warps, false, /*allJobs=*/false));
   }

@@ -266,8 +266,9 @@ private:
   llvm::DenseSet<mlir::Value> wgmmaOperands;
   llvm::SmallVector<RegisterSum> registerSums;
   llvm::SmallVector<RegisterChain> registerChains;
-  /// The ops a register chain's step computes besides its matmul: the
-  /// epilogue, the consumer, the row reductions and their accumulators.
+  /// The ops a register chain's step computes besides its matmul and its
+  /// epilogue (absorbed as every epilogue is): the consumer, the row
+  /// reductions and their accumulators.
   llvm::DenseSet<mlir::Operation *> chained;
   /// Matmul -> the elementwise op it stores; and back.
   llvm::DenseMap<mlir::Operation *, mlir::Operation *> epilogues, absorbedBy;

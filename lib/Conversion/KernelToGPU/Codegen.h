@@ -241,10 +241,10 @@ mlir::Value emitDivide(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
                        mlir::Value rhs);
 /// e^x in f32 with the approximate-function flag, which the NVVM lowering
 /// takes to libdevice's `__nv_fast_expf` (a multiply by log2(e) and
-/// `ex2.approx.ftz.f32`, about 2 ulp) instead of `__nv_expf`'s range
-/// reduction: about 3 instructions instead of 11 per element, on every
-/// softmax, SiLU and GELU; results are rounded to f16 or bf16 or checked at
-/// 1e-2.
+/// `ex2.approx.f32`: 2 + 1.17 |x| ulp at most, as CUDA documents `__expf`)
+/// instead of `__nv_expf`'s range reduction: 3 instructions instead of 11
+/// per element, on every softmax, SiLU and GELU; results are rounded to f16
+/// or bf16 or checked at 1e-2.
 mlir::Value emitExp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 
 /// Combines an accumulated value with a new one: a sum for ReduceSum and

@@ -91,10 +91,10 @@ TileLayout codegen::getWgmmaLayout(TileLayout layout) {
 bool MmaMatmul::feedsInRegisters(const MmaMatmul &consumer,
                                  int64_t warps) const {
   int64_t units = warps / 4;
+  // (The consumer's k, wgmma's, is a multiple of 16.)
   return warpgroup && consumer.warpgroup && nJobs == 1 && consumer.nJobs == 1 &&
          mTiles == consumer.mTiles && batchShape == consumer.batchShape &&
-         n == consumer.k && n % 16 == 0 && units > 0 &&
-         getNumJobs() % units == 0;
+         n == consumer.k && units > 0 && getNumJobs() % units == 0;
 }
 
 MmaMatmul::MmaMatmul(const TileLayout &lhs, const TileLayout &rhs,
@@ -478,6 +478,8 @@ SmallVector<Value> MmaMatmul::accumulateFromRegisters(KernelBuilder &kb,
   Location loc = kb.loc;
   int64_t perJob = 4 * nTilesPerJob, lhsTiles = k / 8;
   int64_t jobs = getJobsPerWarp(kb), units = getNumJobUnits(kb);
+  assert(static_cast<int64_t>(lhs.size()) == jobs * lhsTiles &&
+         "one fragment per 8 of k per job");
   // A fragment of k16 step s: rows l / 4 and l / 4 + 8 of the lhs's 8-column
   // tiles 2s and 2s + 1 (PTX ISA, "Register fragment for matrix A" of
   // wgmma .m64nNk16: mma.m16n8k16's, per warp).
@@ -499,10 +501,10 @@ SmallVector<Value> MmaMatmul::accumulateFromRegisters(KernelBuilder &kb,
   std::string operands = "{";
   for (int64_t r = 0; r < perJob; ++r)
     operands += llvm::formatv("{0}${1}", r ? ", " : "", r);
-  int64_t a = 2 * perJob;
-  operands +=
-      llvm::formatv("}, {{${0}, ${1}, ${2}, ${3}}, ${4}, p, 1, 1, {5}; }", a,
-                    a + 1, a + 2, a + 3, a + 4, rhsTransposed ? 0 : 1);
+  int64_t firstA = 2 * perJob;
+  operands += llvm::formatv(
+      "}, {{${0}, ${1}, ${2}, ${3}}, ${4}, p, 1, 1, {5}; }", firstA, firstA + 1,
+      firstA + 2, firstA + 3, firstA + 4, rhsTransposed ? 0 : 1);
   std::string constraints;
   for (int64_t r = 0; r < perJob; ++r)
     constraints += "=f,";
@@ -538,8 +540,9 @@ SmallVector<Value> MmaMatmul::accumulateFromRegisters(KernelBuilder &kb,
     }
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  registers.resize(jobs * perJob);
+  // The A registers too: nothing may write them before the wait.
   registers = passThrough(kb, "wgmma.wait_group.sync.aligned 0;", registers);
+  registers.resize(jobs * perJob);
   return packFragments(kb, registers);
 }
 
