@@ -10,7 +10,7 @@ build="${MIRAGE_BUILD_DIR:-$root/build-san}"
 
 MIRAGE_BUILD_DIR="$build" MIRAGE_SANITIZE=1 "$root/scripts/build.sh" \
   mirage-opt mirage-bundle mirage-bench-interpreter mirage-capi-test \
-  MirageUnitTests mirage-doc mirage-fuzz
+  mirage-check-bundle MirageUnitTests mirage-doc mirage-fuzz
 
 # allow_user_poisoning=0: Debian's LLVM is not built with ASan, but inline
 # code of its headers instantiated in sanitized files poisons allocator
