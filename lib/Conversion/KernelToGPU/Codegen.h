@@ -534,6 +534,10 @@ private:
                                              const SmemTile &rhs,
                                              const Job &job,
                                              mlir::ValueRange acc) const;
+  /// The descriptor of the right operand's 16 rows of k from `k0` for
+  /// `job`'s columns (wgmma).
+  mlir::Value createRhsDescriptor(KernelBuilder &kb, const SmemTile &rhs,
+                                  const Job &job, int64_t k0) const;
   /// acc + lhs @ rhs for the wgmma jobs `jobs` of this warpgroup, `acc`
   /// holding their sums one after the other: one fence, commit and wait
   /// for all of them, so that the tensor cores run the jobs back to back.

@@ -319,6 +319,17 @@ static Value createDescriptor(KernelBuilder &kb, const SmemTile &tile,
   return arith::OrIOp::create(b, loc, start, constant(fields));
 }
 
+Value MmaMatmul::createRhsDescriptor(KernelBuilder &kb, const SmemTile &rhs,
+                                     const Job &job, int64_t k0) const {
+  SmallVector<Value> at = rhsBatched ? job.batch : SmallVector<Value>();
+  if (rhsTransposed)
+    at.append({job.column, kb.index(k0)});
+  else
+    at.append({kb.index(k0), job.column});
+  // B as stored [n, k] is wgmma's K-major ("col") B; [k, n] is N-major.
+  return createDescriptor(kb, rhs, at, /*kMajor=*/rhsTransposed);
+}
+
 /// Passes f32 or i32 `values` through the PTX statement `instruction` (inline
 /// asm whose outputs are its inputs), so that everything that reads them comes
 /// after it and everything that writes them before: the accumulators of
@@ -406,17 +417,11 @@ SmallVector<Value> MmaMatmul::multiplyWarpgroupJobs(KernelBuilder &kb,
           b, loc, d, value, ArrayRef<int64_t>{static_cast<int64_t>(j)});
     for (int64_t k0 = 0; k0 < k; k0 += 16) {
       SmallVector<Value> a = lhsBatched ? job.batch : SmallVector<Value>();
-      SmallVector<Value> w = rhsBatched ? job.batch : SmallVector<Value>();
       a.append({job.groupRow, kb.index(k0)});
-      if (rhsTransposed)
-        w.append({job.column, kb.index(k0)});
-      else
-        w.append({kb.index(k0), job.column});
-      // B as stored [n, k] is wgmma's K-major ("col") B; [k, n] is N-major.
       d = NVVM::WgmmaMmaAsyncOp::create(
           b, loc, structType, d, createDescriptor(kb, lhs, a, /*kMajor=*/true),
-          createDescriptor(kb, rhs, w, /*kMajor=*/rhsTransposed), shape, type,
-          type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+          createRhsDescriptor(kb, rhs, job, k0), shape, type, type,
+          NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
           NVVM::MMALayout::row,
           rhsTransposed ? NVVM::MMALayout::col : NVVM::MMALayout::row,
@@ -521,14 +526,9 @@ SmallVector<Value> MmaMatmul::accumulateFromRegisters(KernelBuilder &kb,
     ArrayRef<Value> a = ArrayRef<Value>(registers).slice(
         jobs * perJob + j * 2 * lhsTiles, 2 * lhsTiles);
     for (int64_t step = 0; step < k / 16; ++step) {
-      SmallVector<Value> w = rhsBatched ? job.batch : SmallVector<Value>();
-      if (rhsTransposed)
-        w.append({job.column, kb.index(16 * step)});
-      else
-        w.append({kb.index(16 * step), job.column});
       SmallVector<Value> inputs(acc);
       llvm::append_range(inputs, a.slice(4 * step, 4));
-      inputs.push_back(createDescriptor(kb, rhs, w, /*kMajor=*/rhsTransposed));
+      inputs.push_back(createRhsDescriptor(kb, rhs, job, 16 * step));
       Value d = LLVM::InlineAsmOp::create(
                     b, loc, structType, inputs, instruction + operands,
                     constraints, /*has_side_effects=*/true,

@@ -1126,23 +1126,6 @@ Fuser::getBuildableCost(ArrayRef<Operation *> ops) {
   return std::nullopt;
 }
 
-/// A matmul [m, k] x [k, n] whose best kernel has fewer blocks than half the
-/// SMs (a decode-shaped product with a narrow n, such as an MoE router)
-/// streams its whole right operand through those few SMs. It becomes
-/// partial products over S slices of k, one kernel cutting S over the grid,
-/// summed by a reduction:
-///
-///   lhs [m, k] -> view [m, S, k/S] -> transpose [S, m, k/S]
-///   rhs [k, n] -> view [S, k/S, n]
-///   partial = matmul (batched over S) : [S, m, n]
-///   result  = reduce_sum partial dim 0 (keepdim = false) : [m, n]
-///
-/// exact in real arithmetic (the partial sums round to the element type once
-/// each). S is the divisor of k (slices of at least kMinSplitSlice) that
-/// the speed model prices cheapest, counting the reduction without its
-/// launch when an elementwise or reduction op reads the result (it fuses
-/// into that op's kernel); the split is taken when it beats the plain
-/// matmul by kRelaunchGain.
 /// Whether an elementwise or reduction op reads `op`'s result: a reduction
 /// of partial sums that replaces `op` then fuses into that op's kernel.
 static bool hasFusingReader(Operation *op) {
@@ -1162,6 +1145,23 @@ static Value getTransposedWeight(Value rhs) {
   return transpose.getInput();
 }
 
+/// A matmul [m, k] x [k, n] whose best kernel has fewer blocks than half the
+/// SMs (a decode-shaped product with a narrow n, such as an MoE router)
+/// streams its whole right operand through those few SMs. It becomes
+/// partial products over S slices of k, one kernel cutting S over the grid,
+/// summed by a reduction:
+///
+///   lhs [m, k] -> view [m, S, k/S] -> transpose [S, m, k/S]
+///   rhs [k, n] -> view [S, k/S, n]
+///   partial = matmul (batched over S) : [S, m, n]
+///   result  = reduce_sum partial dim 0 (keepdim = false) : [m, n]
+///
+/// exact in real arithmetic (the partial sums round to the element type once
+/// each). S is the divisor of k (slices of at least kMinSplitSlice) that
+/// the speed model prices cheapest, counting the reduction without its
+/// launch when an elementwise or reduction op reads the result (it fuses
+/// into that op's kernel); the split is taken when it beats the plain
+/// matmul by kRelaunchGain.
 void Fuser::splitNarrowMatmuls() {
   SmallVector<MatmulOp> matmuls;
   for (Operation &op : function.getBody().front())
