@@ -234,38 +234,26 @@ SmallVector<Value> MmaMatmul::multiplyJob(KernelBuilder &kb,
   Value row = kb.add(job.row, laneRow);
   if (m % 16 != 0)
     row = kb.min(row, m - 1);
+  // Independent accumulators over consecutive k steps, summed after the
+  // loop: one chain of dependent mma.sync stalls on each one's latency,
+  // while decode-shaped tiles give a warp few jobs and a long k.
+  int64_t kSteps = k / 16;
+  int64_t chains = kSteps % 4 == 0 ? 4 : kSteps % 2 == 0 ? 2 : 1;
+  SmallVector<Value> initial(acc);
+  for (int64_t c = 1; c < chains; ++c)
+    initial.append(nTilesPerJob, createZeroFragment(kb));
   auto loop = scf::ForOp::create(b, loc, kb.index(0), kb.index(k),
-                                 kb.index(16), acc);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value k0 = loop.getInductionVar();
-  a.append({row, kb.add(k0, laneColumn)});
-  Value fragA = nvgpu::LdMatrixOp::create(
-      b, loc, fragmentA, lhs.buffer, kb.getElementOffset(lhs.layout, a),
-      b.getBoolAttr(false), b.getI32IntegerAttr(4));
-  // With two n-tiles, lanes 16..31 address the second 8 columns.
-  Value bColumn =
-      nTilesPerJob == 2 ? kb.add(job.column, laneColumn) : job.column;
-  if (rhsTransposed) {
-    // Stored [n, k]: matrix l / 8 of the load is n-tile l / 16, k half
-    // (l % 16) / 8, and lane l gives its row n = l % 8; loaded as is, the
-    // rows are B's columns, as mma's column-major B operand wants.
-    Value kHalf = kb.mul(kb.div(laneRow, 8), 8);
-    w.append({kb.add(bColumn, kb.rem(kb.laneId, 8)), kb.add(k0, kHalf)});
-  } else {
-    w.append({kb.add(k0, laneRow), bColumn});
-  }
-  Value fragB = nvgpu::LdMatrixOp::create(
-      b, loc, fragmentB, rhs.buffer, kb.getElementOffset(rhs.layout, w),
-      b.getBoolAttr(!rhsTransposed), b.getI32IntegerAttr(nTilesPerJob * 2));
-  SmallVector<Value> next;
-  for (int64_t t = 0; t < nTilesPerJob; ++t) {
+                                 kb.index(16 * chains), initial);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
     // Rows 2t and 2t + 1 of the x4 load are tile t's fragment (moved row
     // by row: n-D slices do not lower to NVVM directly).
-    Value fragBt = fragB;
-    if (nTilesPerJob == 2) {
+    auto getTileFragment = [&](Value fragB, int64_t t) -> Value {
+      if (nTilesPerJob == 1)
+        return fragB;
       auto type = VectorType::get({2, 2}, elementType);
-      fragBt = arith::ConstantOp::create(
+      Value fragBt = arith::ConstantOp::create(
           b, loc, DenseElementsAttr::get(type, b.getZeroAttr(elementType)));
       for (int64_t fragRow = 0; fragRow < 2; ++fragRow)
         fragBt = vector::InsertOp::create(
@@ -273,13 +261,48 @@ SmallVector<Value> MmaMatmul::multiplyJob(KernelBuilder &kb,
             vector::ExtractOp::create(b, loc, fragB,
                                       ArrayRef<int64_t>{2 * t + fragRow}),
             fragBt, ArrayRef<int64_t>{fragRow});
+      return fragBt;
+    };
+    // With two n-tiles, lanes 16..31 address the second 8 columns.
+    Value bColumn =
+        nTilesPerJob == 2 ? kb.add(job.column, laneColumn) : job.column;
+    SmallVector<Value> next;
+    for (int64_t c = 0; c < chains; ++c) {
+      Value k0 = kb.add(loop.getInductionVar(), 16 * c);
+      SmallVector<Value> aIndices(a), wIndices(w);
+      aIndices.append({row, kb.add(k0, laneColumn)});
+      Value fragA = nvgpu::LdMatrixOp::create(
+          b, loc, fragmentA, lhs.buffer,
+          kb.getElementOffset(lhs.layout, aIndices), b.getBoolAttr(false),
+          b.getI32IntegerAttr(4));
+      if (rhsTransposed) {
+        // Stored [n, k]: matrix l / 8 of the load is n-tile l / 16, k half
+        // (l % 16) / 8, and lane l gives its row n = l % 8; loaded as is,
+        // the rows are B's columns, as mma's column-major B operand wants.
+        Value kHalf = kb.mul(kb.div(laneRow, 8), 8);
+        wIndices.append(
+            {kb.add(bColumn, kb.rem(kb.laneId, 8)), kb.add(k0, kHalf)});
+      } else {
+        wIndices.append({kb.add(k0, laneRow), bColumn});
+      }
+      Value fragB = nvgpu::LdMatrixOp::create(
+          b, loc, fragmentB, rhs.buffer,
+          kb.getElementOffset(rhs.layout, wIndices),
+          b.getBoolAttr(!rhsTransposed), b.getI32IntegerAttr(nTilesPerJob * 2));
+      for (int64_t t = 0; t < nTilesPerJob; ++t)
+        next.push_back(nvgpu::MmaSyncOp::create(
+            b, loc, fragA, getTileFragment(fragB, t),
+            loop.getRegionIterArg(c * nTilesPerJob + t),
+            ArrayRef<int64_t>{16, 8, 16}));
     }
-    next.push_back(nvgpu::MmaSyncOp::create(b, loc, fragA, fragBt,
-                                            loop.getRegionIterArg(t),
-                                            ArrayRef<int64_t>{16, 8, 16}));
+    scf::YieldOp::create(b, loc, next);
   }
-  scf::YieldOp::create(b, loc, next);
-  return SmallVector<Value>(loop.getResults());
+  SmallVector<Value> sums(loop.getResults().take_front(nTilesPerJob));
+  for (int64_t c = 1; c < chains; ++c)
+    for (int64_t t = 0; t < nTilesPerJob; ++t)
+      sums[t] = arith::AddFOp::create(b, loc, sums[t],
+                                      loop.getResult(c * nTilesPerJob + t));
+  return sums;
 }
 
 /// The matrix descriptor (PTX ISA, "Matrix Descriptor Format") of the
