@@ -21,7 +21,7 @@
 // until 3 groups are pending); the f16 matmul on tensor cores with its
 // accumulators carried through the loop in registers.
 // CHECK: gpu.module @host_kernels
-// CHECK: gpu.func @host_k0(%{{.*}}: memref<16x64xf16>, %{{.*}}: memref<64x64xf16>, %{{.*}}: memref<16x64xf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// CHECK: gpu.func @host_k0(%{{.*}}: memref<16x64xf16>, %{{.*}}: memref<64x64xf16>, %{{.*}}: memref<16x64xf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.minctasm = 1 : i32}
 // CHECK: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-NOT: memref.alloc
 // CHECK-COUNT-3: nvvm.cp.async.commit.group

@@ -1023,6 +1023,17 @@ FailureOr<int64_t> mirage::planBlockGraphSharedMemory(tb::GraphOp graph,
   return bytes;
 }
 
+int64_t codegen::getResidentBlocksPerSM(int64_t blocks, int64_t threads,
+                                        int64_t sharedBytes) {
+  constexpr int64_t kRegistersPerSM = 65536, kMinRegistersPerThread = 64;
+  int64_t wanted =
+      std::min<int64_t>(llvm::divideCeil(blocks, kNumSMs), kMaxResidentBlocks);
+  int64_t bySharedMemory =
+      kSharedMemoryPerSM / (sharedBytes + kReservedSharedMemoryPerBlock);
+  int64_t byRegisters = kRegistersPerSM / (threads * kMinRegistersPerThread);
+  return std::max<int64_t>(1, std::min({wanted, bySharedMemory, byRegisters}));
+}
+
 int64_t mirage::getBlockGraphLoadsInFlight(tb::GraphOp graph,
                                            int64_t chipSharedMemory) {
   Options options;

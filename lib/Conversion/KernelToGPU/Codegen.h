@@ -54,6 +54,16 @@ constexpr int64_t kWgmmaMainLoopStages = 4;
 /// H100 and H200 (sm_90a) have 132 SMs.
 constexpr int64_t kNumSMs = 132;
 constexpr int64_t kMaxResidentBlocks = 8;
+/// Shared memory of an sm_90 SM, and what the driver reserves per block.
+constexpr int64_t kSharedMemoryPerSM = 233472;
+constexpr int64_t kReservedSharedMemoryPerBlock = 1024;
+
+/// The blocks of a grid each SM should hold at once (ptxas's minimum CTAs
+/// per SM): the grid over the SMs, as far as shared memory, threads and
+/// kMaxResidentBlocks allow, and never so many that a thread gets fewer
+/// than 64 registers.
+int64_t getResidentBlocksPerSM(int64_t blocks, int64_t threads,
+                               int64_t sharedBytes);
 
 /// Choices of the lowering (the options of `convert-kn-to-gpu`).
 struct Options {
