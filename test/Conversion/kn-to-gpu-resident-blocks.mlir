@@ -1,8 +1,9 @@
 // Each kernel tells ptxas how many of its blocks an SM should hold at once
-// (nvvm.minctasm, PTX's .minnctapersm): the grid over the SMs, as far as
-// shared memory, threads and 8 blocks allow, and never fewer than 64
-// registers a thread. With the block size alone, ptxas picks an occupancy
-// of its own and spilled for it (lora_bs1 at 80 registers).
+// (nvvm.minctasm, PTX's .minnctapersm): one for a grid of at most one
+// block per SM, else as many as shared memory and 8 blocks allow, and
+// never fewer than 64 registers a thread. With the block size alone,
+// ptxas picks an occupancy of its own and spilled for it (lora_bs1 at 80
+// registers).
 // RUN: mirage-opt %s --split-input-file --convert-kn-to-gpu | FileCheck %s
 
 // 132 blocks: one per SM.
@@ -22,10 +23,10 @@ func.func @one_wave(%x: tensor<135168xf16>) -> tensor<135168xf16> {
 }
 // -----
 
-// 528 blocks: 4 per SM.
-// CHECK-LABEL: gpu.func @four_per_sm_k0
-// CHECK-SAME: nvvm.minctasm = 4 : i32
-func.func @four_per_sm(%x: tensor<540672xf16>) -> tensor<540672xf16> {
+// 528 blocks: as many as fit, at most 8.
+// CHECK-LABEL: gpu.func @several_waves_k0
+// CHECK-SAME: nvvm.minctasm = 8 : i32
+func.func @several_waves(%x: tensor<540672xf16>) -> tensor<540672xf16> {
   %y = kn.kernel(%x) {
     tb.graph grid [528] threads 128 forloop 1 {
     ^bb0(%xd: tensor<540672xf16>):
@@ -39,7 +40,7 @@ func.func @four_per_sm(%x: tensor<540672xf16>) -> tensor<540672xf16> {
 }
 // -----
 
-// 4096 blocks: at most 8 per SM (kMaxResidentBlocks).
+// 4096 blocks: at most 8 (kMaxResidentBlocks).
 // CHECK-LABEL: gpu.func @capped_k0
 // CHECK-SAME: nvvm.minctasm = 8 : i32
 func.func @capped(%x: tensor<4194304xf16>) -> tensor<4194304xf16> {
@@ -73,8 +74,7 @@ func.func @wide_blocks(%x: tensor<4194304xf16>) -> tensor<4194304xf16> {
 }
 // -----
 
-// 128 KiB of shared memory a block (the sum's stages): 1 per SM, not the
-// grid's 4.
+// 128 KiB of shared memory a block (the sum's stages): 1 fits.
 // CHECK-LABEL: gpu.func @large_tiles_k0
 // CHECK-SAME: nvvm.minctasm = 1 : i32
 func.func @large_tiles(%x: tensor<17301504xf16>) -> tensor<8650752xf16> {

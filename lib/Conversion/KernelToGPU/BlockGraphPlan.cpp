@@ -1026,8 +1026,11 @@ FailureOr<int64_t> mirage::planBlockGraphSharedMemory(tb::GraphOp graph,
 int64_t codegen::getResidentBlocksPerSM(int64_t blocks, int64_t threads,
                                         int64_t sharedBytes) {
   constexpr int64_t kRegistersPerSM = 65536, kMinRegistersPerThread = 64;
-  int64_t wanted =
-      std::min<int64_t>(llvm::divideCeil(blocks, kNumSMs), kMaxResidentBlocks);
+  // A grid of one wave needs one block per SM; a larger one hides latency
+  // with as many as fit (gqa_bs1's 512-block kernel at 4 per SM took 101
+  // registers and ran 19% slower with programmatic dependent launch than
+  // with the 64 ptxas chose for 7).
+  int64_t wanted = blocks <= kNumSMs ? 1 : kMaxResidentBlocks;
   int64_t bySharedMemory =
       kSharedMemoryPerSM / (sharedBytes + kReservedSharedMemoryPerBlock);
   int64_t byRegisters = kRegistersPerSM / (threads * kMinRegistersPerThread);

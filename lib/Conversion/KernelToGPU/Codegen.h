@@ -59,9 +59,9 @@ constexpr int64_t kSharedMemoryPerSM = 233472;
 constexpr int64_t kReservedSharedMemoryPerBlock = 1024;
 
 /// The blocks of a grid each SM should hold at once (ptxas's minimum CTAs
-/// per SM): the grid over the SMs, as far as shared memory, threads and
-/// kMaxResidentBlocks allow, and never so many that a thread gets fewer
-/// than 64 registers.
+/// per SM): one for a grid of at most one block per SM, else as many as
+/// shared memory and kMaxResidentBlocks allow; never so many that a thread
+/// gets fewer than 64 registers.
 int64_t getResidentBlocksPerSM(int64_t blocks, int64_t threads,
                                int64_t sharedBytes);
 
