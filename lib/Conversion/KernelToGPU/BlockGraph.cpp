@@ -1085,41 +1085,14 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
   SmallVector<Value> sums(loop.getResults());
   if (wgmmaInFlight)
     sums = MmaMatmul::waitForWgmma(*kb, sums);
-  // Sums cut into k slices: the warps of the later slices leave their
-  // partial sums for the first slice's, which add them as they store.
-  auto forEachSum =
-      [&](function_ref<void(const RegisterSum &, const MmaMatmul &,
-                            ArrayRef<Value>, const SmemTile *)>
-              body) {
-        int64_t first = 0;
-        for (const RegisterSum &sum : plan.getRegisterSums()) {
-          const MmaMatmul *mma = plan.getMma(sum.matmul);
-          int64_t count = mma->getStateSize(*kb, sum.isRescaled());
-          std::optional<SmemTile> scratch;
-          if (auto slot = plan.getPartialSumScratch(sum.matmul))
-            scratch = createView(
-                kb->index(slot->first),
-                TileLayout{Shape{slot->second / 4}, kb->b.getF32Type()});
-          body(sum, *mma, ArrayRef<Value>(sums).slice(first, count),
-               scratch ? &*scratch : nullptr);
-          first += count;
-        }
-      };
-  bool sliced = false;
-  forEachSum([&](const RegisterSum &, const MmaMatmul &mma,
-                 ArrayRef<Value> state, const SmemTile *scratch) {
-    if (!scratch)
-      return;
-    mma.storePartials(*kb, state, *scratch);
-    sliced = true;
-  });
-  if (sliced)
-    kb->barrier();
-  forEachSum([&](const RegisterSum &sum, const MmaMatmul &mma,
-                 ArrayRef<Value> state, const SmemTile *scratch) {
-    mma.store(*kb, state, sum.isRescaled(),
-              getTile(sum.accumulator->getResult(0)), {}, scratch);
-  });
+  int64_t first = 0;
+  for (const RegisterSum &sum : plan.getRegisterSums()) {
+    const MmaMatmul *mma = plan.getMma(sum.matmul);
+    int64_t count = mma->getStateSize(*kb, sum.isRescaled());
+    mma->store(*kb, ArrayRef<Value>(sums).slice(first, count),
+               sum.isRescaled(), getTile(sum.accumulator->getResult(0)));
+    first += count;
+  }
   storeRowSums(sums);
   if (!plan.getRegisterSums().empty())
     kb->barrier();

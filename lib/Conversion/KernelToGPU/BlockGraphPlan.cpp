@@ -285,25 +285,13 @@ int64_t BlockGraphPlan::getRunningMaxOffset(Operation *op) const {
   return intervals[runningMaxSlots.lookup(op)].offset;
 }
 
-/// The offset and size of the interval `slots` maps `op` to, if any.
-static std::optional<std::pair<int64_t, int64_t>>
-findSlot(const llvm::DenseMap<Operation *, size_t> &slots,
-         ArrayRef<LiveInterval> intervals, Operation *op) {
-  auto it = slots.find(op);
-  if (it == slots.end())
+std::optional<std::pair<int64_t, int64_t>>
+BlockGraphPlan::getReductionScratch(Operation *op) const {
+  auto it = scratchSlots.find(op);
+  if (it == scratchSlots.end())
     return std::nullopt;
   const LiveInterval &interval = intervals[it->second];
   return std::make_pair(interval.offset, interval.bytes);
-}
-
-std::optional<std::pair<int64_t, int64_t>>
-BlockGraphPlan::getReductionScratch(Operation *op) const {
-  return findSlot(scratchSlots, intervals, op);
-}
-
-std::optional<std::pair<int64_t, int64_t>>
-BlockGraphPlan::getPartialSumScratch(Operation *matmul) const {
-  return findSlot(partialSumSlots, intervals, matmul);
 }
 
 /// The scratch bytes a reduction or rms_norm step needs to split its
@@ -358,7 +346,6 @@ LogicalResult BlockGraphPlan::build(bool report) {
   decideFusion();
   decideMatmuls();
   decideRegisterChains();
-  decideKSlices();
   llvm::DenseMap<Value, TileLayout> layoutsWithoutTma = layouts;
   decideTma();
   decideProducerStores();
@@ -721,15 +708,6 @@ void BlockGraphPlan::decideRegisterChains() {
   }
 }
 
-void BlockGraphPlan::decideKSlices() {
-  int64_t warps = (graph.getThreads() + 31) / 32;
-  for (const RegisterSum &sum : registerSums) {
-    MmaMatmul &mma = mmaMatmuls.at(sum.matmul);
-    if (!sum.isRescaled())
-      mma.setKSlices(mma.getMaxKSlices(warps));
-  }
-}
-
 SmallVector<Value> BlockGraphPlan::getReads(const Step &step) const {
   SmallVector<Value> reads;
   // Through the chains computed inside the step.
@@ -889,7 +867,6 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
     slots.clear();
     runningMaxSlots.clear();
     scratchSlots.clear();
-    partialSumSlots.clear();
     auto addSlot = [&](int64_t start, int64_t end, int64_t bytes,
                        int64_t alignment = 0) {
       intervals.push_back({start, end, bytes, /*offset=*/-1, alignment});
@@ -942,24 +919,13 @@ LogicalResult BlockGraphPlan::planSharedMemory() {
           int64_t at = written.lookup(step.op->getResult(0));
           scratchSlots[step.op] = addSlot(at, at, bytes);
         }
-    // Written and read where the loop's sums are stored.
-    for (const RegisterSum &sum : registerSums)
-      if (int64_t bytes = getMma(sum.matmul)->getPartialSumBytes(warps);
-          bytes && withScratch)
-        partialSumSlots[sum.matmul] = addSlot(loopEnd, loopEnd, bytes);
     sharedBytes = codegen::planSharedMemory(intervals, kTileAlignment);
     return sharedBytes <= limit;
   };
   // One stage (load, wait, compute) still runs where two do not fit.
   for (;; --stages) {
-    if (place(/*withScratch=*/true))
+    if (place(/*withScratch=*/true) || place(/*withScratch=*/false))
       return success();
-    if (place(/*withScratch=*/false)) {
-      // No k slices without their partial sums' scratch.
-      for (const RegisterSum &sum : registerSums)
-        mmaMatmuls.at(sum.matmul).setKSlices(1);
-      return success();
-    }
     if (stages <= 1)
       return failure();
   }

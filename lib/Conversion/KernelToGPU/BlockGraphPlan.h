@@ -220,11 +220,6 @@ public:
   /// one that is not split.
   std::optional<std::pair<int64_t, int64_t>>
   getReductionScratch(mlir::Operation *op) const;
-  /// The scratch a register sum cut into k slices combines its warps'
-  /// partial sums in (MmaMatmul::getPartialSumBytes): its offset and size,
-  /// or std::nullopt for one that is not cut.
-  std::optional<std::pair<int64_t, int64_t>>
-  getPartialSumScratch(mlir::Operation *matmul) const;
 
 private:
   void decideFusion();
@@ -232,8 +227,6 @@ private:
   bool isMatmulView(mlir::Value operand) const;
   void decideMatmuls();
   void decideRegisterChains();
-  /// Cuts the k of register sums over the warps their jobs leave idle.
-  void decideKSlices();
   std::optional<RegisterChain> findRegisterChain(mlir::Operation *matmul);
   void decideTma();
   void schedule();
@@ -292,7 +285,6 @@ private:
   llvm::DenseMap<mlir::Value, size_t> slots;
   llvm::DenseMap<mlir::Operation *, size_t> runningMaxSlots;
   llvm::DenseMap<mlir::Operation *, size_t> scratchSlots;
-  llvm::DenseMap<mlir::Operation *, size_t> partialSumSlots;
   llvm::DenseSet<mlir::Operation *> readFromGlobal;
   llvm::DenseMap<mlir::Operation *, llvm::SmallVector<tb::OutputSaverOp>>
       storedBy;

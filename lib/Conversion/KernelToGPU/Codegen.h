@@ -451,20 +451,6 @@ public:
   bool feedsInRegisters(const MmaMatmul &consumer, int64_t warps) const;
 
   int64_t getStateSize(const KernelBuilder &kb, bool rescaled) const;
-  /// How many slices of k a sum kept across the loop can be cut into, one
-  /// per warp, in a block of `warps` warps: where its jobs leave warps idle
-  /// (decode tiles: one or two jobs of 16 rows), each job's k is split
-  /// over them and the partial sums added once after the loop. The largest
-  /// power of two with jobs x slices <= warps that divides the warps and
-  /// the steps of 16 of k; 1 on wgmma.
-  int64_t getMaxKSlices(int64_t warps) const;
-  /// Cuts each job's k into `slices` (see getMaxKSlices): warp w takes job
-  /// w % (warps / slices) over slice w / (warps / slices).
-  void setKSlices(int64_t slices) { kSlices = slices; }
-  int64_t getKSlices() const { return kSlices; }
-  /// The f32 scratch bytes the warps of slices past the first leave their
-  /// partial sums in (storePartials), in a block of `warps` warps.
-  int64_t getPartialSumBytes(int64_t warps) const;
   /// The f32 registers per thread its accumulator fragments take in a block
   /// of `warps` warps: a vector<2x2xf32> per 8 columns of a job, and (an
   /// estimate kept from before wgmma) two more per job for a rescaled sum's
@@ -488,19 +474,11 @@ public:
   accumulateRescaled(KernelBuilder &kb, const SmemTile &lhs,
                      const SmemTile &rhs, const SmemTile &localMax,
                      mlir::ValueRange state) const;
-  /// With k slices: the warps of slices past the first write `state` to
-  /// `scratch` (getPartialSumBytes); a block barrier must follow before
-  /// store reads it.
-  void storePartials(KernelBuilder &kb, mlir::ValueRange state,
-                     const SmemTile &scratch) const;
   /// Stores the sums of `state` (the result rows below m) in `out`, through
-  /// `epilogue` (an f32 -> f32 function) when given. With k slices, the
-  /// first slice's warps add the others' partial sums from `scratch` and
-  /// store; the rest store nothing.
+  /// `epilogue` (an f32 -> f32 function) when given.
   void store(KernelBuilder &kb, mlir::ValueRange state, bool rescaled,
              const SmemTile &out,
-             llvm::function_ref<mlir::Value(mlir::Value)> epilogue = {},
-             const SmemTile *scratch = nullptr) const;
+             llvm::function_ref<mlir::Value(mlir::Value)> epilogue = {}) const;
   /// out = lhs @ rhs, job by job: each job's sums are stored as soon as they
   /// are computed, so only one job's fragments live in registers (a
   /// 256x128 result tile would need 256 registers per thread at once).
@@ -537,18 +515,12 @@ private:
   /// its warpgroup's, `groupRow`) and first column.
   struct Job {
     llvm::SmallVector<mlir::Value> batch;
-    mlir::Value index, row, column, groupRow;
+    mlir::Value row, column, groupRow;
   };
-  /// Warps, or warpgroups with wgmma, over the k slices: the units jobs
-  /// are dealt to, and this thread's; and this warp's k slice.
+  /// Warps, or warpgroups with wgmma: the units jobs are dealt to, and
+  /// this thread's.
   int64_t getNumJobUnits(const KernelBuilder &kb) const;
   mlir::Value getJobUnit(KernelBuilder &kb) const;
-  mlir::Value getKSlice(KernelBuilder &kb) const;
-  /// Where in the scratch of storePartials the fragment `tile` of `job`
-  /// of k slice `slice` (past the first) goes, for this lane.
-  mlir::Value getPartialSumIndex(KernelBuilder &kb, const Job &job,
-                                 mlir::Value slice, int64_t tile,
-                                 int64_t element) const;
   int64_t getNumJobs() const { return batch * mTiles * nJobs; }
   int64_t getJobsPerWarp(const KernelBuilder &kb) const;
   int64_t getStatePerJob(bool rescaled) const;
@@ -587,7 +559,6 @@ private:
   Shape batchShape;
   int64_t batch, m, n, k;
   int64_t mTiles, nTilesPerJob, nJobs;
-  int64_t kSlices = 1;
   bool lhsBatched, rhsBatched;
   bool rhsTransposed;
   bool warpgroup;

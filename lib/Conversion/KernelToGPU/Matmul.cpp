@@ -115,47 +115,11 @@ MmaMatmul::MmaMatmul(const TileLayout &lhs, const TileLayout &rhs,
 }
 
 int64_t MmaMatmul::getNumJobUnits(const KernelBuilder &kb) const {
-  return warpgroup ? kb.getNumWarps() / 4 : kb.getNumWarps() / kSlices;
+  return warpgroup ? kb.getNumWarps() / 4 : kb.getNumWarps();
 }
 
 Value MmaMatmul::getJobUnit(KernelBuilder &kb) const {
-  if (warpgroup)
-    return kb.div(kb.warpId, 4);
-  return kSlices > 1 ? kb.rem(kb.warpId, getNumJobUnits(kb)) : kb.warpId;
-}
-
-Value MmaMatmul::getKSlice(KernelBuilder &kb) const {
-  return kb.div(kb.warpId, getNumJobUnits(kb));
-}
-
-int64_t MmaMatmul::getMaxKSlices(int64_t warps) const {
-  if (warpgroup)
-    return 1;
-  int64_t slices = 1;
-  while (getNumJobs() * slices * 2 <= warps && warps % (slices * 2) == 0 &&
-         (k / 16) % (slices * 2) == 0)
-    slices *= 2;
-  return slices;
-}
-
-int64_t MmaMatmul::getPartialSumBytes(int64_t warps) const {
-  if (kSlices == 1)
-    return 0;
-  // A vector<2x2xf32> per 8 columns of each job, per lane, per slice past
-  // the first.
-  return (kSlices - 1) * getNumJobs() * nTilesPerJob * 4 * 32 * 4;
-}
-
-Value MmaMatmul::getPartialSumIndex(KernelBuilder &kb, const Job &job,
-                                    Value slice, int64_t tile,
-                                    int64_t element) const {
-  // Lanes contiguous: a warp's stores and loads of one element hit 32
-  // banks.
-  Value fragment =
-      kb.add(kb.mul(kb.add(kb.mul(kb.add(slice, -1), getNumJobs()), job.index),
-                    nTilesPerJob * 4),
-             tile * 4 + element);
-  return kb.add(kb.mul(fragment, 32), kb.laneId);
+  return warpgroup ? kb.div(kb.warpId, 4) : kb.warpId;
 }
 
 int64_t MmaMatmul::getJobsPerWarp(const KernelBuilder &kb) const {
@@ -164,7 +128,7 @@ int64_t MmaMatmul::getJobsPerWarp(const KernelBuilder &kb) const {
 
 int64_t MmaMatmul::getAccumulatorRegisters(int64_t warps, bool rescaled,
                                            bool allJobs) const {
-  int64_t units = warpgroup ? warps / 4 : warps / kSlices;
+  int64_t units = warpgroup ? warps / 4 : warps;
   int64_t held = allJobs ? llvm::divideCeil(getNumJobs(), units) : 1;
   return held * 4 * (nTilesPerJob + (rescaled ? 2 : 0));
 }
@@ -199,7 +163,6 @@ SmallVector<Value> MmaMatmul::createInitialState(KernelBuilder &kb,
 
 MmaMatmul::Job MmaMatmul::decodeJob(KernelBuilder &kb, Value job) const {
   Job decoded;
-  decoded.index = job;
   decoded.column = kb.mul(kb.rem(job, nJobs), 8 * nTilesPerJob);
   Value rest = kb.div(job, nJobs);
   if (warpgroup) {
@@ -274,14 +237,12 @@ SmallVector<Value> MmaMatmul::multiplyJob(KernelBuilder &kb,
   // Independent accumulators over consecutive k steps, summed after the
   // loop: one chain of dependent mma.sync stalls on each one's latency,
   // while decode-shaped tiles give a warp few jobs and a long k.
-  int64_t sliceK = k / kSlices;
-  int64_t kSteps = sliceK / 16;
+  int64_t kSteps = k / 16;
   int64_t chains = kSteps % 4 == 0 ? 4 : kSteps % 2 == 0 ? 2 : 1;
   SmallVector<Value> initial(acc);
   for (int64_t c = 1; c < chains; ++c)
     initial.append(nTilesPerJob, createZeroFragment(kb));
-  Value kBegin = kSlices > 1 ? kb.mul(getKSlice(kb), sliceK) : kb.index(0);
-  auto loop = scf::ForOp::create(b, loc, kBegin, kb.add(kBegin, sliceK),
+  auto loop = scf::ForOp::create(b, loc, kb.index(0), kb.index(k),
                                  kb.index(16 * chains), initial);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -715,58 +676,14 @@ void MmaMatmul::storeJob(KernelBuilder &kb, const Job &job,
   }
 }
 
-void MmaMatmul::storePartials(KernelBuilder &kb, ValueRange state,
-                              const SmemTile &scratch) const {
-  OpBuilder &b = kb.b;
-  Value slice = getKSlice(kb);
-  auto ifOp = scf::IfOp::create(b, kb.loc,
-                                arith::CmpIOp::create(b, kb.loc,
-                                                      arith::CmpIPredicate::ne,
-                                                      slice, kb.index(0)));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  forEachJob(kb, state, nTilesPerJob, [&](const Job &job, ValueRange jobState) {
-    for (int64_t t = 0; t < nTilesPerJob; ++t)
-      for (int64_t e = 0; e < 4; ++e)
-        kb.storeF32(scratch, getPartialSumIndex(kb, job, slice, t, e),
-                    vector::ExtractOp::create(b, kb.loc, jobState[t],
-                                              ArrayRef<int64_t>{e / 2, e % 2}));
-    return SmallVector<Value>(jobState);
-  });
-}
-
 void MmaMatmul::store(KernelBuilder &kb, ValueRange state, bool rescaled,
-                      const SmemTile &out, function_ref<Value(Value)> epilogue,
-                      const SmemTile *scratch) const {
-  OpBuilder &b = kb.b;
-  std::optional<OpBuilder::InsertionGuard> guard;
-  if (kSlices > 1) {
-    assert(scratch && !rescaled && "k slices need the partial sums");
-    guard.emplace(b);
-    auto ifOp = scf::IfOp::create(
-        b, kb.loc,
-        arith::CmpIOp::create(b, kb.loc, arith::CmpIPredicate::eq,
-                              getKSlice(kb), kb.index(0)));
-    b.setInsertionPointToStart(ifOp.thenBlock());
-  }
-  forEachJob(
-      kb, state, getStatePerJob(rescaled),
-      [&](const Job &job, ValueRange jobState) {
-        SmallVector<Value> sums(jobState);
-        for (int64_t slice = 1; slice < kSlices; ++slice)
-          for (int64_t t = 0; t < nTilesPerJob; ++t)
-            for (int64_t e = 0; e < 4; ++e) {
-              std::array<int64_t, 2> at{e / 2, e % 2};
-              Value partial = kb.loadF32(
-                  *scratch, getPartialSumIndex(kb, job, kb.index(slice), t, e));
-              Value sum = arith::AddFOp::create(
-                  b, kb.loc, vector::ExtractOp::create(b, kb.loc, sums[t], at),
-                  partial);
-              sums[t] = vector::InsertOp::create(b, kb.loc, sum, sums[t], at);
-            }
-        storeJob(kb, job, sums, out, epilogue);
-        return SmallVector<Value>(jobState);
-      });
+                      const SmemTile &out,
+                      function_ref<Value(Value)> epilogue) const {
+  forEachJob(kb, state, getStatePerJob(rescaled),
+             [&](const Job &job, ValueRange jobState) {
+               storeJob(kb, job, jobState, out, epilogue);
+               return SmallVector<Value>(jobState);
+             });
 }
 
 void MmaMatmul::multiplyAndStore(KernelBuilder &kb, const SmemTile &lhs,
