@@ -487,17 +487,3 @@ func.func @all_reduce(%x: tensor<64x512xf32>) -> tensor<64x512xf32> {
   %n = kn.neg %a : tensor<64x512xf32>
   return %n : tensor<64x512xf32>
 }
-
-// Plans whose tiles read rows straddling 128-byte lines (96 bytes here,
-// the cheapest by the speed model: 128 blocks of 48 columns) are dropped
-// where another plan fits: the Linear reads rows of 128 bytes in 96 blocks
-// (on an H200, 15.0 µs against 21.9 for the 96-byte rows).
-// CHECK-LABEL: func.func @whole_line_rows
-// CHECK: tb.rms_norm
-// CHECK: tb.graph grid [96] threads 128 forloop 8
-// CHECK: tb.input_iterator %{{.*}} imap <x -> 1> fmap <i -> 0> : tensor<4096x6144xf16> -> !tb.tile<512x64xf16>
-func.func @whole_line_rows(%x: tensor<16x4096xf16>, %g: tensor<4096xf16>, %w: tensor<4096x6144xf16>) -> tensor<16x6144xf16> {
-  %y = kn.rms_norm %x weight %g {eps = 1.0e-6 : f64} : tensor<16x4096xf16>, tensor<4096xf16>
-  %z = kn.matmul %y, %w : tensor<16x4096xf16>, tensor<4096x6144xf16>
-  return %z : tensor<16x6144xf16>
-}
