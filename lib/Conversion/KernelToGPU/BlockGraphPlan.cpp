@@ -7,6 +7,7 @@
 #include "BlockGraphPlan.h"
 
 #include "mirage/Conversion/KernelToGPU.h"
+#include "mirage/CostModel/CostModel.h"
 #include "mirage/Dialect/Thread/IR/Thread.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -1032,7 +1033,7 @@ int64_t codegen::getResidentBlocksPerSM(int64_t blocks, int64_t threads,
   // with the 64 ptxas chose for 7).
   int64_t wanted = blocks <= kNumSMs ? 1 : kMaxResidentBlocks;
   int64_t bySharedMemory =
-      kSharedMemoryPerSM / (sharedBytes + kReservedSharedMemoryPerBlock);
+      DeviceModel().smemPerSM / (sharedBytes + kReservedSharedMemoryPerBlock);
   int64_t byRegisters = kRegistersPerSM / (threads * kMinRegistersPerThread);
   return std::max<int64_t>(1, std::min({wanted, bySharedMemory, byRegisters}));
 }

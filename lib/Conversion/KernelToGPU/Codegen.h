@@ -54,8 +54,7 @@ constexpr int64_t kWgmmaMainLoopStages = 4;
 /// H100 and H200 (sm_90a) have 132 SMs.
 constexpr int64_t kNumSMs = 132;
 constexpr int64_t kMaxResidentBlocks = 8;
-/// Shared memory of an sm_90 SM, and what the driver reserves per block.
-constexpr int64_t kSharedMemoryPerSM = 233472;
+/// What the driver reserves of an SM's shared memory per block.
 constexpr int64_t kReservedSharedMemoryPerBlock = 1024;
 
 /// The blocks of a grid each SM should hold at once (ptxas's minimum CTAs
