@@ -85,8 +85,12 @@ double mirage::getTileOpLatencyUs(OpKind kind, const OpParams &params,
       int64_t jobs = getNumElements(out.drop_back(2)) * ((m + 15) / 16) *
                      (n / getTensorCoreJobColumns(n));
       int64_t warps = std::max<int64_t>(1, threads / 32);
+      // A warp's jobs run one after another; within a job the k steps run
+      // over getTensorCoreChains independent accumulators.
       double chain = static_cast<double>((jobs + warps - 1) / warps) *
-                     static_cast<double>((k + 15) / 16) * device.mmaStepUs;
+                     static_cast<double>((k + 15) / 16) /
+                     static_cast<double>(getTensorCoreChains(k)) *
+                     device.mmaStepUs;
       return std::max(throughput, chain);
     }
     return rounds(getNumElements(out)) * static_cast<double>(in[0].back()) *

@@ -426,6 +426,11 @@ int64_t mirage::getTensorCoreJobColumns(int64_t n) {
   return n % 16 == 0 ? 16 : 8;
 }
 
+int64_t mirage::getTensorCoreChains(int64_t k) {
+  int64_t steps = k / 16;
+  return steps % 4 == 0 ? 4 : steps % 2 == 0 ? 2 : 1;
+}
+
 Expected<Shape> mirage::broadcastShapes(ArrayRef<int64_t> lhs,
                                         ArrayRef<int64_t> rhs) {
   size_t rank = std::max(lhs.size(), rhs.size());

@@ -259,9 +259,8 @@ llvm::Error Runner::runStatement(unsigned index) {
 int64_t mirage::tile::chooseTileSize(const TileSizes &sizes, StringRef symbol,
                                      int64_t extent) {
   auto it = sizes.sizes.find(symbol);
-  if (it != sizes.sizes.end())
-    return it->second;
-  int64_t size = std::max<int64_t>(1, std::min(sizes.defaultSize, extent));
+  int64_t wanted = it != sizes.sizes.end() ? it->second : sizes.defaultSize;
+  int64_t size = std::max<int64_t>(1, std::min(wanted, extent));
   while (size > 1 && extent % size != 0)
     --size;
   return size;

@@ -46,8 +46,8 @@
 // SERIAL: Used {{[0-9]+}} registers
 
 // One wgmma per 16 of k per 64-row slab of a job.
-// WGMMA: prefill_linear/kernels.ptx:32
-// WGMMA: prefill_linear_t/kernels.ptx:8
+// WGMMA: prefill_linear/kernels.ptx:16
+// WGMMA: prefill_linear_t/kernels.ptx:16
 // WGMMA: prefill_linear_small_tiled/kernels.ptx:4
 // WGMMA: gated_mlp_bs8/kernels.ptx:32
 // WGMMA: lora_bs8/kernels.ptx:16

@@ -90,6 +90,18 @@ TEST(CostModelTest, RanksKernelsAsMeasured) {
     EXPECT_GE(cost, h200.launchUs + 4096.0 * 6144 * kF16 / h200.dramBytesPerUs);
 }
 
+/// A 128-thread block's matmul latency as the kernels measured on
+/// 2026-11-26 ran it: one chain of dependent mma.sync per job, before the
+/// code generator kept getTensorCoreChains of them (on these decode shapes
+/// the chain, not the throughput, is the latency).
+double getOneChainLatencyUs(std::vector<int64_t> lhs, std::vector<int64_t> rhs,
+                            std::vector<int64_t> out,
+                            const DeviceModel &device) {
+  return getTileOpLatencyUs(OpKind::Matmul, {}, {lhs, rhs}, out, 128, kF16,
+                            device) *
+         static_cast<double>(getTensorCoreChains(lhs.back()));
+}
+
 /// A decode matmul x[m, k] @ w[k, n] as the code generator runs it: one
 /// block per `columns` of the output, k walked in `chunk`s with the
 /// automatic pipeline depth (BlockGraphPlan), 128 threads.
@@ -107,8 +119,7 @@ KernelProfile decodeMatmul(int64_t m, int64_t k, int64_t n, int64_t columns,
   std::vector<int64_t> lhs = {m, chunk}, rhs = {chunk, columns},
                        out = {m, columns};
   kernel.bodyFlops = getFlops(OpKind::Matmul, {}, {lhs, rhs}, out, kF16);
-  kernel.bodyLatencyUs = getTileOpLatencyUs(OpKind::Matmul, {}, {lhs, rhs}, out,
-                                            128, kF16, device);
+  kernel.bodyLatencyUs = getOneChainLatencyUs(lhs, rhs, out, device);
   int64_t resident = std::clamp<int64_t>((kernel.blocks + 131) / 132, 1, 8);
   int64_t stages = std::clamp<int64_t>(
       (64 * 1024 + resident * stage - 1) / (resident * stage), 2, 16);
@@ -164,8 +175,7 @@ std::vector<Measured> getMeasuredKernels(const DeviceModel &h100) {
     kernel.outputBytes = static_cast<double>(columns * kF16);
     kernel.uniqueBytes = static_cast<double>(blocks) * iterations * bytes;
     std::vector<int64_t> lhs = {1, k}, rhs = {k, columns}, out = {1, columns};
-    kernel.bodyLatencyUs = getTileOpLatencyUs(OpKind::Matmul, {}, {lhs, rhs},
-                                              out, 128, kF16, h100) +
+    kernel.bodyLatencyUs = getOneChainLatencyUs(lhs, rhs, out, h100) +
                            elementRounds * h100.simtElementUs;
     kernel.sharedMemoryBytes = smem;
     measured.push_back({kernel, us * 0.84, name});

@@ -57,8 +57,9 @@ struct DeviceModel {
   double rowOverheadBytes = 8;
   /// One step of a warp's m16n8k16 chain as generated (two ldmatrix, the
   /// dependent mma.sync): the latency a block pays per 16 of k for each job
-  /// its busiest warp owns. Fitted to the Qwen3 layer's kernels under
-  /// Nsight Compute on the same day.
+  /// its busiest warp owns, over the job's independent accumulators
+  /// (getTensorCoreChains). Fitted to the Qwen3 layer's kernels (one chain
+  /// each then) under Nsight Compute on the same day.
   double mmaStepUs = 0.035;
   /// Generated SIMT code: one step of a thread's k loop in a matmul (two
   /// shared-memory loads and an FMA, dependent), and one element of another

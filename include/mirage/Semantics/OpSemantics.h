@@ -274,6 +274,13 @@ bool fitsTensorCoreTiles(llvm::ArrayRef<int64_t> lhs,
 /// speed model charges each warp its chain of jobs.
 int64_t getTensorCoreJobColumns(int64_t n);
 
+/// The independent accumulators a tensor-core job keeps over consecutive
+/// k steps of 16 (summed after its k loop): 4 where the steps divide by 4,
+/// else 2, else 1. Dependent mma.sync stall on each one's latency; the code
+/// generator interleaves the chains and the speed model charges a job's k
+/// over them.
+int64_t getTensorCoreChains(int64_t k);
+
 /// The dimension map, one per operator (in the spirit of linalg's indexing
 /// maps): the operator's iteration space and, for each dim of each operand
 /// and result, the space dim it indexes. A space dim is parallel, reduced

@@ -31,8 +31,8 @@ struct TileSizes {
 };
 
 /// The step of a loop over `extent` elements with symbolic tile size
-/// `symbol`: its value in `sizes`, else the largest divisor of the extent up
-/// to the default.
+/// `symbol`: the largest divisor of the extent up to its value in `sizes`,
+/// or up to the default where it has none.
 int64_t chooseTileSize(const TileSizes &sizes, llvm::StringRef symbol,
                        int64_t extent);
 

@@ -237,8 +237,7 @@ SmallVector<Value> MmaMatmul::multiplyJob(KernelBuilder &kb,
   // Independent accumulators over consecutive k steps, summed after the
   // loop: one chain of dependent mma.sync stalls on each one's latency,
   // while decode-shaped tiles give a warp few jobs and a long k.
-  int64_t kSteps = k / 16;
-  int64_t chains = kSteps % 4 == 0 ? 4 : kSteps % 2 == 0 ? 2 : 1;
+  int64_t chains = getTensorCoreChains(k);
   SmallVector<Value> initial(acc);
   for (int64_t c = 1; c < chains; ++c)
     initial.append(nTilesPerJob, createZeroFragment(kb));
