@@ -30,6 +30,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <cmath>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -980,6 +981,73 @@ void exposeEqualSplits(func::FuncOp function) {
   }
 }
 
+/// Whether every use of `value` is the left operand (only) of a matmul that
+/// kn-fuse may regroup.
+bool onlyLeftOperandOfMatmuls(Value value) {
+  return !value.use_empty() &&
+         llvm::all_of(value.getUses(), [](OpOperand &use) {
+           auto matmul = dyn_cast<MatmulOp>(use.getOwner());
+           return matmul && use.getOperandNumber() == 0 &&
+                  matmul.getRhs() != use.get() &&
+                  !matmul->hasAttr(KernelDialect::getPartitionAttrName());
+         });
+}
+
+/// The widest RMSNorm rows `foldNormsIntoMatmuls` takes: a head's. Folded,
+/// every block of the products sums the squares of the rows it reads; with
+/// a head's rows that is one k step (qknorm_gqa_bs1 on an H200: 13.6
+/// against 16.7 µs), with a hidden state's every block sums all 4096 columns
+/// (rmsnorm_linear_bs8: 24.1 against 17.9 µs; the Qwen3 decode step with
+/// PDL 129 against 116.5), docs/Fusion.md.
+constexpr int64_t kMaxFoldedNormWidth = 128;
+
+/// The RMSNorms `foldNormsIntoMatmuls` rewrites.
+SmallVector<RmsNormOp> getFoldableNorms(func::FuncOp function) {
+  SmallVector<RmsNormOp> norms;
+  function.walk([&](RmsNormOp norm) {
+    ArrayRef<int64_t> shape = shapeOf(norm.getInput());
+    if (!norm->hasAttr(KernelDialect::getPartitionAttrName()) &&
+        shape.size() >= 2 && shape.back() <= kMaxFoldedNormWidth &&
+        onlyLeftOperandOfMatmuls(norm.getResult()))
+      norms.push_back(norm);
+  });
+  return norms;
+}
+
+/// Writes each RMSNorm read only as the left operand of matmuls as its
+/// parts, (x * w) * r with r = 1 / sqrt(mean(x^2) + eps) last, so that
+/// moveScalesPastMatmuls applies r to the products: the sum of squares then
+/// runs in the products' k loop beside them, and the norm's kernel (a block
+/// per few rows and a round trip through device memory) goes. Unlike
+/// rms_norm's own f32 arithmetic, the sum is held in the element type; it
+/// sums the squares of x / (4 sqrt(n)), scaled by 16 after, so f16 holds it
+/// up to an rms of 1024 (and resolves it to 1% down to about 0.01).
+void foldNormsIntoMatmuls(func::FuncOp function) {
+  for (RmsNormOp norm : getFoldableNorms(function)) {
+    OpBuilder b(norm);
+    Location loc = norm.getLoc();
+    Value x = norm.getInput();
+    ArrayRef<int64_t> shape = shapeOf(x);
+    int64_t n = shape.back();
+    auto scalar = [&](double value) { return b.getF64FloatAttr(value); };
+    double prescale = 4.0 * std::sqrt(static_cast<double>(n));
+    Value scaled = MulScalarOp::create(b, loc, x, scalar(1.0 / prescale));
+    Value squares = SquareOp::create(b, loc, scaled);
+    Value sum = ReduceSumOp::create(b, loc, squares,
+                                    static_cast<int64_t>(shape.size() - 1),
+                                    /*keepdim=*/true);
+    Value mean = MulScalarOp::create(b, loc, sum, scalar(16.0));
+    Value shifted = AddScalarOp::create(
+        b, loc, mean, scalar(norm.getEpsAttr().getValueAsDouble()));
+    Value inverse = RsqrtOp::create(b, loc, shifted);
+    Value weighted =
+        norm.getWeight() ? MulOp::create(b, loc, x, norm.getWeight()) : x;
+    norm.getResult().replaceAllUsesWith(
+        MulOp::create(b, loc, weighted, inverse).getResult());
+    norm->erase();
+  }
+}
+
 /// A scaling op (its record's `scales`: mul, div) whose factor does not vary
 /// along the last dim of the scaled tensor, used only as the left operand
 /// of matmuls, is applied to the matmuls' results instead: matmul(e * r, v)
@@ -1003,14 +1071,7 @@ void moveScalesPastMatmuls(func::FuncOp function) {
       if (scaled.size() < 2 || factor.empty() || factor.back() != 1 ||
           scaled.back() == 1 || shapeOf(op.getResult(0)) != scaled)
         continue;
-      Value result = op.getResult(0);
-      if (result.use_empty() ||
-          !llvm::all_of(result.getUses(), [](OpOperand &use) {
-            auto matmul = dyn_cast<MatmulOp>(use.getOwner());
-            return matmul && use.getOperandNumber() == 0 &&
-                   matmul.getRhs() != use.get() &&
-                   !matmul->hasAttr(KernelDialect::getPartitionAttrName());
-          }))
+      if (!onlyLeftOperandOfMatmuls(op.getResult(0)))
         continue;
       scales.push_back(&op);
     }
@@ -1825,28 +1886,60 @@ struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
     };
     // In a persistent kernel the split ran slower on an H200 (the partial
     // sums' tasks and their reduction's: docs/Fusion.md).
-    if (!splitSums || persistent) {
+    bool maySplit = splitSums && !persistent;
+    bool mayFold = foldNorms && !getFoldableNorms(function).empty();
+    if (!maySplit && !mayFold) {
       if (failed(fuse(function, false).run()))
         return signalPassFailure();
       return;
     }
-    // Split sums change what fuses around them, so the function is fused
-    // both ways, the split on a copy, and the cheaper estimate is kept.
-    func::FuncOp trial = function.clone();
-    llvm::scope_exit discard([&] { trial->erase(); });
-    trial->setAttr(tb::BlockDialect::getTargetAttrName(), target);
-    Fuser split = fuse(trial, true);
-    if (failed(split.run()))
-      return signalPassFailure();
-    if (split.splitAnySums()) {
-      Fuser plain = fuse(function, false);
+    // Split sums and folded norms change what fuses around them, so the
+    // function is fused each way, each on a copy, and the cheapest estimate
+    // is kept: a split where it beats the plain form by kRelaunchGain, a
+    // fold where it is cheaper at all.
+    struct Trial {
+      func::FuncOp copy;
+      double us;
+    };
+    SmallVector<func::FuncOp> copies;
+    llvm::scope_exit discard([&] {
+      for (func::FuncOp copy : copies)
+        copy->erase();
+    });
+    auto attempt = [&](bool fold) -> FailureOr<Trial> {
+      func::FuncOp first = function.clone();
+      copies.push_back(first);
+      first->setAttr(tb::BlockDialect::getTargetAttrName(), target);
+      if (fold)
+        foldNormsIntoMatmuls(first);
+      // Fused with splits first: where none is made, that is the plain form.
+      func::FuncOp plainCopy = maySplit ? first.clone() : first;
+      if (maySplit)
+        copies.push_back(plainCopy);
+      Fuser firstFuser = fuse(first, maySplit);
+      if (failed(firstFuser.run()))
+        return failure();
+      Trial best{first, firstFuser.getEstimatedUs()};
+      if (!maySplit || !firstFuser.splitAnySums())
+        return best;
+      Fuser plain = fuse(plainCopy, false);
       if (failed(plain.run()))
+        return failure();
+      if (best.us >= plain.getEstimatedUs() * (1 - kRelaunchGain))
+        best = {plainCopy, plain.getEstimatedUs()};
+      return best;
+    };
+    FailureOr<Trial> chosen = attempt(/*fold=*/false);
+    if (failed(chosen))
+      return signalPassFailure();
+    if (mayFold) {
+      FailureOr<Trial> folded = attempt(/*fold=*/true);
+      if (failed(folded))
         return signalPassFailure();
-      if (split.getEstimatedUs() >=
-          plain.getEstimatedUs() * (1 - kRelaunchGain))
-        return;
+      if (folded->us < chosen->us)
+        chosen = folded;
     }
-    function.getBody().takeBody(trial.getBody());
+    function.getBody().takeBody(chosen->copy.getBody());
   }
 };
 

@@ -188,6 +188,13 @@ def KnFuse : Pass<"kn-fuse", "::mlir::func::FuncOp"> {
            "carries (attention's positions: flash decoding) where the speed "
            "model prices the fused function cheaper; kernels of their own "
            "only (not with persistent)">,
+    Option<"foldNorms", "fold-norms", "bool", /*default=*/"true",
+           "Fold RMSNorms read only as matmuls' left operands into the "
+           "products' kernels (1 / rms applied after the products, the sum "
+           "of squares in their k loop) where the speed model prices the "
+           "fused function cheaper; the sum of squares is then held in the "
+           "element type (docs/Fusion.md: f16 overflows past an rms of "
+           "1024)">,
   ];
 }
 
