@@ -5,6 +5,16 @@
 // RUN: mirage-opt %s --kn-fuse | FileCheck %s
 // RUN: mirage-opt %s --kn-fuse="fold-norms=false" | FileCheck %s --check-prefix=OFF
 // RUN: mirage-opt %s --kn-fuse --kn-default-block-graphs --mirage-verify-equivalence -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERIFY
+// The pipelines and the bundler pass fold-norms on: folded, the kernel
+// scales x by 1 / (4 sqrt(64)) = 0.03125 (0f3D000000) before squaring.
+// RUN: mirage-opt %s --mirage-to-ptx -o %t.ptx && grep -q 0f3D000000 %t.ptx
+// RUN: mirage-opt %s --mirage-to-ptx="fold-norms=false" -o %t.ptx && not grep -q 0f3D000000 %t.ptx
+// RUN: mirage-opt %s --mirage-to-task-graph -o %t.tasks 2>/dev/null && grep -q tb.rsqrt %t.tasks
+// RUN: mirage-opt %s --mirage-to-task-graph="fold-norms=false" -o %t.tasks 2>/dev/null && not grep -q tb.rsqrt %t.tasks
+// RUN: rm -rf %t && mirage-bundle %s --function head_norm --no-reference --ptxas=none -o %t
+// RUN: grep -q 0f3D000000 %t/head_norm/kernels.ptx
+// RUN: rm -rf %t && mirage-bundle %s --function head_norm --no-reference --ptxas=none --fold-norms=false -o %t
+// RUN: not grep -q 0f3D000000 %t/head_norm/kernels.ptx
 
 // CHECK-LABEL: func.func @head_norm
 // CHECK: kn.kernel

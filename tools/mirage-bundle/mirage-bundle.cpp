@@ -81,6 +81,12 @@ static cl::opt<int64_t>
 static cl::opt<bool> fuse("fuse", cl::init(true),
                           cl::desc("Fuse kernel ops first (kn-fuse)"),
                           cl::cat(bundleCategory));
+static cl::opt<bool> foldNorms(
+    "fold-norms", cl::init(true),
+    cl::desc("Fold RMSNorms over at most 128 columns into the matmuls that "
+             "read them (kn-fuse fold-norms; the sum of squares is then held "
+             "in the element type)"),
+    cl::cat(bundleCategory));
 static cl::opt<bool> tensorCores("tensor-cores", cl::init(true),
                                  cl::desc("Tile matmuls on tensor cores"),
                                  cl::cat(bundleCategory));
@@ -198,6 +204,7 @@ int main(int argc, char **argv) {
   options.source = inputFile;
   options.targetBlocks = targetBlocks;
   options.fuse = fuse;
+  options.foldNorms = foldNorms;
   options.pipelineStages = pipelineStages;
   options.tensorCores = tensorCores;
   options.asyncCopy = asyncCopy;

@@ -55,6 +55,13 @@ struct GPUCodeOptions : public mlir::PassPipelineOptions<Derived> {
   Base::Option<bool> asyncCopy{*this, "async-copy",
                                llvm::cl::desc("Load input tiles with cp.async"),
                                llvm::cl::init(true)};
+  Base::Option<bool> foldNorms{
+      *this, "fold-norms",
+      llvm::cl::desc("Fold RMSNorms over at most 128 columns read only by "
+                     "matmuls into the products' kernels (kn-fuse "
+                     "fold-norms; the sum of squares is then held in the "
+                     "element type)"),
+      llvm::cl::init(true)};
 };
 
 struct MirageToPTXOptions : public GPUCodeOptions<MirageToPTXOptions> {

@@ -28,6 +28,13 @@ struct MirageToTaskGraphOptions
       *this, "device",
       llvm::cl::desc("Device whose rates the estimates use (h100, h200)"),
       llvm::cl::init("h100")};
+  Option<bool> foldNorms{
+      *this, "fold-norms",
+      llvm::cl::desc("Fold RMSNorms over at most 128 columns read only by "
+                     "matmuls into the products' kernels (kn-fuse "
+                     "fold-norms; the sum of squares is then held in the "
+                     "element type)"),
+      llvm::cl::init(true)};
   Option<bool> pairwiseEvents{
       *this, "pairwise-events",
       llvm::cl::desc("Start from one event per producer/consumer pair"),

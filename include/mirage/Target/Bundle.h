@@ -38,6 +38,8 @@ struct BundleOptions {
   int64_t targetBlocks = 264;
   /// Fuse kernel ops first (kn-fuse).
   bool fuse = true;
+  /// kn-fuse's fold-norms (both lowerings).
+  bool foldNorms = true;
   /// Compile one persistent kernel (mirage-to-megakernel) instead of one
   /// kernel per fused group, for `workers` CTAs (0: the chip's SMs), its
   /// schedule estimated for `device`; waits give up after `deadlineMs`.

@@ -24,6 +24,7 @@ void mirage::buildMirageToTaskGraphPipeline(
   fusion.persistent = true;
   fusion.workers = options.workers;
   fusion.device = options.device;
+  fusion.foldNorms = options.foldNorms;
   pm.addNestedPass<func::FuncOp>(kn::createKnFuse(fusion));
   kn::KnDefaultBlockGraphsOptions partition;
   partition.persistent = true;

@@ -37,6 +37,7 @@ void mirage::buildMirageToMegaKernelPipeline(
   MirageToTaskGraphOptions taskGraph;
   taskGraph.workers = options.workers;
   taskGraph.device = options.device;
+  taskGraph.foldNorms = options.foldNorms;
   buildMirageToTaskGraphPipeline(pm, taskGraph);
 
   ConvertTaskToGPUOptions lowering;

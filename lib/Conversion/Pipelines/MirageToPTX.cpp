@@ -172,6 +172,7 @@ void mirage::buildMirageToPTXKernelStage(OpPassManager &pm,
     kn::KnFuseOptions fusion;
     fusion.targetBlocks = options.targetBlocks;
     fusion.chip = options.chip;
+    fusion.foldNorms = options.foldNorms;
     pm.addNestedPass<func::FuncOp>(kn::createKnFuse(fusion));
   }
   kn::KnDefaultBlockGraphsOptions defaults;

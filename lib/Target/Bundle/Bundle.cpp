@@ -784,6 +784,7 @@ lowerPerOperator(ModuleOp module, llvm::StringRef function, unsigned numInputs,
   pipeline.format = "isa";
   pipeline.targetBlocks = options.targetBlocks;
   pipeline.fuse = options.fuse;
+  pipeline.foldNorms = options.foldNorms;
   pipeline.pipelineStages = options.pipelineStages;
   pipeline.tensorCores = options.tensorCores;
   pipeline.asyncCopy = options.asyncCopy;
@@ -843,6 +844,7 @@ llvm::Expected<LoweredProgram> lowerToMegaKernel(ModuleOp module,
   pipeline.format = "isa";
   pipeline.workers = options.workers;
   pipeline.device = options.device;
+  pipeline.foldNorms = options.foldNorms;
   pipeline.pipelineStages = options.pipelineStages;
   pipeline.tensorCores = options.tensorCores;
   pipeline.asyncCopy = options.asyncCopy;
