@@ -95,9 +95,8 @@ TEST_P(FusionPatternTest, EquivalentToTheOriginal) {
 INSTANTIATE_TEST_SUITE_P(
     Patterns, FusionPatternTest,
     ::testing::Values(
-        Case{
-            "ElementwiseChain", 1,
-            R"mlir(func.func @f(%a: tensor<64x256xf32>, %b: tensor<256xf32>, %r: tensor<64x1xf32>) -> tensor<64x256xf32> {
+        Case{"ElementwiseChain", 1,
+             R"mlir(func.func @f(%a: tensor<64x256xf32>, %b: tensor<256xf32>, %r: tensor<64x1xf32>) -> tensor<64x256xf32> {
           %e = kn.exp %a : tensor<64x256xf32>
           %s = kn.mul_scalar %e, 0.5 : tensor<64x256xf32>
           %c = kn.add %s, %b : tensor<64x256xf32>, tensor<256xf32>
@@ -105,9 +104,8 @@ INSTANTIATE_TEST_SUITE_P(
           %g = kn.gelu %d : tensor<64x256xf32>
           return %g : tensor<64x256xf32>
         })mlir"},
-        Case{
-            "SafeSoftmax", 1,
-            R"mlir(func.func @f(%x: tensor<4x16x512xf16>) -> tensor<4x16x512xf16> {
+        Case{"SafeSoftmax", 1,
+             R"mlir(func.func @f(%x: tensor<4x16x512xf16>) -> tensor<4x16x512xf16> {
           %m = kn.reduce_max %x dim 2 : tensor<4x16x512xf16>
           %d = kn.sub %x, %m : tensor<4x16x512xf16>, tensor<4x16x1xf16>
           %e = kn.exp %d : tensor<4x16x512xf16>
@@ -115,16 +113,14 @@ INSTANTIATE_TEST_SUITE_P(
           %p = kn.div %e, %s : tensor<4x16x512xf16>, tensor<4x16x1xf16>
           return %p : tensor<4x16x512xf16>
         })mlir"},
-        Case{
-            "ResidualNorm", 1,
-            R"mlir(func.func @f(%x: tensor<8x1024xf16>, %h: tensor<8x1024xf16>, %w: tensor<1024xf16>) -> (tensor<8x1024xf16>, tensor<8x1024xf16>) {
+        Case{"ResidualNorm", 1,
+             R"mlir(func.func @f(%x: tensor<8x1024xf16>, %h: tensor<8x1024xf16>, %w: tensor<1024xf16>) -> (tensor<8x1024xf16>, tensor<8x1024xf16>) {
           %r = kn.add %x, %h : tensor<8x1024xf16>, tensor<8x1024xf16>
           %n = kn.rms_norm %r weight %w {eps = 1.0e-6 : f64} : tensor<8x1024xf16>, tensor<1024xf16>
           return %r, %n : tensor<8x1024xf16>, tensor<8x1024xf16>
         })mlir"},
-        Case{
-            "MeanAndVariance", 1,
-            R"mlir(func.func @f(%x: tensor<16x768xf32>, %g: tensor<768xf32>, %b: tensor<768xf32>) -> tensor<16x768xf32> {
+        Case{"MeanAndVariance", 1,
+             R"mlir(func.func @f(%x: tensor<16x768xf32>, %g: tensor<768xf32>, %b: tensor<768xf32>) -> tensor<16x768xf32> {
           %s = kn.reduce_sum %x dim 1 : tensor<16x768xf32>
           %mean = kn.mul_scalar %s, 0.0013020833333333333 : tensor<16x1xf32>
           %c = kn.sub %x, %mean : tensor<16x768xf32>, tensor<16x1xf32>
@@ -138,9 +134,8 @@ INSTANTIATE_TEST_SUITE_P(
           %z = kn.add %y, %b : tensor<16x768xf32>, tensor<768xf32>
           return %z : tensor<16x768xf32>
         })mlir"},
-        Case{
-            "Rope", 1,
-            R"mlir(func.func @f(%q: tensor<16x128xf16>, %cos: tensor<1x128xf16>, %sin: tensor<1x128xf16>) -> tensor<16x128xf16> {
+        Case{"Rope", 1,
+             R"mlir(func.func @f(%q: tensor<16x128xf16>, %cos: tensor<1x128xf16>, %sin: tensor<1x128xf16>) -> tensor<16x128xf16> {
           %h1, %h2 = kn.split %q dim 1 sizes [64, 64] : tensor<16x128xf16>
           %n = kn.neg %h2 : tensor<16x64xf16>
           %rot = kn.concat %n, %h1 dim 1 : tensor<16x64xf16>, tensor<16x64xf16>
@@ -149,9 +144,8 @@ INSTANTIATE_TEST_SUITE_P(
           %r = kn.add %a, %b : tensor<16x128xf16>, tensor<16x128xf16>
           return %r : tensor<16x128xf16>
         })mlir"},
-        Case{
-            "MatmulEpilogue", 1,
-            R"mlir(func.func @f(%x: tensor<32x512xf16>, %w: tensor<512x256xf16>) -> tensor<32x256xf16> {
+        Case{"MatmulEpilogue", 1,
+             R"mlir(func.func @f(%x: tensor<32x512xf16>, %w: tensor<512x256xf16>) -> tensor<32x256xf16> {
           %y = kn.matmul %x, %w : tensor<32x512xf16>, tensor<512x256xf16>
           %s = kn.mul_scalar %y, 0.125 : tensor<32x256xf16>
           %a = kn.silu %s : tensor<32x256xf16>
@@ -159,40 +153,35 @@ INSTANTIATE_TEST_SUITE_P(
         })mlir"},
         // Wide enough (4096 columns) to fill the GPU unsplit, so the
         // residual arrives in slices over the k loop (accum_concat).
-        Case{
-            "MatmulResidual", 1,
-            R"mlir(func.func @f(%x: tensor<1x2048xf16>, %w: tensor<2048x4096xf16>, %h: tensor<1x4096xf16>) -> tensor<1x4096xf16> {
+        Case{"MatmulResidual", 1,
+             R"mlir(func.func @f(%x: tensor<1x2048xf16>, %w: tensor<2048x4096xf16>, %h: tensor<1x4096xf16>) -> tensor<1x4096xf16> {
           %y = kn.matmul %x, %w : tensor<1x2048xf16>, tensor<2048x4096xf16>
           %r = kn.add %h, %y : tensor<1x4096xf16>, tensor<1x4096xf16>
           return %r : tensor<1x4096xf16>
         })mlir"},
-        Case{
-            "MatmulPrologue", 1,
-            R"mlir(func.func @f(%x: tensor<16x1024xf16>, %g: tensor<1024xf16>, %w: tensor<1024x512xf16>) -> tensor<16x512xf16> {
+        Case{"MatmulPrologue", 1,
+             R"mlir(func.func @f(%x: tensor<16x1024xf16>, %g: tensor<1024xf16>, %w: tensor<1024x512xf16>) -> tensor<16x512xf16> {
           %s = kn.silu %x : tensor<16x1024xf16>
           %m = kn.mul %s, %g : tensor<16x1024xf16>, tensor<1024xf16>
           %y = kn.matmul %m, %w : tensor<16x1024xf16>, tensor<1024x512xf16>
           return %y : tensor<16x512xf16>
         })mlir"},
-        Case{
-            "NormBeforeMatmul", 1,
-            R"mlir(func.func @f(%x: tensor<1x1024xf16>, %g: tensor<1024xf16>, %w: tensor<1024x2048xf16>) -> tensor<1x2048xf16> {
+        Case{"NormBeforeMatmul", 1,
+             R"mlir(func.func @f(%x: tensor<1x1024xf16>, %g: tensor<1024xf16>, %w: tensor<1024x2048xf16>) -> tensor<1x2048xf16> {
           %n = kn.rms_norm %x weight %g {eps = 1.0e-6 : f64} : tensor<1x1024xf16>, tensor<1024xf16>
           %y = kn.matmul %n, %w : tensor<1x1024xf16>, tensor<1024x2048xf16>
           return %y : tensor<1x2048xf16>
         })mlir"},
-        Case{
-            "GatedMlp", 1,
-            R"mlir(func.func @f(%x: tensor<8x512xf16>, %w1: tensor<512x512xf16>, %w2: tensor<512x512xf16>) -> tensor<8x512xf16> {
+        Case{"GatedMlp", 1,
+             R"mlir(func.func @f(%x: tensor<8x512xf16>, %w1: tensor<512x512xf16>, %w2: tensor<512x512xf16>) -> tensor<8x512xf16> {
           %a = kn.matmul %x, %w1 : tensor<8x512xf16>, tensor<512x512xf16>
           %b = kn.matmul %x, %w2 : tensor<8x512xf16>, tensor<512x512xf16>
           %g = kn.silu %a : tensor<8x512xf16>
           %o = kn.mul %g, %b : tensor<8x512xf16>, tensor<8x512xf16>
           return %o : tensor<8x512xf16>
         })mlir"},
-        Case{
-            "GateUpSplitDown", 2,
-            R"mlir(func.func @f(%x: tensor<1x256xf16>, %wgu: tensor<256x1536xf16>, %wd: tensor<768x256xf16>, %h: tensor<1x256xf16>) -> tensor<1x256xf16> {
+        Case{"GateUpSplitDown", 2,
+             R"mlir(func.func @f(%x: tensor<1x256xf16>, %wgu: tensor<256x1536xf16>, %wd: tensor<768x256xf16>, %h: tensor<1x256xf16>) -> tensor<1x256xf16> {
           %gu = kn.matmul %x, %wgu : tensor<1x256xf16>, tensor<256x1536xf16>
           %g, %u = kn.split %gu dim 1 sizes [768, 768] : tensor<1x1536xf16>
           %s = kn.silu %g : tensor<1x768xf16>
@@ -201,26 +190,23 @@ INSTANTIATE_TEST_SUITE_P(
           %r = kn.add %h, %d : tensor<1x256xf16>, tensor<1x256xf16>
           return %r : tensor<1x256xf16>
         })mlir"},
-        Case{
-            "SharedInput", 1,
-            R"mlir(func.func @f(%x: tensor<64x512xf32>) -> (tensor<64x512xf32>, tensor<64x512xf32>, tensor<64x1xf32>) {
+        Case{"SharedInput", 1,
+             R"mlir(func.func @f(%x: tensor<64x512xf32>) -> (tensor<64x512xf32>, tensor<64x512xf32>, tensor<64x1xf32>) {
           %e = kn.exp %x : tensor<64x512xf32>
           %n = kn.neg %x : tensor<64x512xf32>
           %s = kn.reduce_sum %x dim 1 : tensor<64x512xf32>
           return %e, %n, %s : tensor<64x512xf32>, tensor<64x512xf32>, tensor<64x1xf32>
         })mlir"},
-        Case{
-            "SoftmaxThenMatmul", 1,
-            R"mlir(func.func @f(%s: tensor<2x16x256xf16>, %v: tensor<2x256x64xf16>) -> tensor<2x16x64xf16> {
+        Case{"SoftmaxThenMatmul", 1,
+             R"mlir(func.func @f(%s: tensor<2x16x256xf16>, %v: tensor<2x256x64xf16>) -> tensor<2x16x64xf16> {
           %e = kn.exp %s : tensor<2x16x256xf16>
           %l = kn.reduce_sum %e dim 2 : tensor<2x16x256xf16>
           %p = kn.div %e, %l : tensor<2x16x256xf16>, tensor<2x16x1xf16>
           %o = kn.matmul %p, %v : tensor<2x16x256xf16>, tensor<2x256x64xf16>
           return %o : tensor<2x16x64xf16>
         })mlir"},
-        Case{
-            "ReshapeBetween", 1,
-            R"mlir(func.func @f(%x: tensor<4x256xf16>, %w: tensor<64xf16>) -> tensor<4x256xf16> {
+        Case{"ReshapeBetween", 1,
+             R"mlir(func.func @f(%x: tensor<4x256xf16>, %w: tensor<64xf16>) -> tensor<4x256xf16> {
           %e = kn.exp %x : tensor<4x256xf16>
           %h = kn.reshape %e : tensor<4x256xf16> -> tensor<16x64xf16>
           %n = kn.rms_norm %h weight %w {eps = 1.0e-6 : f64} : tensor<16x64xf16>, tensor<64xf16>
@@ -232,9 +218,8 @@ INSTANTIATE_TEST_SUITE_P(
         // products over slices of k and their sum, which fuses into the
         // softmax's kernel; a decode projection's sum fuses with its
         // residual add.
-        Case{
-            "SplitKRouter", 2,
-            R"mlir(func.func @f(%x: tensor<8x4096xf16>, %w: tensor<4096x64xf16>) -> tensor<8x64xf16> {
+        Case{"SplitKRouter", 2,
+             R"mlir(func.func @f(%x: tensor<8x4096xf16>, %w: tensor<4096x64xf16>) -> tensor<8x64xf16> {
           %l = kn.matmul %x, %w : tensor<8x4096xf16>, tensor<4096x64xf16>
           %m = kn.reduce_max %l dim 1 : tensor<8x64xf16>
           %d = kn.sub %l, %m : tensor<8x64xf16>, tensor<8x1xf16>
@@ -245,17 +230,15 @@ INSTANTIATE_TEST_SUITE_P(
         })mlir"},
         // The same with nn.Linear's [n, k] weight: k sliced in place, n
         // moved last inside the products' kernel; no copy of the weight.
-        Case{
-            "SplitKLinearWeight", 2,
-            R"mlir(func.func @f(%x: tensor<1x16384xf16>, %w: tensor<512x16384xf16>) -> tensor<1x512xf16> {
+        Case{"SplitKLinearWeight", 2,
+             R"mlir(func.func @f(%x: tensor<1x16384xf16>, %w: tensor<512x16384xf16>) -> tensor<1x512xf16> {
           %t = kn.transpose %w permutation [1, 0] : tensor<512x16384xf16>
           %y = kn.matmul %x, %t : tensor<1x16384xf16>, tensor<16384x512xf16>
           %r = kn.silu %y : tensor<1x512xf16>
           return %r : tensor<1x512xf16>
         })mlir"},
-        Case{
-            "SplitKResidual", 2,
-            R"mlir(func.func @f(%x: tensor<1x8192xf16>, %w: tensor<8192x256xf16>, %h: tensor<1x256xf16>) -> tensor<1x256xf16> {
+        Case{"SplitKResidual", 2,
+             R"mlir(func.func @f(%x: tensor<1x8192xf16>, %w: tensor<8192x256xf16>, %h: tensor<1x256xf16>) -> tensor<1x256xf16> {
           %y = kn.matmul %x, %w : tensor<1x8192xf16>, tensor<8192x256xf16>
           %r = kn.add %h, %y : tensor<1x256xf16>, tensor<1x256xf16>
           return %r : tensor<1x256xf16>
@@ -263,9 +246,8 @@ INSTANTIATE_TEST_SUITE_P(
         // What must not fuse: a reduction over rows too long for shared
         // memory keeps its consumer, which needs the rows again after the
         // sums, in a kernel of its own.
-        Case{
-            "RowTooLong", 2,
-            R"mlir(func.func @f(%x: tensor<2x131072xf32>) -> tensor<2x131072xf32> {
+        Case{"RowTooLong", 2,
+             R"mlir(func.func @f(%x: tensor<2x131072xf32>) -> tensor<2x131072xf32> {
           %s = kn.reduce_sum %x dim 1 : tensor<2x131072xf32>
           %y = kn.div %x, %s : tensor<2x131072xf32>, tensor<2x1xf32>
           return %y : tensor<2x131072xf32>

@@ -684,10 +684,10 @@ bool relaxMinBlocksPerSM(std::string &ptx, llvm::StringRef name) {
   return true;
 }
 
-/// Assembles `ptx` (written to `ptxPath`) into `cubinPath`. The resident
-/// blocks per SM a kernel asks for (`.minnctapersm`, getResidentBlocksPerSM)
-/// bound its registers; where ptxas spills under that bound, the kernel
-/// asks for one block fewer and the file is assembled again
+/// Assembles `ptx` (already written to `ptxPath`) into `cubinPath`. The
+/// resident blocks per SM a kernel asks for (`.minnctapersm`,
+/// getResidentBlocksPerSM) bound its registers; where ptxas spills under that
+/// bound, the kernel asks for one block fewer and the file is assembled again
 /// (qknorm_gqa_bs1's attention kernel: 6 blocks, 80 registers and an 8-byte
 /// spill; 5 blocks, none). `ptx` is what was assembled last.
 llvm::Expected<llvm::StringMap<KernelResources>>
@@ -695,8 +695,6 @@ assembleWithoutSpills(llvm::StringRef ptxas, llvm::StringRef chip,
                       std::string &ptx, llvm::StringRef ptxPath,
                       llvm::StringRef cubinPath, llvm::raw_ostream &log) {
   while (true) {
-    if (auto error = writeFile(ptxPath, ptx))
-      return std::move(error);
     auto resources = runPtxas(ptxas, chip, ptxPath, cubinPath);
     if (!resources)
       return resources.takeError();
@@ -709,6 +707,8 @@ assembleWithoutSpills(llvm::StringRef ptxas, llvm::StringRef chip,
       }
     if (!relaxed)
       return resources;
+    if (auto error = writeFile(ptxPath, ptx))
+      return std::move(error);
   }
 }
 

@@ -233,15 +233,7 @@ private:
       }
       ++built;
       std::string diagnostics;
-      LogicalResult valid = success();
-      {
-        ScopedDiagnosticHandler handler(&getContext(), [&](Diagnostic &d) {
-          diagnostics += d.str();
-          return success();
-        });
-        valid = verify(*fn);
-      }
-      if (failed(valid)) {
+      if (failed(verifyQuietly(*fn, diagnostics))) {
         if (getenv("MIRAGE_TILE_EQSAT_DEBUG"))
           llvm::errs() << "#" << rank + 1 << " is invalid IR: " << diagnostics
                        << "\n"
@@ -389,6 +381,16 @@ private:
     function.getBody().takeBody(chosen.getBody());
   }
 
+  /// Runs the IR verifiers on `fn`, collecting their messages in
+  /// `diagnostics` instead of reporting them.
+  LogicalResult verifyQuietly(func::FuncOp fn, std::string &diagnostics) {
+    ScopedDiagnosticHandler handler(&getContext(), [&](Diagnostic &d) {
+      diagnostics += d.str();
+      return success();
+    });
+    return verify(fn);
+  }
+
   /// `fn`, built from `term` at `options`' tile sizes with `us` by the speed
   /// model, rebuilt with each symbolic tile size in turn set to the powers
   /// of two from 16 to 256 (clamped to divisors of its extent), then with
@@ -425,14 +427,9 @@ private:
           llvm::consumeError(other.takeError());
           continue;
         }
-        LogicalResult valid = success();
-        {
-          ScopedDiagnosticHandler quiet(&getContext(),
-                                        [](Diagnostic &) { return success(); });
-          valid = verify(*other);
-        }
+        std::string diagnostics;
         auto otherUs =
-            succeeded(valid)
+            succeeded(verifyQuietly(*other, diagnostics))
                 ? estimateDefaultPath(*other, /*fuse=*/false)
                 : llvm::Expected<double>(llvm::createStringError("invalid IR"));
         if (!otherUs || *otherUs >= us) {

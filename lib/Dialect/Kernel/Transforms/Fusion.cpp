@@ -1016,7 +1016,10 @@ SmallVector<RmsNormOp> getFoldableNorms(func::FuncOp function) {
 }
 
 /// Writes each RMSNorm read only as the left operand of matmuls as its
-/// parts, (x * w) * r with r = 1 / sqrt(mean(x^2) + eps) last, so that
+/// parts (the formula of its record, rmsNormExpr in
+/// lib/Semantics/Normalization.cpp, which the equivalence verifier checks
+/// the result against), (x * w) * r with r = 1 / sqrt(mean(x^2) + eps)
+/// last, so that
 /// moveScalesPastMatmuls applies r to the products: the sum of squares then
 /// runs in the products' k loop beside them, and the norm's kernel (a block
 /// per few rows and a round trip through device memory) goes. Unlike
@@ -1031,13 +1034,15 @@ void foldNormsIntoMatmuls(func::FuncOp function) {
     ArrayRef<int64_t> shape = shapeOf(x);
     int64_t n = shape.back();
     auto scalar = [&](double value) { return b.getF64FloatAttr(value); };
-    double prescale = 4.0 * std::sqrt(static_cast<double>(n));
+    // The squares of x / (c sqrt(n)) sum to mean(x^2) / c^2.
+    constexpr double c = 4.0;
+    double prescale = c * std::sqrt(static_cast<double>(n));
     Value scaled = MulScalarOp::create(b, loc, x, scalar(1.0 / prescale));
     Value squares = SquareOp::create(b, loc, scaled);
     Value sum = ReduceSumOp::create(b, loc, squares,
                                     static_cast<int64_t>(shape.size() - 1),
                                     /*keepdim=*/true);
-    Value mean = MulScalarOp::create(b, loc, sum, scalar(16.0));
+    Value mean = MulScalarOp::create(b, loc, sum, scalar(c * c));
     Value shifted = AddScalarOp::create(
         b, loc, mean, scalar(norm.getEpsAttr().getValueAsDouble()));
     Value inverse = RsqrtOp::create(b, loc, shifted);
