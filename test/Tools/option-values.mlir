@@ -21,6 +21,10 @@
 // RUN: not mirage-opt %s --pass-pipeline="builtin.module(func.func(kn-fuse{device=a100}))" 2>&1 | FileCheck %s --check-prefix=FUSE-DEVICE --implicit-check-not=kn. --implicit-check-not=note:
 // RUN: not mirage-opt %s --convert-kn-to-gpu="chip=sm_42" 2>&1 | FileCheck %s --check-prefix=KN-GPU-CHIP --implicit-check-not=func.func --implicit-check-not=note:
 // RUN: not mirage-opt %s --convert-kn-to-gpu="wgmma=true" 2>&1 | FileCheck %s --check-prefix=KN-GPU-WGMMA --implicit-check-not=func.func --implicit-check-not=note:
+// RUN: not mirage-opt %s --convert-kn-to-gpu="chip=sm_90a warp-specialize=true" 2>&1 | FileCheck %s --check-prefix=KN-GPU-WS-TMA --implicit-check-not=func.func --implicit-check-not=note:
+// RUN: not mirage-opt %s --convert-kn-to-gpu="chip=sm_90 tma=true warp-specialize=true" 2>&1 | FileCheck %s --check-prefix=KN-GPU-WS-CHIP --implicit-check-not=func.func --implicit-check-not=note:
+// RUN: not mirage-opt %s --mirage-to-ptx="chip=sm_90a warp-specialize=true" 2>&1 | FileCheck %s --check-prefix=PTX-WS --implicit-check-not=func.func --implicit-check-not=note:
+// RUN: rm -rf %t && not mirage-bundle %s -o %t --warp-specialize 2>&1 | FileCheck %s --check-prefix=BUNDLE-WS --implicit-check-not="[1/"
 // RUN: not mirage-opt %s --convert-tg-to-gpu="chip=sm_42" 2>&1 | FileCheck %s --check-prefix=TG-GPU-CHIP --implicit-check-not=func.func --implicit-check-not=note:
 // RUN: not mirage-opt %s --mirage-superoptimize="device=a100" 2>&1 | FileCheck %s --check-prefix=SEARCH-DEVICE --implicit-check-not=func.func --implicit-check-not=note:
 // RUN: not mirage-opt %s --mirage-tile-eqsat="rules=loops,fusoin" 2>&1 | FileCheck %s --check-prefix=EQSAT-RULES --implicit-check-not=func.func --implicit-check-not=note:
@@ -55,6 +59,10 @@
 // FUSE-DEVICE: error: kn-fuse: unknown value 'a100' for option 'device'; valid values: h100, h200
 // KN-GPU-CHIP: error: convert-kn-to-gpu: unknown value 'sm_42' for option 'chip'; valid values: sm_80,
 // KN-GPU-WGMMA: error: convert-kn-to-gpu: unknown value '' for option 'chip'; valid values: sm_90a with wgmma
+// KN-GPU-WS-TMA: error: convert-kn-to-gpu: warp-specialize gives the copies of TMA kernels their own warps: it needs tma=true
+// KN-GPU-WS-CHIP: error: convert-kn-to-gpu: unknown value 'sm_90' for option 'chip'; valid values: sm_90a with warp-specialize (setmaxnreg)
+// PTX-WS: error: mirage-to-ptx: warp-specialize gives the copies of TMA kernels their own warps: it needs tma=true
+// BUNDLE-WS: error: mirage-bundle: --warp-specialize specializes the warps of TMA kernels: it needs --tma and per-operator kernels (no --megakernel)
 // TG-GPU-CHIP: error: convert-tg-to-gpu: unknown value 'sm_42' for option 'chip'; valid values: sm_80,
 // SEARCH-DEVICE: error: mirage-superoptimize: unknown value 'a100' for option 'device'; valid values: h100, h200
 // EQSAT-RULES: error: mirage-tile-eqsat: unknown value 'fusoin' for option 'rules'; valid values: loops, fusion, algebra (comma-separated), all, none

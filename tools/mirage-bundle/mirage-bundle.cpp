@@ -111,6 +111,12 @@ static cl::opt<bool>
                    "warpgroup with wgmma where the chip has it (sm_90a); "
                    "--wgmma=false keeps mma.sync (bundle <function>_mma)"),
           cl::cat(bundleCategory));
+static cl::opt<bool> warpSpecialize(
+    "warp-specialize", cl::init(false),
+    cl::desc("With --tma, issue each TMA kernel's copies from a producer "
+             "warpgroup that gives its registers to the computing threads "
+             "(sm_90a; bundle <function>_tma_ws)"),
+    cl::cat(bundleCategory));
 static cl::opt<bool>
     megakernel("megakernel",
                cl::desc("Compile each function into one persistent kernel "
@@ -174,6 +180,12 @@ int main(int argc, char **argv) {
       llvm::errs() << "error: " << *error << "\n";
       return 1;
     }
+  if (warpSpecialize && (!tma || megakernel)) {
+    llvm::errs() << "error: mirage-bundle: --warp-specialize specializes the "
+                    "warps of TMA kernels: it needs --tma and per-operator "
+                    "kernels (no --megakernel)\n";
+    return 1;
+  }
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
@@ -211,6 +223,7 @@ int main(int argc, char **argv) {
   options.dependentLaunch = dependentLaunch;
   options.tma = tma;
   options.wgmma = wgmma;
+  options.warpSpecialize = warpSpecialize;
   options.megakernel = megakernel;
   options.workers = workers;
   options.device = device;

@@ -75,6 +75,13 @@ def ConvertKernelToGPU : Pass<"convert-kn-to-gpu", "::mlir::ModuleOp"> {
            "operand rows of 32, 64 or 128-byte swizzle) with "
            "wgmma.mma_async from shared-memory descriptors; needs "
            "chip=sm_90a. The others keep mma.sync">,
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
+           "With tma, give each TMA kernel whose threads are whole "
+           "warpgroups a producer warpgroup of its own: its first thread "
+           "issues the copies, waiting on one `empty` mbarrier per stage "
+           "that the graph's threads arrive on when they have read the "
+           "stage; the producers give up registers to the consumers "
+           "(setmaxnreg; needs chip=sm_90a)">,
   ];
 }
 

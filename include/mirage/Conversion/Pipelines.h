@@ -96,6 +96,12 @@ struct MirageToPTXOptions : public GPUCodeOptions<MirageToPTXOptions> {
       llvm::cl::desc("Run tile matmuls that fit a warpgroup with wgmma where "
                      "the chip has it (sm_90a; convert-kn-to-gpu wgmma)"),
       llvm::cl::init(true)};
+  Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("With tma, issue the copies from a producer warpgroup "
+                     "that gives its registers to the computing threads "
+                     "(sm_90a; convert-kn-to-gpu warp-specialize)"),
+      llvm::cl::init(false)};
 };
 
 /// The options of mirage-to-megakernel: the task graph's and the device

@@ -69,6 +69,9 @@ struct BundleOptions {
   /// Per-operator kernels run the tile matmuls that fit a warpgroup with
   /// wgmma where the chip has it (sm_90a).
   bool wgmma = true;
+  /// With tma, TMA kernels issue their copies from a producer warpgroup
+  /// (sm_90a; convert-kn-to-gpu warp-specialize): bundle `<function>_ws`.
+  bool warpSpecialize = false;
   /// Options of the block-graph lowering.
   unsigned pipelineStages = 0;
   bool tensorCores = true;
@@ -77,7 +80,8 @@ struct BundleOptions {
 
 /// The bundle's name (its manifest's `name`, and the directory mirage-bundle
 /// writes it to): the function's, with `_megakernel` appended for a
-/// mega-kernel, `_tma` for per-operator kernels with TMA loads and `_mma`
+/// mega-kernel, `_tma` for per-operator kernels with TMA loads (`_ws` with
+/// warp specialization) and `_mma`
 /// for those kept on mma.sync where the chip has wgmma, then the name suffix,
 /// so that the forms of a program can sit side by side.
 std::string getBundleName(llvm::StringRef function,

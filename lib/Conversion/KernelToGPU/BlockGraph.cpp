@@ -21,6 +21,19 @@
 // instead: thread 0 expects a stage's bytes on that stage's mbarrier and
 // issues one nvgpu.tma.async.load per tile; every thread waits on the
 // mbarrier with the parity of the stage's use, (it / stages) % 2.
+//
+// Warp specialized (BlockGraphPlan::isWarpSpecialized), a producer
+// warpgroup after the graph's threads issues them instead: its first thread
+// refills stage s for use k once the consumers have released use k - 1 on
+// the stage's `empty` mbarrier (parity (k - 1) % 2; a fresh mbarrier counts
+// the phase before its first, parity 1, as complete, so the first use of
+// every stage goes at once). The consumers wait on `full` as above, and
+// consumer thread 0 releases the stage after the iteration's last barrier,
+// a named barrier over the consumers only. The producers keep
+// kProducerRegisters registers and the consumers take the rest
+// (setmaxnreg, getConsumerRegisters). A GEMM main loop keeps its wgmma
+// group in flight here too: the consumers free the previous iteration's
+// stage, whose group has completed, instead of their own.
 //   epilogue   register sums stored; post-loop steps level by level; output
 //              savers write their tiles to global memory
 //
@@ -121,6 +134,12 @@ private:
   void emitTmaInit();
   void emitTmaLoads(Value iteration);
   void emitTmaWait(Value iteration);
+  /// Warp specialized: the producer warpgroup's branch, which issues every
+  /// iteration's copies; leaves the builder in the consumers' branch.
+  void emitProducer();
+  /// Warp specialized: consumer thread 0 frees iteration's stage, or, with
+  /// wgmma in flight, the previous iteration's (whose group has completed).
+  void emitStageRelease(Value iteration, bool previous);
   void emitAccumulatorInit(Operation *op);
   void emitAccumulate(Operation *op, Value iteration);
   ElementExpr buildExpr(Value value);
@@ -163,9 +182,10 @@ private:
   llvm::DenseMap<Value, SmallVector<Value, 1>> outputs;
   llvm::DenseMap<Value, SmemTile> tiles;
   /// With TMA: the tensor map of each pipelined tile (in the plan's
-  /// order), one mbarrier per stage, and whether this thread issues copies.
+  /// order), one mbarrier per stage (and, warp specialized, one per stage
+  /// the consumers free it on), and whether this thread issues copies.
   SmallVector<Value> tensorMaps;
-  Value mbarriers, isLeader;
+  Value mbarriers, emptyBarriers, isLeader;
 };
 
 } // namespace
@@ -353,8 +373,10 @@ void BlockGraphEmitter::emitPipelinedLoads(
 void BlockGraphEmitter::emitTmaInit() {
   OpBuilder &b = kb->b;
   Location loc = kb->loc;
-  isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                   kb->threadId, kb->index(0));
+  bool warpSpecialized = plan.isWarpSpecialized();
+  isLeader = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, kb->threadId,
+      kb->index(warpSpecialized ? plan.getGraph().getThreads() : 0));
   {
     // The runtime writes the maps with a host copy: the tensor-map proxy
     // must acquire them before the copy engine reads them.
@@ -372,10 +394,17 @@ void BlockGraphEmitter::emitTmaInit() {
                                  gpu::GPUDialect::getWorkgroupAddressSpace()),
       plan.getStages());
   mbarriers = nvgpu::MBarrierCreateOp::create(b, loc, type);
-  // One arrival per phase: the leader's arrive.expect_tx.
-  for (int64_t stage = 0; stage < plan.getStages(); ++stage)
+  if (warpSpecialized)
+    emptyBarriers = nvgpu::MBarrierCreateOp::create(b, loc, type);
+  // One arrival per phase: the leader's arrive.expect_tx (consumer thread
+  // 0's arrive on an empty mbarrier).
+  for (int64_t stage = 0; stage < plan.getStages(); ++stage) {
     nvgpu::MBarrierInitOp::create(b, loc, mbarriers, kb->index(1),
                                   kb->index(stage), isLeader);
+    if (warpSpecialized)
+      nvgpu::MBarrierInitOp::create(b, loc, emptyBarriers, kb->index(1),
+                                    kb->index(stage), isLeader);
+  }
   // Makes the initialized mbarriers visible to the copy engine; the
   // prologue's barrier makes them visible to the other threads.
   NVVM::FenceMbarrierInitOp::create(b, loc);
@@ -388,8 +417,10 @@ void BlockGraphEmitter::emitTmaLoads(Value iteration) {
   int64_t bytes = 0;
   for (tb::InputIteratorOp iterator : plan.getPipelined())
     bytes += plan.getLayout(iterator.getResult()).getBytes();
+  // The producer's loop runs in its leader alone.
+  Value predicate = plan.isWarpSpecialized() ? Value() : isLeader;
   nvgpu::MBarrierArriveExpectTxOp::create(b, loc, mbarriers, kb->index(bytes),
-                                          stage, isLeader);
+                                          stage, predicate);
   for (auto [index, map] : llvm::enumerate(tensorMaps)) {
     tb::InputIteratorOp iterator = plan.getPipelined()[index];
     // One copy per column block and per box of rows (column blocks are
@@ -422,7 +453,7 @@ void BlockGraphEmitter::emitTmaLoads(Value iteration) {
           coordinates[1] = kb->add(first[1], rows * boxShape[rank - 2]);
         nvgpu::TmaAsyncLoadOp::create(b, loc, box, mbarriers, map, coordinates,
                                       stage,
-                                      /*multicastMask=*/Value(), isLeader);
+                                      /*multicastMask=*/Value(), predicate);
       }
     }
   }
@@ -440,6 +471,62 @@ void BlockGraphEmitter::emitTmaWait(Value iteration) {
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, mbarriers, parity,
                                          kb->index(10000000),
                                          kb->rem(iteration, stages));
+}
+
+void BlockGraphEmitter::emitProducer() {
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  int64_t threads = plan.getGraph().getThreads();
+  int64_t residentBlocks = getResidentBlocksPerSM(
+      getNumElements(plan.getGraph().getGrid()), plan.getBlockThreads(),
+      plan.getSharedMemoryBytes());
+  Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                           kb->threadId, kb->index(threads));
+  auto roles = scf::IfOp::create(b, loc, isProducer, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(roles.thenBlock());
+    NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
+                                   NVVM::SetMaxRegisterAction::decrease);
+    auto leader = scf::IfOp::create(b, loc, isLeader);
+    b.setInsertionPointToStart(leader.thenBlock());
+    auto loop = scf::ForOp::create(
+        b, loc, kb->index(0), kb->index(plan.getIterations()), kb->index(1));
+    b.setInsertionPointToStart(loop.getBody());
+    Value iteration = loop.getInductionVar();
+    Value use = kb->div(iteration, plan.getStages());
+    Value firstOfPair = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              kb->rem(use, 2), kb->index(0));
+    nvgpu::MBarrierTryWaitParityOp::create(
+        b, loc, emptyBarriers, firstOfPair, kb->index(10000000),
+        kb->rem(iteration, plan.getStages()));
+    emitTmaLoads(iteration);
+  }
+  b.setInsertionPointToStart(roles.elseBlock());
+  NVVM::SetMaxRegisterOp::create(
+      b, loc, getConsumerRegisters(plan.getBlockThreads(), residentBlocks),
+      NVVM::SetMaxRegisterAction::increase);
+  kb->barrierThreads = threads;
+}
+
+void BlockGraphEmitter::emitStageRelease(Value iteration, bool previous) {
+  // An arrive expecting no bytes: LLVM 22 lowers nvgpu.mbarrier.arrive to
+  // an nvvm op without its result type, which crashes the verifier.
+  OpBuilder &b = kb->b;
+  Location loc = kb->loc;
+  int64_t stages = plan.getStages();
+  Value releases = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         kb->threadId, kb->index(0));
+  Value stage = kb->rem(iteration, stages);
+  if (previous) {
+    releases = arith::AndIOp::create(
+        b, loc, releases,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, iteration,
+                              kb->index(1)));
+    stage = kb->rem(kb->add(iteration, stages - 1), stages);
+  }
+  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, emptyBarriers, kb->index(0),
+                                          stage, releases);
 }
 
 void BlockGraphEmitter::emitAccumulatorInit(Operation *op) {
@@ -977,6 +1064,15 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
                                    NVVM::GridDepActionKind::launch_dependents);
   }
 
+  bool tma = plan.usesTma();
+  bool warpSpecialized = plan.isWarpSpecialized();
+  if (warpSpecialized) {
+    emitTmaInit();
+    // Every thread sees the initialized mbarriers before the roles split.
+    gpu::BarrierOp::create(b, loc);
+    emitProducer();
+  }
+
   // Prologue.
   bool async = plan.getOptions().asyncCopy;
   int64_t stages = plan.getStages(), iterations = plan.getIterations();
@@ -988,13 +1084,12 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
       llvm::any_of(plan.getInvariant(), [&](tb::InputIteratorOp iterator) {
         return isPreloaded(iterator);
       });
-  bool tma = plan.usesTma();
   bool asyncPipeline = async && !plan.getPipelined().empty() && !tma;
   // Each step's wgmma group may stay in flight into the next step; the
   // copies then run one stage less ahead (keepsWgmmaInFlight).
   bool wgmmaInFlight = plan.keepsWgmmaInFlight();
   int64_t ahead = plan.getStagesAhead();
-  if (tma)
+  if (tma && !warpSpecialized)
     emitTmaInit();
   if (asyncPipeline) {
     for (int64_t s = 0; s < ahead; ++s) {
@@ -1008,9 +1103,10 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
     NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
   }
   // Before the first level reads what the prologue wrote.
-  if (tileLoads || tma || asyncPipeline || !plan.getAccumulators().empty())
+  if (tileLoads || (tma && !warpSpecialized) || asyncPipeline ||
+      !plan.getAccumulators().empty())
     kb->barrier();
-  if (tma)
+  if (tma && !warpSpecialized)
     for (int64_t s = 0; s + 1 < stages; ++s)
       emitTmaLoads(kb->index(s));
 
@@ -1038,10 +1134,10 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
     if (tma) {
       // The copy engine writes what the mbarrier wait makes visible: no
       // block barrier is needed before the tiles are read.
-      Value request = kb->add(iteration, stages - 1);
-      auto ifOp =
-          scf::IfOp::create(b, loc, kb->lessThan(request, iterations));
-      {
+      if (!warpSpecialized) {
+        Value request = kb->add(iteration, stages - 1);
+        auto ifOp =
+            scf::IfOp::create(b, loc, kb->lessThan(request, iterations));
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
         emitTmaLoads(request);
@@ -1076,6 +1172,8 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
     kb->wgmmaGroupsInFlight = 0;
     if (plan.getLoopLevels().empty() && !plan.getPipelined().empty())
       kb->barrier();
+    if (warpSpecialized)
+      emitStageRelease(iteration, /*previous=*/wgmmaInFlight);
     // Without iteration arguments the builder added the terminator.
     if (!registerAcc.empty())
       scf::YieldOp::create(b, loc, registerAcc);
@@ -1125,6 +1223,7 @@ codegen::lowerBlockGraph(tb::GraphOp graph, gpu::GPUFuncOp func,
     return failure();
   LoweredKernel lowered;
   lowered.sharedBytes = plan.getSharedMemoryBytes();
+  lowered.blockThreads = plan.getBlockThreads();
   if (plan.usesTma()) {
     for (tb::InputIteratorOp iterator : plan.getPipelined()) {
       TensorMapUse use{cast<BlockArgument>(iterator.getInput()).getArgNumber(),

@@ -239,13 +239,25 @@ int64_t BlockGraphPlan::getStageStride(Value value) const {
 
 bool BlockGraphPlan::usesWgmma() const { return !wgmmaOperands.empty(); }
 
+bool BlockGraphPlan::isWarpSpecialized() const {
+  return options.warpSpecialize && usesTma() &&
+         getGraph().getThreads() % kProducerThreads == 0;
+}
+
+int64_t BlockGraphPlan::getBlockThreads() const {
+  return getGraph().getThreads() + (isWarpSpecialized() ? kProducerThreads : 0);
+}
+
 bool BlockGraphPlan::keepsWgmmaInFlight() const {
   return stages >= 3 && isWgmmaMainLoop();
 }
 
 bool BlockGraphPlan::isWgmmaMainLoop() const {
   // A register chain reads its scores in the step that computes them.
-  if (!options.asyncCopy || usesTma() || !registerChains.empty() ||
+  // Warp specialized, the consumers free each stage themselves, when its
+  // group has completed; with TMA alone the next copy follows the barrier.
+  if (!options.asyncCopy || (usesTma() && !isWarpSpecialized()) ||
+      !registerChains.empty() ||
       llvm::any_of(registerSums,
                    [](const RegisterSum &sum) { return sum.isRescaled(); }))
     return false;
@@ -1036,6 +1048,19 @@ int64_t codegen::getResidentBlocksPerSM(int64_t blocks, int64_t threads,
       DeviceModel().smemPerSM / (sharedBytes + kReservedSharedMemoryPerBlock);
   int64_t byRegisters = kRegistersPerSM / (threads * kMinRegistersPerThread);
   return std::max<int64_t>(1, std::min({wanted, bySharedMemory, byRegisters}));
+}
+
+int64_t codegen::getConsumerRegisters(int64_t blockThreads,
+                                      int64_t residentBlocks) {
+  constexpr int64_t kRegistersPerSM = 65536, kMaxRegisters = 248;
+  auto floor8 = [](int64_t registers) { return registers / 8 * 8; };
+  int64_t cap = std::min(
+      kMaxRegisters, floor8(kRegistersPerSM / (blockThreads * residentBlocks)));
+  int64_t consumers = blockThreads - kProducerThreads;
+  return std::min(
+      kMaxRegisters,
+      floor8((blockThreads * cap - kProducerThreads * kProducerRegisters) /
+             consumers));
 }
 
 int64_t mirage::getBlockGraphLoadsInFlight(tb::GraphOp graph,

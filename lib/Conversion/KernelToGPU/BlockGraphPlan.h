@@ -126,12 +126,23 @@ public:
   /// Whether the pipelined tiles arrive by the bulk tensor copy engine (one
   /// mbarrier per stage) rather than by cp.async.
   bool usesTma() const { return !tmaSwizzles.empty(); }
+  /// Whether a producer warpgroup of its own issues the copies (TMA, with
+  /// options.warpSpecialize, and the graph's threads whole warpgroups, as
+  /// setmaxnreg reallocates a warpgroup's registers): the graph's threads
+  /// consume, synchronize on a named barrier of their own, and free each
+  /// stage on an `empty` mbarrier that the producer waits on before it
+  /// refills the stage; the producers give up their registers to them.
+  bool isWarpSpecialized() const;
+  /// Threads per block: the graph's, plus kProducerThreads when warp
+  /// specialized (the producers are the last warpgroup).
+  int64_t getBlockThreads() const;
   /// Whether some matmul runs on wgmma, which reads its operand tiles
   /// through the async proxy.
   bool usesWgmma() const;
   /// Whether each loop step may leave its wgmma group in flight while the
-  /// next one waits for its tiles (a GEMM main loop): cp.async stages, at
-  /// least 3 of them, and every wgmma matmul of the loop summed in
+  /// next one waits for its tiles (a GEMM main loop): cp.async stages (or
+  /// TMA, warp specialized, whose consumers then free a stage one iteration
+  /// late), at least 3 of them, and every wgmma matmul of the loop summed in
   /// registers from two pipelined tiles, which nothing in the loop writes.
   /// The copies then run one stage less ahead, so that the stage a copy
   /// overwrites belongs to the group before last, which has completed.

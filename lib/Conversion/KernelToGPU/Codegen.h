@@ -64,6 +64,18 @@ constexpr int64_t kReservedSharedMemoryPerBlock = 1024;
 int64_t getResidentBlocksPerSM(int64_t blocks, int64_t threads,
                                int64_t sharedBytes);
 
+/// The threads of a warp-specialized kernel's producer warpgroup, and the
+/// registers each keeps (setmaxnreg.dec): it only issues copies.
+constexpr int64_t kProducerThreads = 128;
+constexpr int64_t kProducerRegisters = 40;
+/// The registers each consumer thread of a warp-specialized kernel asks for
+/// (setmaxnreg.inc): its share of the registers ptxas gives the block when
+/// `residentBlocks` blocks of `blockThreads` threads share an SM, once the
+/// producers have given theirs up. ptxas allocates every thread that cap
+/// (floor8(65536 / (blockThreads * residentBlocks)), at most 248), so the
+/// CTA's pool holds this count; asking for more would wait forever.
+int64_t getConsumerRegisters(int64_t blockThreads, int64_t residentBlocks);
+
 /// Choices of the lowering (the options of `convert-kn-to-gpu`).
 struct Options {
   /// Shared memory per block of the chip compiled for (0: only the graph's
@@ -91,6 +103,10 @@ struct Options {
   /// Run the tensor-core matmuls that fit a warpgroup (canUseWgmma) with
   /// wgmma.mma_async from shared-memory descriptors (sm_90a only).
   bool wgmma = false;
+  /// With TMA, give the copies a producer warpgroup of their own and the
+  /// graph's threads, the consumers, the registers it gives up (setmaxnreg,
+  /// sm_90a only): see BlockGraphPlan::isWarpSpecialized.
+  bool warpSpecialize = false;
 };
 
 //===----------------------------------------------------------------------===//
@@ -225,6 +241,10 @@ public:
   /// (fence.proxy.async.shared::cta), as the tensor cores read through it.
   void barrier();
   bool asyncProxyReadsShared = false;
+  /// 0: barrier() synchronizes the whole block (bar.sync 0). Else it is
+  /// named barrier 1 over the first `barrierThreads` threads: the consumers
+  /// of a warp-specialized kernel, whose producer warps do not take part.
+  int64_t barrierThreads = 0;
   /// The wgmma groups a warpgroup's matmul leaves in flight when it returns
   /// (wgmma.wait_group's count): 1 in a loop that keeps one in flight
   /// (BlockGraphPlan::keepsWgmmaInFlight), whose results are then read
@@ -601,6 +621,9 @@ struct LoweredKernel {
   int64_t sharedBytes = 0;
   /// The kernel's trailing arguments, after the graph's inputs and outputs.
   llvm::SmallVector<TensorMapUse> tensorMaps;
+  /// Threads per block: the graph's, plus a producer warpgroup when warp
+  /// specialized.
+  int64_t blockThreads = 0;
 };
 
 /// Emits the body of `func` (the block graph's inputs, then its outputs, as

@@ -241,7 +241,15 @@ void KernelBuilder::barrier() {
         NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
         NVVM::SharedSpaceAttr::get(b.getContext(),
                                    NVVM::SharedSpace::shared_cta));
-  gpu::BarrierOp::create(b, loc);
+  if (!barrierThreads) {
+    gpu::BarrierOp::create(b, loc);
+    return;
+  }
+  auto i32 = [&](int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, value, 32).getResult();
+  };
+  NVVM::BarrierOp::create(b, loc, TypeRange(), i32(1), i32(barrierThreads),
+                          NVVM::BarrierReductionAttr(), Value());
 }
 
 //===----------------------------------------------------------------------===//

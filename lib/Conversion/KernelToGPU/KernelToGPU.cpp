@@ -171,8 +171,6 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
   auto gpuFunc = gpu::GPUFuncOp::create(kernelBuilder, loc, name,
                                         b.getFunctionType(argTypes, {}));
   gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  int32_t threads = static_cast<int32_t>(graph.getThreads());
-  gpuFunc.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
   kernelBuilder.setInsertionPointToEnd(&gpuFunc.getBody().front());
   gpu::ReturnOp::create(kernelBuilder, loc);
   // The function's arguments (through reshapes): no kernel writes them.
@@ -189,6 +187,8 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
       codegen::lowerBlockGraph(graph, gpuFunc, options, readOnly);
   if (failed(lowered))
     return failure();
+  int32_t threads = static_cast<int32_t>(lowered->blockThreads);
+  gpuFunc.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
   // With the block size alone, ptxas aims at an occupancy of its own and
   // spills for it (lora_bs1's kernel: 80 registers and a spill, where its
   // one block per SM may have 255).
@@ -302,6 +302,12 @@ struct ConvertKernelToGPU
     if (wgmma && !hasWarpgroupMma(chip))
       return formatBadOptionValue("convert-kn-to-gpu", "chip", chip,
                                   "sm_90a with wgmma");
+    if (warpSpecialize && !tma)
+      return std::string("convert-kn-to-gpu: warp-specialize gives the copies "
+                         "of TMA kernels their own warps: it needs tma=true");
+    if (warpSpecialize && !hasWarpgroupMma(chip))
+      return formatBadOptionValue("convert-kn-to-gpu", "chip", chip,
+                                  "sm_90a with warp-specialize (setmaxnreg)");
     if (chip.empty())
       return std::nullopt;
     return checkOptionValue("convert-kn-to-gpu", "chip", chip,
@@ -322,6 +328,7 @@ struct ConvertKernelToGPU
     options.preload = preload;
     options.tma = tma;
     options.wgmma = wgmma;
+    options.warpSpecialize = warpSpecialize;
     SmallVector<func::FuncOp> functions;
     for (auto function : module.getOps<func::FuncOp>()) {
       // linalg or tosa input is converted first, not passed through.

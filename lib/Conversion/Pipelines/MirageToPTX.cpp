@@ -192,6 +192,8 @@ void mirage::buildMirageToPTXGPUStage(OpPassManager &pm,
   lowering.preload = options.preload;
   lowering.tma = options.tma && hasTensorMemoryAccelerator(options.chip);
   lowering.wgmma = options.wgmma && hasWarpgroupMma(options.chip);
+  lowering.warpSpecialize =
+      lowering.tma && options.warpSpecialize && hasWarpgroupMma(options.chip);
   pm.addPass(createConvertKernelToGPU(lowering));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -209,7 +211,11 @@ void mirage::registerMirageToPTXPipeline() {
       [](OpPassManager &pm, const MirageToPTXOptions &options) {
         buildMirageToPTXPipeline(pm, options);
       },
-      [](const MirageToPTXOptions &options) {
+      [](const MirageToPTXOptions &options) -> std::optional<std::string> {
+        if (options.warpSpecialize && !options.tma)
+          return std::string("mirage-to-ptx: warp-specialize gives the "
+                             "copies of TMA kernels their own warps: it "
+                             "needs tma=true");
         return checkGPUCodeOptions("mirage-to-ptx", options.chip,
                                    options.format, options.ptx);
       });

@@ -792,6 +792,7 @@ lowerPerOperator(ModuleOp module, llvm::StringRef function, unsigned numInputs,
   pipeline.preload = options.preload;
   pipeline.tma = options.tma;
   pipeline.wgmma = options.wgmma;
+  pipeline.warpSpecialize = options.warpSpecialize;
   log << "  lowering: mirage-to-ptx (" << options.chip << ")\n";
   // In two stages, so that the kernels are read while they are block
   // graphs: the model's view of each goes into the manifest.
@@ -895,8 +896,9 @@ std::string mirage::getBundleName(llvm::StringRef function,
   if (options.megakernel)
     return (function + "_megakernel" + options.nameSuffix).str();
   bool mmaSync = !options.wgmma && hasWarpgroupMma(options.chip);
-  return (function + (options.tma ? "_tma" : "") + (mmaSync ? "_mma" : "") +
-          options.nameSuffix)
+  return (function + (options.tma ? "_tma" : "") +
+          (options.tma && options.warpSpecialize ? "_ws" : "") +
+          (mmaSync ? "_mma" : "") + options.nameSuffix)
       .str();
 }
 
