@@ -28,7 +28,7 @@ import itertools
 # weights exceed the 50 MB L2 so that every run streams from DRAM.
 SHAPES = [(1, 4096, 12288), (8, 4096, 12288), (1, 12288, 4096)]
 COLUMNS = [16, 32, 64, 128, 256]
-CHUNKS = [64, 128, 256, 512]
+CHUNKS = [64, 128, 256, 512, 1024]
 THREADS = [128, 256]
 SPLITS = [1, 2, 4]
 
@@ -92,10 +92,15 @@ def main():
     parser.add_argument("-o", "--output", required=True)
     parser.add_argument("--limit-smem", type=int, default=96 * 1024,
                         help="skip tilings whose stage exceeds this many bytes")
+    parser.add_argument("--shapes", default="",
+                        help="M,K,N triples separated by spaces (default: "
+                        "the Qwen3-8B decode projections)")
     args = parser.parse_args()
+    shapes = ([tuple(int(d) for d in s.split(",")) for s in args.shapes.split()]
+              if args.shapes else SHAPES)
     funcs = []
     for (m, k, n), cols, chunk, threads, splits in itertools.product(
-            SHAPES, COLUMNS, CHUNKS, THREADS, SPLITS):
+            shapes, COLUMNS, CHUNKS, THREADS, SPLITS):
         if n % cols or k % (chunk * splits):
             continue
         stage = chunk * cols * 2

@@ -665,14 +665,20 @@ SmallVector<Plan> Group::getPlans(const DeviceModel &device, int64_t smemLimit,
     if (!valueDims[value].empty())
       innermost.insert(valueDims[value].back());
 
-  // Threads per block: the tensor-core lowering and its fitted speed model
-  // deal matmul jobs to four warps; other groups may take more, which
-  // shortens the passes of a few large blocks (one row of a norm each).
+  // Threads per block: more than the default shorten the passes of a few
+  // large blocks (one row of a norm each, an attention block's copy of
+  // its cache slice beside its P V product). A matmul group takes more only
+  // in a single pass, and only in the tiling it would have at the default
+  // (below): the speed model prices extra warps in a loop, or the larger
+  // tiles they seem to afford, far too cheap (on an H200, kn-fuse's
+  // 512-thread choices made gqa_bs8 1.5x and qknorm_gqa_bs8 4.8x slower,
+  // while Trinity's single-pass P V kernels with 512 threads and the same
+  // tiles made their blocks 4-6% faster).
   bool hasMatmul =
       llvm::any_of(ops, [](Operation *op) { return isa<MatmulOp>(op); });
   SmallVector<int64_t> threadChoices{kDefaultThreads};
-  for (int64_t threads = 2 * kDefaultThreads;
-       !hasMatmul && threads <= maxThreads; threads *= 2)
+  for (int64_t threads = 2 * kDefaultThreads; threads <= maxThreads;
+       threads *= 2)
     threadChoices.push_back(threads);
   SmallVector<int> loopChoices{-1};
   loopChoices.append(loopCapable.begin(), loopCapable.end());
@@ -730,7 +736,7 @@ SmallVector<Plan> Group::getPlans(const DeviceModel &device, int64_t smemLimit,
           for (Value input : chosen->postInputs)
             fits &= getSliceDim(input, plan).has_value();
         for (int64_t threads : threadChoices) {
-          if (!fits)
+          if (!fits || (hasMatmul && forloop > 1 && threads > kDefaultThreads))
             break;
           plan.threads = threads;
           if (std::optional<double> cost =
@@ -761,25 +767,48 @@ SmallVector<Plan> Group::getPlans(const DeviceModel &device, int64_t smemLimit,
                    [&](const Plan &plan) { return readsStraddlingRows(plan); });
   // Cheapest first, in bands of 1% of the best cost; within a band fewer
   // blocks (larger tiles, fewer re-read operands), then enumeration order.
-  double best = std::numeric_limits<double>::infinity();
-  for (const Plan &plan : plans)
-    best = std::min(best, plan.cost);
-  auto band = [&](const Plan &plan) {
-    return static_cast<int64_t>(plan.cost / (0.01 * best));
-  };
   auto blocks = [](const Plan &plan) {
     int64_t count = 1;
     for (int64_t size : plan.gridSizes)
       count *= size;
     return count;
   };
+  auto rank = [&](SmallVectorImpl<size_t> &order) {
+    double cheapest = std::numeric_limits<double>::infinity();
+    for (size_t i : order)
+      cheapest = std::min(cheapest, plans[i].cost);
+    auto band = [&](const Plan &plan) {
+      return static_cast<int64_t>(plan.cost / (0.01 * cheapest));
+    };
+    llvm::sort(order, [&](size_t a, size_t b) {
+      return std::make_tuple(band(plans[a]), blocks(plans[a]), a) <
+             std::make_tuple(band(plans[b]), blocks(plans[b]), b);
+    });
+  };
+  if (hasMatmul) {
+    SmallVector<size_t> atDefault;
+    for (auto [i, plan] : llvm::enumerate(plans))
+      if (plan.threads == kDefaultThreads)
+        atDefault.push_back(i);
+    rank(atDefault);
+    if (!atDefault.empty()) {
+      Plan tiling = plans[atDefault.front()];
+      llvm::erase_if(plans, [&](const Plan &plan) {
+        return plan.threads != kDefaultThreads &&
+               (plan.phases != tiling.phases ||
+                plan.forloop != tiling.forloop ||
+                plan.gridClasses != tiling.gridClasses ||
+                plan.gridSizes != tiling.gridSizes);
+      });
+    }
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (const Plan &plan : plans)
+    best = std::min(best, plan.cost);
   SmallVector<size_t> order(plans.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
-  llvm::sort(order, [&](size_t a, size_t b) {
-    return std::make_tuple(band(plans[a]), blocks(plans[a]), a) <
-           std::make_tuple(band(plans[b]), blocks(plans[b]), b);
-  });
+  rank(order);
   // Where the first leaves workers idle, plans near the cheapest that
   // occupy them (every round of tasks nearly full, in whole lines) go
   // first, at most half of those returned, so that the cheapest are still
