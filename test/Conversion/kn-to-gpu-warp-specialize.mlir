@@ -60,6 +60,14 @@
 // CHECK: nvgpu.tma.async.load
 // CHECK: gpu.return
 
+// A 1024-thread graph leaves no room for a producer warpgroup in CUDA's
+// 1024 threads a block.
+// CHECK-LABEL: gpu.func @full_block_k0(
+// CHECK-SAME: known_block_size = array<i32: 1024, 1, 1>
+// CHECK-NOT: setmaxregister
+// CHECK: nvgpu.tma.async.load
+// CHECK: gpu.return
+
 // A GEMM main loop keeps its wgmma group in flight: two consumer
 // warpgroups (232 registers each, as CUTLASS), and each iteration frees the
 // previous iteration's stage, from the second on.
@@ -114,6 +122,21 @@ func.func @decode(%x: tensor<8x4096xf16>, %w: tensor<4096x4096xf16>) -> tensor<8
 func.func @half_warpgroup(%x: tensor<8x4096xf16>, %w: tensor<4096x4096xf16>) -> tensor<8x4096xf16> {
   %0 = kn.kernel(%x, %w) {
     tb.graph grid [64] threads 64 forloop 8 {
+    ^bb0(%a: tensor<8x4096xf16>, %b: tensor<4096x4096xf16>):
+      %1 = tb.input_iterator %a imap <x -> replica> fmap <i -> 1> : tensor<8x4096xf16> -> !tb.tile<8x512xf16>
+      %2 = tb.input_iterator %b imap <x -> 1> fmap <i -> 0> : tensor<4096x4096xf16> -> !tb.tile<512x64xf16>
+      %3 = tb.matmul %1, %2 : !tb.tile<8x512xf16>, !tb.tile<512x64xf16>
+      %4 = tb.accum_sum %3 : !tb.tile<8x64xf16>
+      %5 = tb.output_saver %4 omap <x -> 1> : !tb.tile<8x64xf16> -> tensor<8x4096xf16>
+      tb.yield %5 : tensor<8x4096xf16>
+    }
+  } : (tensor<8x4096xf16>, tensor<4096x4096xf16>) -> tensor<8x4096xf16>
+  return %0 : tensor<8x4096xf16>
+}
+
+func.func @full_block(%x: tensor<8x4096xf16>, %w: tensor<4096x4096xf16>) -> tensor<8x4096xf16> {
+  %0 = kn.kernel(%x, %w) {
+    tb.graph grid [64] threads 1024 forloop 8 {
     ^bb0(%a: tensor<8x4096xf16>, %b: tensor<4096x4096xf16>):
       %1 = tb.input_iterator %a imap <x -> replica> fmap <i -> 1> : tensor<8x4096xf16> -> !tb.tile<8x512xf16>
       %2 = tb.input_iterator %b imap <x -> 1> fmap <i -> 0> : tensor<4096x4096xf16> -> !tb.tile<512x64xf16>

@@ -243,6 +243,15 @@ INSTANTIATE_TEST_SUITE_P(
           %r = kn.add %h, %y : tensor<1x256xf16>, tensor<1x256xf16>
           return %r : tensor<1x256xf16>
         })mlir"},
+        // Projections of one x side by side: one kernel computing the same
+        // columns of each (their N dims cut together).
+        Case{"SiblingProjections", 1,
+             R"mlir(func.func @f(%x: tensor<16x1024xf16>, %wq: tensor<1024x1024xf16>, %wk: tensor<1024x1024xf16>, %wv: tensor<1024x1024xf16>) -> (tensor<16x1024xf16>, tensor<16x1024xf16>, tensor<16x1024xf16>) {
+          %q = kn.matmul %x, %wq : tensor<16x1024xf16>, tensor<1024x1024xf16>
+          %k = kn.matmul %x, %wk : tensor<16x1024xf16>, tensor<1024x1024xf16>
+          %v = kn.matmul %x, %wv : tensor<16x1024xf16>, tensor<1024x1024xf16>
+          return %q, %k, %v : tensor<16x1024xf16>, tensor<16x1024xf16>, tensor<16x1024xf16>
+        })mlir"},
         // What must not fuse: a reduction over rows too long for shared
         // memory keeps its consumer, which needs the rows again after the
         // sums, in a kernel of its own.

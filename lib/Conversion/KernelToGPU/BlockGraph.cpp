@@ -406,7 +406,8 @@ void BlockGraphEmitter::emitTmaInit() {
                                     kb->index(stage), isLeader);
   }
   // Makes the initialized mbarriers visible to the copy engine; the
-  // prologue's barrier makes them visible to the other threads.
+  // prologue's barrier (warp specialized: the one before the roles split)
+  // makes them visible to the other threads.
   NVVM::FenceMbarrierInitOp::create(b, loc);
 }
 
@@ -494,11 +495,12 @@ void BlockGraphEmitter::emitProducer() {
         b, loc, kb->index(0), kb->index(plan.getIterations()), kb->index(1));
     b.setInsertionPointToStart(loop.getBody());
     Value iteration = loop.getInductionVar();
+    // Use k of a stage waits for release k - 1: parity (k + 1) % 2.
     Value use = kb->div(iteration, plan.getStages());
-    Value firstOfPair = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                              kb->rem(use, 2), kb->index(0));
+    Value parity = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         kb->rem(use, 2), kb->index(0));
     nvgpu::MBarrierTryWaitParityOp::create(
-        b, loc, emptyBarriers, firstOfPair, kb->index(10000000),
+        b, loc, emptyBarriers, parity, kb->index(10000000),
         kb->rem(iteration, plan.getStages()));
     emitTmaLoads(iteration);
   }

@@ -240,8 +240,10 @@ int64_t BlockGraphPlan::getStageStride(Value value) const {
 bool BlockGraphPlan::usesWgmma() const { return !wgmmaOperands.empty(); }
 
 bool BlockGraphPlan::isWarpSpecialized() const {
+  int64_t threads = getGraph().getThreads();
   return options.warpSpecialize && usesTma() &&
-         getGraph().getThreads() % kProducerThreads == 0;
+         threads % kProducerThreads == 0 &&
+         threads + kProducerThreads <= kMaxThreadsPerBlock;
 }
 
 int64_t BlockGraphPlan::getBlockThreads() const {

@@ -68,6 +68,8 @@ int64_t getResidentBlocksPerSM(int64_t blocks, int64_t threads,
 /// registers each keeps (setmaxnreg.dec): it only issues copies.
 constexpr int64_t kProducerThreads = 128;
 constexpr int64_t kProducerRegisters = 40;
+/// CUDA's limit on threads per block, which the producers count towards.
+constexpr int64_t kMaxThreadsPerBlock = 1024;
 /// The registers each consumer thread of a warp-specialized kernel asks for
 /// (setmaxnreg.inc): its share of the registers ptxas gives the block when
 /// `residentBlocks` blocks of `blockThreads` threads share an SM, once the

@@ -666,7 +666,7 @@ runPtxas(llvm::StringRef ptxas, llvm::StringRef chip, llvm::StringRef ptxPath,
 }
 
 /// Lowers by one the `.minnctapersm` of kernel `name` in `ptx`; false when
-/// it has none above 1.
+/// it has none above 1, or reallocates registers.
 bool relaxMinBlocksPerSM(std::string &ptx, llvm::StringRef name) {
   size_t entry = ptx.find((".entry " + name + "(").str());
   if (entry == std::string::npos)
@@ -674,6 +674,12 @@ bool relaxMinBlocksPerSM(std::string &ptx, llvm::StringRef name) {
   size_t body = ptx.find('{', entry);
   size_t directive = ptx.find(".minnctapersm ", entry);
   if (directive == std::string::npos || directive > body)
+    return false;
+  // A warp-specialized kernel's setmaxnreg counts were taken from the
+  // register pool at this bound (getConsumerRegisters): at a looser one
+  // ptxas gives each thread more than the consumers would ask for.
+  size_t end = ptx.find(".entry ", body);
+  if (llvm::StringRef(ptx).slice(body, end).contains("setmaxnreg"))
     return false;
   size_t first = directive + llvm::StringRef(".minnctapersm ").size();
   size_t last = ptx.find_first_not_of("0123456789", first);
