@@ -25,6 +25,7 @@
 // RUN: not mirage-opt %s --convert-kn-to-gpu="chip=sm_90 tma=true warp-specialize=true" 2>&1 | FileCheck %s --check-prefix=KN-GPU-WS-CHIP --implicit-check-not=func.func --implicit-check-not=note:
 // RUN: not mirage-opt %s --mirage-to-ptx="chip=sm_90a warp-specialize=true" 2>&1 | FileCheck %s --check-prefix=PTX-WS --implicit-check-not=func.func --implicit-check-not=note:
 // RUN: rm -rf %t && not mirage-bundle %s -o %t --warp-specialize 2>&1 | FileCheck %s --check-prefix=BUNDLE-WS --implicit-check-not="[1/"
+// RUN: rm -rf %t && not mirage-bundle %s -o %t --tma --warp-specialize --chip=sm_90 2>&1 | FileCheck %s --check-prefix=BUNDLE-WS-CHIP --implicit-check-not="[1/"
 // RUN: not mirage-opt %s --convert-tg-to-gpu="chip=sm_42" 2>&1 | FileCheck %s --check-prefix=TG-GPU-CHIP --implicit-check-not=func.func --implicit-check-not=note:
 // RUN: not mirage-opt %s --mirage-superoptimize="device=a100" 2>&1 | FileCheck %s --check-prefix=SEARCH-DEVICE --implicit-check-not=func.func --implicit-check-not=note:
 // RUN: not mirage-opt %s --mirage-tile-eqsat="rules=loops,fusoin" 2>&1 | FileCheck %s --check-prefix=EQSAT-RULES --implicit-check-not=func.func --implicit-check-not=note:
@@ -62,6 +63,7 @@
 // KN-GPU-WS-TMA: error: convert-kn-to-gpu: warp-specialize gives the copies of TMA kernels their own warps: it needs tma=true
 // KN-GPU-WS-CHIP: error: convert-kn-to-gpu: unknown value 'sm_90' for option 'chip'; valid values: sm_90a with warp-specialize (setmaxnreg)
 // PTX-WS: error: mirage-to-ptx: warp-specialize gives the copies of TMA kernels their own warps: it needs tma=true
+// BUNDLE-WS-CHIP: error: mirage-bundle: --warp-specialize needs setmaxnreg: --chip=sm_90a, not sm_90
 // BUNDLE-WS: error: mirage-bundle: --warp-specialize specializes the warps of TMA kernels: it needs --tma and per-operator kernels (no --megakernel)
 // TG-GPU-CHIP: error: convert-tg-to-gpu: unknown value 'sm_42' for option 'chip'; valid values: sm_80,
 // SEARCH-DEVICE: error: mirage-superoptimize: unknown value 'a100' for option 'device'; valid values: h100, h200

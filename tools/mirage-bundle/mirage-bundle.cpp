@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mirage/Conversion/KernelToGPU.h"
 #include "mirage/Conversion/MegaKernel.h"
 #include "mirage/Conversion/Pipelines.h"
 #include "mirage/CostModel/CostModel.h"
@@ -184,6 +185,13 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: mirage-bundle: --warp-specialize specializes the "
                     "warps of TMA kernels: it needs --tma and per-operator "
                     "kernels (no --megakernel)\n";
+    return 1;
+  }
+  // Elsewhere the bundle would be named _ws for kernels without it.
+  if (warpSpecialize && !mirage::hasWarpgroupMma(chip)) {
+    llvm::errs() << "error: mirage-bundle: --warp-specialize needs setmaxnreg: "
+                    "--chip=sm_90a, not "
+                 << chip << "\n";
     return 1;
   }
   DialectRegistry registry;
