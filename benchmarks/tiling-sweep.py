@@ -15,6 +15,9 @@ timings are what the speed model is fitted to and checked against
   scripts/gpu-package.sh build/sweep.txt
   # on the GPU machine: cd gpu-package && MIRAGE_PARTS=run ./run.sh
 
+Other shapes: --shapes "16,4096,4096 1,12288,4096" (M,K,N triples; the
+sweep of docs/results/2026-11-28-h200-vanilla.md, call 3).
+
 Function names say the tiling: mm_m1_k4096_n12288__n64_k256_t128_s1 is
 M=1, K=4096, N=12288 with 64-column tiles, 256-deep k chunks, 128 threads
 and no split.
