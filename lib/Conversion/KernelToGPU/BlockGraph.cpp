@@ -478,9 +478,6 @@ void BlockGraphEmitter::emitProducer() {
   OpBuilder &b = kb->b;
   Location loc = kb->loc;
   int64_t threads = plan.getGraph().getThreads();
-  int64_t residentBlocks = getResidentBlocksPerSM(
-      getNumElements(plan.getGraph().getGrid()), plan.getBlockThreads(),
-      plan.getSharedMemoryBytes());
   Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
                                            kb->threadId, kb->index(threads));
   auto roles = scf::IfOp::create(b, loc, isProducer, /*withElseRegion=*/true);
@@ -506,7 +503,8 @@ void BlockGraphEmitter::emitProducer() {
   }
   b.setInsertionPointToStart(roles.elseBlock());
   NVVM::SetMaxRegisterOp::create(
-      b, loc, getConsumerRegisters(plan.getBlockThreads(), residentBlocks),
+      b, loc,
+      getConsumerRegisters(plan.getBlockThreads(), plan.getResidentBlocks()),
       NVVM::SetMaxRegisterAction::increase);
   kb->barrierThreads = threads;
 }
@@ -1226,6 +1224,7 @@ codegen::lowerBlockGraph(tb::GraphOp graph, gpu::GPUFuncOp func,
   LoweredKernel lowered;
   lowered.sharedBytes = plan.getSharedMemoryBytes();
   lowered.blockThreads = plan.getBlockThreads();
+  lowered.residentBlocks = plan.getResidentBlocks();
   if (plan.usesTma()) {
     for (tb::InputIteratorOp iterator : plan.getPipelined()) {
       TensorMapUse use{cast<BlockArgument>(iterator.getInput()).getArgNumber(),

@@ -250,6 +250,11 @@ int64_t BlockGraphPlan::getBlockThreads() const {
   return getGraph().getThreads() + (isWarpSpecialized() ? kProducerThreads : 0);
 }
 
+int64_t BlockGraphPlan::getResidentBlocks() const {
+  return getResidentBlocksPerSM(getNumElements(getGraph().getGrid()),
+                                getBlockThreads(), sharedBytes);
+}
+
 bool BlockGraphPlan::keepsWgmmaInFlight() const {
   return stages >= 3 && isWgmmaMainLoop();
 }
@@ -1040,7 +1045,7 @@ FailureOr<int64_t> mirage::planBlockGraphSharedMemory(tb::GraphOp graph,
 
 int64_t codegen::getResidentBlocksPerSM(int64_t blocks, int64_t threads,
                                         int64_t sharedBytes) {
-  constexpr int64_t kRegistersPerSM = 65536, kMinRegistersPerThread = 64;
+  constexpr int64_t kMinRegistersPerThread = 64;
   // A grid of one wave needs one block per SM; a larger one hides latency
   // with as many as fit (gqa_bs1's 512-block kernel at 4 per SM took 101
   // registers and ran 19% slower with programmatic dependent launch than
@@ -1054,7 +1059,7 @@ int64_t codegen::getResidentBlocksPerSM(int64_t blocks, int64_t threads,
 
 int64_t codegen::getConsumerRegisters(int64_t blockThreads,
                                       int64_t residentBlocks) {
-  constexpr int64_t kRegistersPerSM = 65536, kMaxRegisters = 248;
+  constexpr int64_t kMaxRegisters = 248;
   auto floor8 = [](int64_t registers) { return registers / 8 * 8; };
   int64_t cap = std::min(
       kMaxRegisters, floor8(kRegistersPerSM / (blockThreads * residentBlocks)));

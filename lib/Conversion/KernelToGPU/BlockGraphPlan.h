@@ -136,6 +136,10 @@ public:
   /// Threads per block: the graph's, plus kProducerThreads when warp
   /// specialized (the producers are the last warpgroup).
   int64_t getBlockThreads() const;
+  /// The blocks each SM should hold at once (getResidentBlocksPerSM): the
+  /// kernel's `.minnctapersm`, which a warp-specialized kernel's register
+  /// counts are taken at.
+  int64_t getResidentBlocks() const;
   /// Whether some matmul runs on wgmma, which reads its operand tiles
   /// through the async proxy.
   bool usesWgmma() const;

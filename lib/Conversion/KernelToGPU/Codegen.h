@@ -57,6 +57,8 @@ constexpr int64_t kMaxResidentBlocks = 8;
 /// What the driver reserves of an SM's shared memory per block.
 constexpr int64_t kReservedSharedMemoryPerBlock = 1024;
 
+/// An SM's register file.
+constexpr int64_t kRegistersPerSM = 65536;
 /// The blocks of a grid each SM should hold at once (ptxas's minimum CTAs
 /// per SM): one for a grid of at most one block per SM, else as many as
 /// shared memory and kMaxResidentBlocks allow; never so many that a thread
@@ -624,8 +626,9 @@ struct LoweredKernel {
   /// The kernel's trailing arguments, after the graph's inputs and outputs.
   llvm::SmallVector<TensorMapUse> tensorMaps;
   /// Threads per block: the graph's, plus a producer warpgroup when warp
-  /// specialized.
-  int64_t blockThreads = 0;
+  /// specialized; and the blocks each SM should hold
+  /// (BlockGraphPlan::getResidentBlocks).
+  int64_t blockThreads = 0, residentBlocks = 1;
 };
 
 /// Emits the body of `func` (the block graph's inputs, then its outputs, as

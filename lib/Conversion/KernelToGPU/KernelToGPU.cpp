@@ -192,10 +192,8 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
   // With the block size alone, ptxas aims at an occupancy of its own and
   // spills for it (lora_bs1's kernel: 80 registers and a spill, where its
   // one block per SM may have 255).
-  gpuFunc->setAttr(
-      NVVM::NVVMDialect::getMinctasmAttrName(),
-      b.getI32IntegerAttr(codegen::getResidentBlocksPerSM(
-          getNumElements(graph.getGrid()), threads, lowered->sharedBytes)));
+  gpuFunc->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                   b.getI32IntegerAttr(lowered->residentBlocks));
   // Tensor maps over the input buffers the copy engine reads, each with the
   // box (the tile, outermost dim first) that its descriptor type names.
   for (const codegen::TensorMapUse &use : lowered->tensorMaps) {
