@@ -8,9 +8,11 @@
 // RUN: not mirage-opt %s --kn-fuse="device=a100" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEVICE
 // RUN: not mirage-opt %s --kn-fuse="chip=sm_42" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHIP
 
-// Every predefined op is in a kernel afterwards.
+// Every predefined op is in a kernel afterwards, but for concatenation
+// views (kn.view), which their readers' kernels resolve.
 // LOWER-LABEL: func.func @elementwise_chain
-// LOWER-NOT: kn.{{(exp|mul|add|sub|div|matmul|rms_norm|reduce_sum|reduce_max|split|concat|silu|neg)}} 
+// LOWER-NOT: kn.{{(exp|mul|add|sub|div|matmul|rms_norm|reduce_sum|reduce_max|split|silu|neg)}} 
+// LOWER-NOT: kn.concat {{[^{]*}} : 
 
 // DEVICE: error: kn-fuse: unknown value 'a100' for option 'device'; valid values: h100, h200
 // CHIP: error: kn-fuse: unknown value 'sm_42' for option 'chip'; valid values: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a
@@ -367,16 +369,18 @@ func.func @stored_then_transposed(%cache: tensor<8x1008x128xf16>, %new: tensor<8
   return %k, %e : tensor<8x1024x128xf16>, tensor<8x16x1024xf16>
 }
 
-// The cache stored because another op reads it (here a scaling whose
-// result is returned): the same, the transpose read in place.
+// The cache read by another op too (a scaling whose result is returned) but
+// not returned itself: a view (kn.view), and both readers share one kernel
+// that reads the cache in place, cut along the positions.
 // CHECK-LABEL: func.func @read_twice_then_transposed
-// CHECK: kn.kernel
-// CHECK-NOT: tb.transpose
+// CHECK: %[[K:.*]] = kn.concat %arg0, %arg1 dim 1 {kn.view}
+// CHECK: kn.kernel(%[[K]], %arg2)
+// CHECK: tb.input_iterator {{.*}} tensor<8x1024x128xf16> -> !tb.tile<1x32x128xf16>
 // CHECK: tb.mul_scalar
-// CHECK: kn.kernel
-// CHECK: tb.input_iterator {{.*}} tensor<8x1024x128xf16> -> !tb.tile<
-// CHECK-NEXT: tb.transpose {{.*}} permutation [0, 2, 1]
+// CHECK: tb.transpose {{.*}} permutation [0, 2, 1]
 // CHECK: tb.matmul
+// CHECK-NOT: kn.kernel
+// CHECK: return
 func.func @read_twice_then_transposed(%cache: tensor<8x1008x128xf16>, %new: tensor<8x16x128xf16>, %q: tensor<8x16x128xf16>) -> (tensor<8x1024x128xf16>, tensor<8x16x1024xf16>) {
   %k = kn.concat %cache, %new dim 1 : tensor<8x1008x128xf16>, tensor<8x16x128xf16>
   %k2 = kn.mul_scalar %k, 2.0 : tensor<8x1024x128xf16>
@@ -386,15 +390,17 @@ func.func @read_twice_then_transposed(%cache: tensor<8x1008x128xf16>, %new: tens
   return %k2, %e : tensor<8x1024x128xf16>, tensor<8x16x1024xf16>
 }
 
-// The same without the returned cache: the transposed copy is the only one
-// stored, so the transpose stays with the concat that produces it.
+// The same without the returned cache: the concatenation is a view, read
+// in place (and transposed in shared memory) by the scores' kernel.
 // CHECK-LABEL: func.func @transposed_once
-// CHECK: kn.kernel
-// CHECK: tb.concat
+// CHECK: %[[K:.*]] = kn.concat %arg0, %arg1 dim 1 {kn.view}
+// CHECK: kn.kernel(%[[K]], %arg2)
+// CHECK-NOT: tb.concat
+// CHECK: tb.input_iterator {{.*}} tensor<8x1024x128xf16> -> !tb.tile<1x64x64xf16>
 // CHECK-NEXT: tb.transpose {{.*}} permutation [0, 2, 1]
-// CHECK: kn.kernel
-// CHECK-NOT: tb.transpose {{.*}} permutation [0, 2, 1]
 // CHECK: tb.matmul
+// CHECK-NOT: kn.kernel
+// CHECK: return
 func.func @transposed_once(%cache: tensor<8x1008x128xf16>, %new: tensor<8x16x128xf16>, %q: tensor<8x16x128xf16>) -> tensor<8x16x1024xf16> {
   %k = kn.concat %cache, %new dim 1 : tensor<8x1008x128xf16>, tensor<8x16x128xf16>
   %kt = kn.transpose %k permutation [0, 2, 1] : tensor<8x1024x128xf16>

@@ -107,8 +107,15 @@ private:
   SmemTile getRunningMax(Operation *op);
   SmallVector<Value> getInputOffsets(tb::InputIteratorOp iterator,
                                      Value iteration);
-  void emitTileLoad(Value global, ValueRange offsets, const SmemTile &tile,
-                    bool async);
+  void emitTileLoad(tb::InputIteratorOp iterator, ValueRange offsets,
+                    const SmemTile &tile, bool async);
+  /// Runs `access` on the buffer of the part of `concat` (`parts`, its
+  /// buffers) that holds the element at `index`, a global index of the whole
+  /// view, with the index within that part; from `part` on.
+  void emitConcatAccess(const ConcatInput &concat, ArrayRef<Value> parts,
+                        ArrayRef<Value> index,
+                        function_ref<void(Value, ValueRange)> access,
+                        size_t part = 0);
   void emitTileStore(const SmemTile &tile, Value global, ValueRange offsets);
   SmallVector<GlobalTile> getSaverOutputs(tb::OutputSaverOp saver);
   TileSinks getSinks(Operation *op);
@@ -180,6 +187,8 @@ private:
   /// writes.
   llvm::DenseMap<Value, Value> globals;
   llvm::DenseMap<Value, SmallVector<Value, 1>> outputs;
+  /// The buffers of each concatenation view's parts, by graph input.
+  llvm::DenseMap<Value, SmallVector<Value>> concatParts;
   llvm::DenseMap<Value, SmemTile> tiles;
   /// With TMA: the tensor map of each pipelined tile (in the plan's
   /// order), one mbarrier per stage (and, warp specialized, one per stage
@@ -251,12 +260,39 @@ static bool copiesByChunks(const TileLayout &layout,
   return layout.shape.back() % vector == 0 && globalShape.back() % vector == 0;
 }
 
-void BlockGraphEmitter::emitTileLoad(Value global, ValueRange offsets,
-                                      const SmemTile &tile, bool async) {
+void BlockGraphEmitter::emitConcatAccess(
+    const ConcatInput &concat, ArrayRef<Value> parts, ArrayRef<Value> index,
+    function_ref<void(Value, ValueRange)> access, size_t part) {
+  OpBuilder &b = kb->b;
+  auto accessPart = [&] {
+    SmallVector<Value> local(index);
+    if (concat.starts[part] != 0)
+      local[concat.dim] = arith::SubIOp::create(b, kb->loc, index[concat.dim],
+                                                kb->index(concat.starts[part]));
+    access(parts[part], local);
+  };
+  if (part + 1 == parts.size())
+    return accessPart();
+  Value inPart = arith::CmpIOp::create(b, kb->loc, arith::CmpIPredicate::ult,
+                                       index[concat.dim],
+                                       kb->index(concat.starts[part + 1]));
+  auto branch = scf::IfOp::create(b, kb->loc, inPart, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  accessPart();
+  b.setInsertionPointToStart(branch.elseBlock());
+  emitConcatAccess(concat, parts, index, access, part + 1);
+}
+
+void BlockGraphEmitter::emitTileLoad(tb::InputIteratorOp iterator,
+                                     ValueRange offsets, const SmemTile &tile,
+                                     bool async) {
   OpBuilder &b = kb->b;
   Location loc = kb->loc;
   const TileLayout &layout = tile.layout;
   ArrayRef<int64_t> shape = layout.shape;
+  Value global = globals.lookup(iterator.getInput());
+  const ConcatInput *concat = plan.getConcat(iterator);
   auto globalShape = cast<MemRefType>(global.getType()).getShape();
   int64_t vector = layout.getChunkElements();
   auto at = [&](ValueRange indices) {
@@ -264,6 +300,15 @@ void BlockGraphEmitter::emitTileLoad(Value global, ValueRange offsets,
     for (auto [offset, index] : llvm::zip(offsets, indices))
       result.push_back(kb->add(offset, index));
     return result;
+  };
+  // A view's element comes from the part holding it (the parts share every
+  // dim but the concatenated one, which is not the innermost).
+  auto read = [&](ValueRange index,
+                  function_ref<void(Value, ValueRange)> access) {
+    if (!concat)
+      return access(global, index);
+    emitConcatAccess(*concat, concatParts.lookup(iterator.getInput()),
+                     SmallVector<Value>(index), access);
   };
   if (copiesByChunks(layout, globalShape)) {
     // 16-byte chunks: whole chunks stay whole in a swizzled layout.
@@ -273,25 +318,29 @@ void BlockGraphEmitter::emitTileLoad(Value global, ValueRange offsets,
       SmallVector<Value> indices = kb->delinearize(chunk, chunkShape);
       indices.back() = kb->mul(indices.back(), vector);
       Value offset = kb->getElementOffset(layout, indices);
-      if (async) {
-        nvgpu::DeviceAsyncCopyOp::create(
-            b, loc, tile.buffer, offset, global, at(indices),
-            b.getIndexAttr(vector), Value(), b.getUnitAttr());
-        return;
-      }
-      auto type = VectorType::get({vector}, layout.elementType);
-      Value data = vector::LoadOp::create(b, loc, type, global, at(indices),
-                                          false, llvm::Align(16));
-      vector::StoreOp::create(b, loc, data, tile.buffer, offset, false,
-                              llvm::Align(16));
+      read(at(indices), [&](Value source, ValueRange index) {
+        if (async) {
+          nvgpu::DeviceAsyncCopyOp::create(b, loc, tile.buffer, offset, source,
+                                           index, b.getIndexAttr(vector),
+                                           Value(), b.getUnitAttr());
+          return;
+        }
+        auto type = VectorType::get({vector}, layout.elementType);
+        Value data = vector::LoadOp::create(b, loc, type, source, index, false,
+                                            llvm::Align(16));
+        vector::StoreOp::create(b, loc, data, tile.buffer, offset, false,
+                                llvm::Align(16));
+      });
     });
     return;
   }
   kb->forEachStrided(layout.getNumElements(), [&](Value linear) {
     SmallVector<Value> indices = kb->delinearize(linear, shape);
-    Value data = memref::LoadOp::create(b, loc, global, at(indices));
-    memref::StoreOp::create(b, loc, data, tile.buffer,
-                            kb->getElementOffset(layout, indices));
+    Value offset = kb->getElementOffset(layout, indices);
+    read(at(indices), [&](Value source, ValueRange index) {
+      Value data = memref::LoadOp::create(b, loc, source, index);
+      memref::StoreOp::create(b, loc, data, tile.buffer, offset);
+    });
   });
 }
 
@@ -364,8 +413,7 @@ void BlockGraphEmitter::emitPipelinedLoads(
     Value iteration, function_ref<bool(tb::InputIteratorOp)> which) {
   for (tb::InputIteratorOp iterator : plan.getPipelined())
     if (!which || which(iterator))
-      emitTileLoad(globals.lookup(iterator.getInput()),
-                   getInputOffsets(iterator, iteration),
+      emitTileLoad(iterator, getInputOffsets(iterator, iteration),
                    getStageTile(iterator, iteration),
                    plan.getOptions().asyncCopy);
 }
@@ -999,6 +1047,18 @@ void BlockGraphEmitter::bindArguments(OpBuilder &b, Block &entry,
   for (auto [value, global] : llvm::zip(
            yield.getOperands(), buffers.drop_front(body.getNumArguments())))
     outputs[value].push_back(global);
+  // The other parts of concatenation views follow the outputs.
+  auto parts =
+      buffers.drop_front(body.getNumArguments() + yield.getNumOperands());
+  for (const ConcatInput &concat : plan.getConcats()) {
+    Value arg = body.getArgument(concat.input);
+    SmallVector<Value> &list = concatParts[arg];
+    list.push_back(globals.lookup(arg));
+    for (size_t part = 1; part < concat.starts.size(); ++part) {
+      list.push_back(parts.front());
+      parts = parts.drop_front();
+    }
+  }
 
   // Views of every tile at a fixed offset; pipelined ones get per-stage
   // views in the loop.
@@ -1014,8 +1074,7 @@ bool BlockGraphEmitter::emitInvariantLoads(bool ofPreloaded) {
   for (tb::InputIteratorOp iterator : plan.getInvariant()) {
     if (plan.isReadFromGlobal(iterator) || isPreloaded(iterator) != ofPreloaded)
       continue;
-    emitTileLoad(globals.lookup(iterator.getInput()),
-                 getInputOffsets(iterator, Value()),
+    emitTileLoad(iterator, getInputOffsets(iterator, Value()),
                  getTile(iterator.getResult()), plan.getOptions().asyncCopy);
     any = true;
   }
@@ -1217,8 +1276,9 @@ static SmallVector<unsigned> getPreloaded(const BlockGraphPlan &plan,
 
 FailureOr<LoweredKernel>
 codegen::lowerBlockGraph(tb::GraphOp graph, gpu::GPUFuncOp func,
-                         const Options &options, ArrayRef<unsigned> readOnly) {
-  BlockGraphPlan plan(graph, options);
+                         const Options &options, ArrayRef<unsigned> readOnly,
+                         ArrayRef<ConcatInput> concats) {
+  BlockGraphPlan plan(graph, options, concats);
   if (failed(plan.build()))
     return failure();
   LoweredKernel lowered;

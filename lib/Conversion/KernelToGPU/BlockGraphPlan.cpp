@@ -177,9 +177,22 @@ void mirage::findUntiledOps(
       untiled.insert(op);
 }
 
-BlockGraphPlan::BlockGraphPlan(tb::GraphOp graph, const Options &options)
+BlockGraphPlan::BlockGraphPlan(tb::GraphOp graph, const Options &options,
+                               ArrayRef<ConcatInput> concats)
     : graph(graph), options(options),
-      iterations(static_cast<int64_t>(graph.getForloopRange())) {}
+      iterations(static_cast<int64_t>(graph.getForloopRange())),
+      concats(concats.begin(), concats.end()) {}
+
+const ConcatInput *
+BlockGraphPlan::getConcat(tb::InputIteratorOp iterator) const {
+  auto arg = dyn_cast<BlockArgument>(iterator.getInput());
+  if (!arg)
+    return nullptr;
+  for (const ConcatInput &concat : concats)
+    if (concat.input == arg.getArgNumber())
+      return &concat;
+  return nullptr;
+}
 
 bool BlockGraphPlan::isPipelined(Operation *op) const {
   return llvm::is_contained(pipelined, op);
@@ -450,6 +463,11 @@ getTmaSwizzle(const TileLayout &layout, int64_t globalRowBytes) {
 
 void BlockGraphPlan::decideTma() {
   if (!options.tma || !options.asyncCopy || pipelined.empty())
+    return;
+  // A tensor map describes one buffer.
+  if (llvm::any_of(pipelined, [&](tb::InputIteratorOp iterator) {
+        return getConcat(iterator) != nullptr;
+      }))
     return;
   SmallVector<nvgpu::TensorMapSwizzleKind> swizzles;
   SmallVector<TileLayout> boxedLayouts;
@@ -849,7 +867,8 @@ void BlockGraphPlan::decideGlobalReads() {
               .insert(read);
   for (tb::InputIteratorOp iterator : invariant) {
     Value tile = iterator.getResult();
-    if (firstLevelReads.contains(tile) && !laterReads.contains(tile))
+    if (firstLevelReads.contains(tile) && !laterReads.contains(tile) &&
+        !getConcat(iterator))
       readFromGlobal.insert(iterator);
   }
 }

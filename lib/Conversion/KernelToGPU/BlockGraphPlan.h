@@ -87,7 +87,8 @@ struct Step {
 
 class BlockGraphPlan {
 public:
-  BlockGraphPlan(tb::GraphOp graph, const Options &options);
+  BlockGraphPlan(tb::GraphOp graph, const Options &options,
+                 llvm::ArrayRef<ConcatInput> concats = {});
 
   /// Makes every decision; fails with a diagnostic on the graph unless
   /// `report` is false (for queries, which may run inside a verifier that
@@ -123,6 +124,9 @@ public:
   bool isReadFromGlobal(tb::InputIteratorOp iterator) const {
     return readFromGlobal.contains(iterator);
   }
+  /// The concatenation view `iterator` reads, or null.
+  const ConcatInput *getConcat(tb::InputIteratorOp iterator) const;
+  llvm::ArrayRef<ConcatInput> getConcats() const { return concats; }
   /// Whether the pipelined tiles arrive by the bulk tensor copy engine (one
   /// mbarrier per stage) rather than by cp.async.
   bool usesTma() const { return !tmaSwizzles.empty(); }
@@ -301,6 +305,7 @@ private:
   llvm::DenseMap<mlir::Operation *, size_t> runningMaxSlots;
   llvm::DenseMap<mlir::Operation *, size_t> scratchSlots;
   llvm::DenseSet<mlir::Operation *> readFromGlobal;
+  llvm::SmallVector<ConcatInput> concats;
   llvm::DenseMap<mlir::Operation *, llvm::SmallVector<tb::OutputSaverOp>>
       storedBy;
   llvm::DenseSet<mlir::Operation *> storedSavers;

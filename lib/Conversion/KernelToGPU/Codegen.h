@@ -631,16 +631,30 @@ struct LoweredKernel {
   int64_t blockThreads = 0, residentBlocks = 1;
 };
 
+/// A graph input that a concatenation view (`kn.view`) stands for: its
+/// elements along `dim` from `starts[i]` on (up to the next start) are part
+/// i's, at index - starts[i]. Part 0 is the kernel argument of the input
+/// itself; the other parts' buffers follow the graph's outputs, input by
+/// input. Its tiles go through shared memory by cp.async (neither the copy
+/// engine nor reads from global memory in expressions).
+struct ConcatInput {
+  unsigned input = 0;
+  int64_t dim = 0;
+  llvm::SmallVector<int64_t> starts;
+};
+
 /// Emits the body of `func` (the block graph's inputs, then its outputs, as
-/// global memrefs; the entry block holds only the terminator) computing
-/// `graph` (BlockGraph.cpp). Tiles loaded by the copy engine add one
-/// tensor-map argument each to `func`. With `options.dependentLaunch`, the
-/// kernel starts with griddepcontrol; the cp.async copies its prologue
-/// would issue for the inputs `readOnly` lists (graph argument numbers of
-/// buffers no kernel writes) come before the wait.
+/// global memrefs, then the extra parts of `concats`; the entry block holds
+/// only the terminator) computing `graph` (BlockGraph.cpp). Tiles loaded by
+/// the copy engine add one tensor-map argument each to `func`. With
+/// `options.dependentLaunch`, the kernel starts with griddepcontrol; the
+/// cp.async copies its prologue would issue for the inputs `readOnly` lists
+/// (graph argument numbers of buffers no kernel writes) come before the
+/// wait.
 mlir::FailureOr<LoweredKernel>
 lowerBlockGraph(tb::GraphOp graph, mlir::gpu::GPUFuncOp func,
-                const Options &options, llvm::ArrayRef<unsigned> readOnly = {});
+                const Options &options, llvm::ArrayRef<unsigned> readOnly = {},
+                llvm::ArrayRef<ConcatInput> concats = {});
 
 /// A task body as lowerBlockGraphBody emits it.
 struct LoweredBody {

@@ -96,7 +96,8 @@ private:
 
 LogicalResult FunctionLowering::checkOps() {
   for (Operation &op : function.getBody().getOps()) {
-    if (isa<kn::KernelOp, kn::ReshapeOp, func::ReturnOp>(op))
+    if (isa<kn::KernelOp, kn::ReshapeOp, func::ReturnOp>(op) ||
+        op.hasAttr(kn::KernelDialect::getViewAttrName()))
       continue;
     if (isa<kn::AllReduceOp>(op))
       return op.emitOpError()
@@ -143,9 +144,32 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
   tb::GraphOp graph = kernel.getBlockGraph();
   SmallVector<Type> argTypes;
   SmallVector<Value> args;
-  for (Value input : kernel.getInputs()) {
-    argTypes.push_back(getBufferType(input.getType()));
-    args.push_back(buffers.lookup(input));
+  // A concatenation view passes its first operand's buffer in the input's
+  // place and the others after the outputs.
+  SmallVector<codegen::ConcatInput> concats;
+  SmallVector<Value> extraParts;
+  for (auto [position, input] : llvm::enumerate(kernel.getInputs())) {
+    auto concat = input.getDefiningOp<kn::ConcatOp>();
+    if (!concat || !concat->hasAttr(kn::KernelDialect::getViewAttrName())) {
+      argTypes.push_back(getBufferType(input.getType()));
+      args.push_back(buffers.lookup(input));
+      continue;
+    }
+    codegen::ConcatInput view;
+    view.input = position;
+    view.dim = static_cast<int64_t>(concat.getDim());
+    int64_t start = 0;
+    for (auto [index, part] : llvm::enumerate(concat.getInputs())) {
+      view.starts.push_back(start);
+      start += cast<ShapedType>(part.getType()).getShape()[view.dim];
+      if (index == 0) {
+        argTypes.push_back(getBufferType(part.getType()));
+        args.push_back(buffers.lookup(part));
+      } else {
+        extraParts.push_back(part);
+      }
+    }
+    concats.push_back(std::move(view));
   }
   for (Value result : kernel.getResults()) {
     MemRefType type = getBufferType(result.getType());
@@ -155,6 +179,10 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
     buffers[result] = buffer;
     argTypes.push_back(type);
     args.push_back(buffer);
+  }
+  for (Value part : extraParts) {
+    argTypes.push_back(getBufferType(part.getType()));
+    args.push_back(buffers.lookup(part));
   }
 
   // CUDA's launch limits: 2^31 - 1 blocks along x, 65535 along y and z.
@@ -173,18 +201,23 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
   gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   kernelBuilder.setInsertionPointToEnd(&gpuFunc.getBody().front());
   gpu::ReturnOp::create(kernelBuilder, loc);
-  // The function's arguments (through reshapes): no kernel writes them.
+  // The function's arguments (through reshapes, every part of a view): no
+  // kernel writes them.
+  auto isArgument = [&](Value value) {
+    while (auto reshape = value.getDefiningOp<kn::ReshapeOp>())
+      value = reshape.getInput();
+    auto arg = dyn_cast<BlockArgument>(value);
+    return arg && arg.getOwner()->getParentOp() == function;
+  };
   SmallVector<unsigned> readOnly;
   for (auto [position, input] : llvm::enumerate(kernel.getInputs())) {
-    Value source = input;
-    while (auto reshape = source.getDefiningOp<kn::ReshapeOp>())
-      source = reshape.getInput();
-    if (auto arg = dyn_cast<BlockArgument>(source);
-        arg && arg.getOwner()->getParentOp() == function)
+    auto concat = input.getDefiningOp<kn::ConcatOp>();
+    bool view = concat && concat->hasAttr(kn::KernelDialect::getViewAttrName());
+    if (view ? llvm::all_of(concat.getInputs(), isArgument) : isArgument(input))
       readOnly.push_back(position);
   }
   FailureOr<codegen::LoweredKernel> lowered =
-      codegen::lowerBlockGraph(graph, gpuFunc, options, readOnly);
+      codegen::lowerBlockGraph(graph, gpuFunc, options, readOnly, concats);
   if (failed(lowered))
     return failure();
   int32_t threads = static_cast<int32_t>(lowered->blockThreads);
@@ -278,6 +311,9 @@ LogicalResult FunctionLowering::lower() {
         return failure();
       continue;
     }
+    // A view's readers take its parts' buffers.
+    if (op.hasAttr(kn::KernelDialect::getViewAttrName()))
+      continue;
     auto reshape = cast<kn::ReshapeOp>(op);
     buffers[reshape.getResult()] =
         createReshapeView(b, reshape.getLoc(), buffers.lookup(reshape.getInput()),

@@ -101,11 +101,18 @@ public:
       : function(function), pairwise(pairwise) {}
 
   LogicalResult build() {
-    for (Operation &op : function.getBody().front().without_terminator())
+    for (Operation &op : function.getBody().front().without_terminator()) {
+      if (op.hasAttr(kn::KernelDialect::getViewAttrName()))
+        return op.emitOpError()
+               << "is a concatenation view, which task graphs do not read "
+                  "yet (a task's operand table holds one address per "
+                  "operand); fuse with kn-fuse{persistent}, which makes "
+                  "none";
       if (!isa<kn::KernelOp, kn::ReshapeOp>(op))
         return op.emitOpError()
                << "must be a graph-defined kernel (kn.kernel) or a reshape "
                   "to become tasks; run kn-default-block-graphs first";
+    }
     OpBuilder b(function);
     b.setInsertionPointAfter(function);
     std::string name = (function.getSymName() + "_tasks").str();

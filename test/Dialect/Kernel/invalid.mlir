@@ -290,7 +290,7 @@ func.func @unsupported_element_type(%x: tensor<2x4xi32>) {
 
 // -----
 
-// expected-error @below {{unknown kn dialect attribute 'kn.refrence'; expected 'kn.reference', 'kn.partition' or 'kn.data_dependent'}}
+// expected-error @below {{unknown kn dialect attribute 'kn.refrence'; expected 'kn.reference', 'kn.partition', 'kn.data_dependent' or 'kn.view'}}
 func.func private @misspelled() attributes {kn.refrence = @f}
 
 // -----
@@ -336,4 +336,29 @@ func.func @data_dependent_value(%x: tensor<4x4xf16>) -> tensor<4x4xf16> {
   // expected-error @below {{'kn.data_dependent' must be a unit attribute on a kn op}}
   %y = kn.exp %x {kn.data_dependent = 1 : i64} : tensor<4x4xf16>
   return %y : tensor<4x4xf16>
+}
+
+// -----
+
+func.func @view_not_concat(%x: tensor<4x4xf16>) -> tensor<4x4xf16> {
+  // expected-error @below {{'kn.view' must be a unit attribute on a kn.concat}}
+  %y = kn.exp %x {kn.view} : tensor<4x4xf16>
+  return %y : tensor<4x4xf16>
+}
+
+// -----
+
+func.func @view_innermost(%a: tensor<4x4xf16>, %b: tensor<4x4xf16>) -> tensor<4x8xf16> {
+  // expected-error @below {{'kn.view' needs a concatenation along an outer dim: along the innermost, a row would come from two operands}}
+  %c = kn.concat %a, %b dim 1 {kn.view} : tensor<4x4xf16>, tensor<4x4xf16>
+  %y = kn.exp %c : tensor<4x8xf16>
+  return %y : tensor<4x8xf16>
+}
+
+// -----
+
+func.func @view_returned(%a: tensor<4x4xf16>, %b: tensor<4x4xf16>) -> tensor<8x4xf16> {
+  // expected-error @below {{'kn.view' is read by 'func.return', which cannot read a view; only kernels and predefined ops other than kn.reshape can}}
+  %c = kn.concat %a, %b dim 0 {kn.view} : tensor<4x4xf16>, tensor<4x4xf16>
+  return %c : tensor<8x4xf16>
 }

@@ -35,6 +35,30 @@ const OperatorOpTable &mirage::getOperatorOps<KernelDialect>() {
   return table;
 }
 
+/// `kn.view` on `op`: a concat along an outer dim whose readers load its
+/// tiles themselves (so neither a reshape, which would need one buffer, nor
+/// the function's return, which must be written).
+static LogicalResult verifyConcatView(Operation *op, NamedAttribute attr) {
+  auto concat = dyn_cast<ConcatOp>(op);
+  if (!concat || !isa<UnitAttr>(attr.getValue()))
+    return op->emitError() << "'" << attr.getName().getValue()
+                           << "' must be a unit attribute on a kn.concat";
+  int64_t rank = cast<ShapedType>(concat.getType()).getRank();
+  if (concat.getDim() + 1 >= static_cast<uint64_t>(rank))
+    return op->emitError() << "'" << attr.getName().getValue()
+                           << "' needs a concatenation along an outer dim: "
+                              "along the innermost, a row would come from "
+                              "two operands";
+  for (Operation *user : concat->getUsers())
+    if (isa<ReshapeOp>(user) || !isa<SemanticsOpInterface, KernelOp>(user))
+      return op->emitError()
+             << "'" << attr.getName().getValue() << "' is read by '"
+             << user->getName()
+             << "', which cannot read a view; only kernels and predefined "
+                "ops other than kn.reshape can";
+  return success();
+}
+
 LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
   if (attr.getName() == getPartitionAttrName()) {
@@ -54,12 +78,15 @@ LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute on a kn op";
     return success();
   }
+  if (attr.getName() == getViewAttrName())
+    return verifyConcatView(op, attr);
   if (attr.getName() != getReferenceAttrName())
     return op->emitError() << "unknown kn dialect attribute '"
                            << attr.getName().getValue() << "'; expected '"
                            << getReferenceAttrName() << "', '"
-                           << getPartitionAttrName() << "' or '"
-                           << getDataDependentAttrName() << "'";
+                           << getPartitionAttrName() << "', '"
+                           << getDataDependentAttrName() << "' or '"
+                           << getViewAttrName() << "'";
   auto function = dyn_cast<FunctionOpInterface>(op);
   auto reference = dyn_cast<FlatSymbolRefAttr>(attr.getValue());
   if (!function || !reference)

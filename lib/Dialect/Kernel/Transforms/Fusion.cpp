@@ -227,7 +227,8 @@ private:
 };
 
 bool isMember(Operation *op) {
-  return isa<SemanticsOpInterface>(op) && !isa<ReshapeOp>(op);
+  return isa<SemanticsOpInterface>(op) && !isa<ReshapeOp>(op) &&
+         !op->hasAttr(KernelDialect::getViewAttrName());
 }
 
 Group::Group(ArrayRef<Operation *> members, Block &body, bool zipSiblings) {
@@ -1026,6 +1027,36 @@ void Group::replace(KernelOp kernel) {
 /// a tile; afterwards that is only the size-P dim, and the pieces' s-dims
 /// line up with each other, so a gate | up split lets the gated product be
 /// cut (and looped over as a matmul's k) like any elementwise op.
+/// The concatenations along an outer dim that no reshape or return reads,
+/// which `markConcatViews` makes views.
+SmallVector<ConcatOp> getViewableConcats(func::FuncOp function) {
+  SmallVector<ConcatOp> concats;
+  function.walk([&](ConcatOp concat) {
+    int64_t rank = cast<ShapedType>(concat.getType()).getRank();
+    if (static_cast<int64_t>(concat.getDim()) + 1 >= rank ||
+        concat->hasAttr(KernelDialect::getPartitionAttrName()) ||
+        concat->use_empty())
+      return;
+    if (llvm::all_of(concat->getUsers(), [](Operation *user) {
+          return isa<SemanticsOpInterface>(user) && !isa<ReshapeOp>(user);
+        }))
+      concats.push_back(concat);
+  });
+  return concats;
+}
+
+/// Marks as views (`kn.view`) the concatenations `getViewableConcats`
+/// finds: their readers' kernels load each tile's rows from the operand
+/// holding them. A decode step's KV-cache append (1023 cached positions and
+/// the new one) then costs no kernel, and the attention reads the cache in
+/// place, cut along the positions like any input, where a concatenation's
+/// dim must otherwise stay whole in a tile.
+void markConcatViews(func::FuncOp function) {
+  for (ConcatOp concat : getViewableConcats(function))
+    concat->setAttr(KernelDialect::getViewAttrName(),
+                    UnitAttr::get(concat.getContext()));
+}
+
 void exposeEqualSplits(func::FuncOp function) {
   SmallVector<SplitOp> splits;
   function.walk([&](SplitOp split) { splits.push_back(split); });
@@ -1618,26 +1649,30 @@ std::optional<double> Fuser::getCost(int group) {
 }
 
 bool Fuser::wouldCycle(int a, int b) {
-  // A path from one group to the other through a third group.
+  // A path from one group to the other through a third group, or through a
+  // concatenation view (which stays outside every kernel: merged, the
+  // groups would read the view of their own result).
   auto reaches = [&](int from, int to) {
     SmallVector<int> stack;
     llvm::DenseSet<int> seen;
     auto pushUsers = [&](int group, bool skipDirect) {
       for (int member : groups[group]) {
-        SmallVector<Operation *> users;
-        SmallVector<Value> values(candidates[member]->getResults());
+        SmallVector<std::pair<Value, bool>> values;
+        for (Value result : candidates[member]->getResults())
+          values.push_back({result, false});
         while (!values.empty()) {
-          Value value = values.pop_back_val();
+          auto [value, viaView] = values.pop_back_val();
           for (Operation *user : value.getUsers()) {
-            if (isa<ReshapeOp>(user)) {
-              values.push_back(user->getResult(0));
+            bool view = user->hasAttr(KernelDialect::getViewAttrName());
+            if (isa<ReshapeOp>(user) || view) {
+              values.push_back({user->getResult(0), viaView || view});
               continue;
             }
             auto it = indexOf.find(user);
             if (it == indexOf.end())
               continue;
             int target = groupOf[it->second];
-            if (target == group || (skipDirect && target == to))
+            if (target == group || (skipDirect && target == to && !viaView))
               continue;
             if (seen.insert(target).second)
               stack.push_back(target);
@@ -1973,15 +2008,19 @@ struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
     // sums' tasks and their reduction's: docs/Fusion.md).
     bool maySplit = splitSums && !persistent;
     bool mayFold = foldNorms && !getFoldableNorms(function).empty();
-    if (!maySplit && !mayFold) {
+    // The mega-kernel's task tables hold one address per operand.
+    bool mayView = !persistent && !getViewableConcats(function).empty();
+    if (!maySplit && !mayFold && !mayView) {
       if (failed(fuse(function, false).run()))
         return signalPassFailure();
       return;
     }
-    // Split sums and folded norms change what fuses around them, so the
-    // function is fused each way, each on a copy, and the cheapest estimate
-    // is kept: a split where it beats the plain form by kRelaunchGain, a
-    // fold where it is cheaper at all.
+    // Split sums, folded norms and concatenation views change what fuses
+    // around them, so the function is fused each way, each on a copy, and
+    // the cheapest estimate is kept: a split where it beats the plain form
+    // by kRelaunchGain, a fold or views where they are cheaper at all (a
+    // view spares a copy of the concatenation but keeps its producer and
+    // readers apart: decoder_small's 64-entry caches fuse better copied).
     struct Trial {
       func::FuncOp copy;
       double us;
@@ -1991,12 +2030,14 @@ struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
       for (func::FuncOp copy : copies)
         copy->erase();
     });
-    auto attempt = [&](bool fold) -> FailureOr<Trial> {
+    auto attempt = [&](bool fold, bool views) -> FailureOr<Trial> {
       func::FuncOp first = function.clone();
       copies.push_back(first);
       first->setAttr(tb::BlockDialect::getTargetAttrName(), target);
       if (fold)
         foldNormsIntoMatmuls(first);
+      if (views)
+        markConcatViews(first);
       // Fused with splits first: where none is made, that is the plain form.
       func::FuncOp plainCopy = maySplit ? first.clone() : first;
       if (maySplit)
@@ -2014,16 +2055,19 @@ struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
         best = {plainCopy, plain.getEstimatedUs()};
       return best;
     };
-    FailureOr<Trial> chosen = attempt(/*fold=*/false);
+    FailureOr<Trial> chosen = attempt(/*fold=*/false, /*views=*/false);
     if (failed(chosen))
       return signalPassFailure();
-    if (mayFold) {
-      FailureOr<Trial> folded = attempt(/*fold=*/true);
-      if (failed(folded))
-        return signalPassFailure();
-      if (folded->us < chosen->us)
-        chosen = folded;
-    }
+    for (bool views : {false, true})
+      for (bool fold : {false, true}) {
+        if ((!views && !fold) || (views && !mayView) || (fold && !mayFold))
+          continue;
+        FailureOr<Trial> trial = attempt(fold, views);
+        if (failed(trial))
+          return signalPassFailure();
+        if (trial->us < chosen->us)
+          chosen = trial;
+      }
     function.getBody().takeBody(chosen->copy.getBody());
   }
 };

@@ -73,12 +73,26 @@ struct KnReportTraffic
         .str();
   }
 
+  /// The tensors reading `value` reads: what a reshape views, or the parts
+  /// of a concatenation view.
+  static SmallVector<Value> getReadTensors(Value value) {
+    Value root = getReshapeRoot(value);
+    Operation *def = root.getDefiningOp();
+    if (!def || !def->hasAttr(KernelDialect::getViewAttrName()))
+      return {root};
+    SmallVector<Value> parts;
+    for (Value part : def->getOperands())
+      parts.push_back(getReshapeRoot(part));
+    return parts;
+  }
+
   void report(func::FuncOp function) {
     Block &body = function.getBody().front();
     SmallVector<Operation *> kernels;
     for (Operation &op : body)
       if (isa<KernelOp>(op) ||
-          (isa<SemanticsOpInterface>(op) && !isa<ReshapeOp>(op)))
+          (isa<SemanticsOpInterface>(op) && !isa<ReshapeOp>(op) &&
+           !op.hasAttr(KernelDialect::getViewAttrName())))
         kernels.push_back(&op);
     // Who reads each tensor, and which tensors the function returns.
     llvm::DenseMap<Value, SmallVector<Operation *>> readers;
@@ -86,7 +100,7 @@ struct KnReportTraffic
     for (Operation *op : kernels) {
       llvm::SmallSetVector<Value, 8> read;
       for (Value operand : op->getOperands())
-        read.insert(getReshapeRoot(operand));
+        read.insert_range(getReadTensors(operand));
       for (Value value : read)
         readers[value].push_back(op);
     }
@@ -100,7 +114,7 @@ struct KnReportTraffic
       int64_t reads = 0, writes = 0, fromKernels = 0, toKernels = 0;
       llvm::SmallSetVector<Value, 8> read;
       for (Value operand : op->getOperands())
-        read.insert(getReshapeRoot(operand));
+        read.insert_range(getReadTensors(operand));
       for (Value value : read) {
         reads += bytesOf(value);
         if (!isa<BlockArgument>(value))

@@ -48,6 +48,14 @@ def Kernel_Dialect : Dialect {
     `kn-default-block-graphs` then uses instead of choosing one, and
     `kn.data_dependent` (a unit attribute) when its time depends on the data
     (its mega-kernel tasks are dispatched just in time).
+
+    `kn.view` (a unit attribute) on a `kn.concat` along any dim but the
+    innermost makes it a view: no kernel computes it, and the kernels that
+    read it load each tile's rows from the operand that holds them
+    (`kn-fuse` sets it on a decode step's KV-cache append, so that the
+    attention reads the cache in place). Only graph-defined kernels and
+    predefined ops may read a view: not `kn.reshape` and not the function's
+    return.
   }];
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
@@ -62,6 +70,10 @@ def Kernel_Dialect : Dialect {
     /// On an op: its time depends on the data.
     static constexpr ::llvm::StringLiteral getDataDependentAttrName() {
       return ::llvm::StringLiteral("kn.data_dependent");
+    }
+    /// On a kn.concat: read in place by its users, never materialized.
+    static constexpr ::llvm::StringLiteral getViewAttrName() {
+      return ::llvm::StringLiteral("kn.view");
     }
   }];
 }

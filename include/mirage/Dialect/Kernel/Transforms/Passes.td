@@ -15,7 +15,8 @@ def KnDefaultBlockGraphs : Pass<"kn-default-block-graphs", "::mlir::func::FuncOp
     Wraps each predefined `kn` op (matmul, elementwise, reductions,
     rms_norm, transpose, concat, split) in a `kn.kernel` whose `tb.graph`
     computes it, so that every op of a kernel graph can be lowered to the
-    GPU. `kn.reshape` (a view), `kn.all_reduce` and existing `kn.kernel`s
+    GPU. `kn.reshape` and a `kn.concat` marked `kn.view` (views, which the
+    kernels reading them resolve), `kn.all_reduce` and existing `kn.kernel`s
     are left alone.
 
     Every graph is read off the op's dimension map (`getDimMap`): the
@@ -155,6 +156,14 @@ def KnFuse : Pass<"kn-fuse", "::mlir::func::FuncOp"> {
     one activation, or gate | up halves before the down projection);
     softmax(s) @ v; independent ops that read the same input.
 
+    **Concatenation views:** in kernels of their own (not with
+    `persistent`), a `kn.concat` along an outer dim that no reshape or
+    return reads may be marked `kn.view` and join no group: the kernels
+    that read it load each tile's rows from the operand holding them, so a
+    decode step's KV-cache append costs no kernel and the attention reads
+    the cache in place, cut along the positions. The function is fused with
+    and without views and the cheaper estimate kept.
+
     Before grouping, a narrow two-dim matmul may become partial products
     over slices of k (split-K), and with `split-sums` a chain of batched
     ops whose values carry a dim that only sums contract (attention's
@@ -162,7 +171,8 @@ def KnFuse : Pass<"kn-fuse", "::mlir::func::FuncOp"> {
     the product with the values) may be computed on slices of that dim side
     by side, its sums reduced over the slices after it (flash decoding):
     the function is then fused both ways and the cheaper estimate kept
-    (docs/Fusion.md).
+    (docs/Fusion.md). Folded norms and concatenation views are tried the
+    same way, each combination on a copy of the function.
   }];
   let dependentDialects = ["::mirage::tb::BlockDialect"];
   let options = [
@@ -203,9 +213,11 @@ def KnReportTraffic : Pass<"kn-report-traffic", "::mlir::ModuleOp"> {
   let description = [{
     Emits a remark on every function with what its kernels move through
     device memory: the number of kernels (graph-defined `kn.kernel`s and
-    predefined ops, each one launch; `kn.reshape` is a view), the bytes all
-    kernels read and write (each kernel's distinct operand tensors and its
-    results, a view counted as the tensor it views), the program's minimal
+    predefined ops, each one launch; `kn.reshape` and a `kn.concat` marked
+    `kn.view` are views), the bytes all kernels read and write (each
+    kernel's distinct operand tensors and its results, a reshape counted as
+    the tensor it views, a concatenation view as its operands), the
+    program's minimal
     bytes (the arguments it reads and the results it returns, once each),
     their ratio, and the bytes that go between kernels through device
     memory (results written for another kernel and read back). For

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The KV-cache append read in place (kn.view concatenations) in the Qwen3
+# decode step per operator: the working tree (<name>) against HEAD 4c19cb3
+# (<name>_old), 1 layer alternating three times with the float64 check,
+# sanitizers on the new 1-layer bundle, then 36 layers (graph and PDL).
+# Run from inside the package: call.sh OUTDIR.
+set -u
+out="${1:?usage: call.sh OUTDIR}"
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+cd "$(dirname "$0")"
+start=$(date +%s)
+elapsed() { echo $(( $(date +%s) - start )); }
+build=/tmp/mirage-runtime-build
+{ cmake -S runtime -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DMIRAGE_RUNTIME_TESTS=OFF && ninja -C $build; } > $out/build.log 2>&1
+mr=$(find $build -type f -name mirage-run -perm -u+x | head -1)
+echo "build at $(elapsed) s" >> $out/times.txt
+b=bundles
+list=""
+for round in 1 2 3; do list="$list $b/qwen3_decode_old $b/qwen3_decode"; done
+timeout 120 $mr $list --modes graph,pdl --replays 50 --json $out/l1.json > $out/l1.log 2>&1
+echo "l1 rc=$? at $(elapsed) s" >> $out/times.txt
+for tool in memcheck racecheck synccheck; do
+  timeout 40 compute-sanitizer --tool $tool --print-limit 20 $mr --no-time $b/qwen3_decode \
+    --json /dev/null > $out/$tool.log 2>&1
+  echo "$tool rc=$? at $(elapsed) s" >> $out/times.txt
+done
+timeout $(( 560 - $(elapsed) )) $mr $b/qwen3_decode_l36 $b/qwen3_decode_l36_old \
+  --modes graph,pdl --replays 20 --json $out/l36.json > $out/l36.log 2>&1
+echo "l36 rc=$? at $(elapsed) s" >> $out/times.txt
+nvidia-smi --query-gpu=name,driver_version --format=csv >> $out/times.txt
+cd $out && find . -type f -size +2M -delete && tar -czf /tmp/res.tgz . && rm -rf ./* && mv /tmp/res.tgz .
