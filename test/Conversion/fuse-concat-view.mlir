@@ -83,3 +83,22 @@ func.func @innermost(%a: tensor<64x56xf16>, %b: tensor<64x8xf16>) -> tensor<64x6
   %e = kn.exp %c : tensor<64x64xf16>
   return %e : tensor<64x64xf16>
 }
+
+// With 4095 cached positions the sums over the positions may be split into
+// slices computed side by side (flash decoding); a view is never sliced (its
+// positions do not fall into slices along the cache and the new entry), so
+// the split is tried on the copies only, whichever estimate wins.
+// CHECK-LABEL: func.func @long_cache
+// CHECK-NOT: kn.reshape %{{[0-9]+}} : tensor<2x4096x64xf16>
+// CHECK: return
+func.func @long_cache(%q: tensor<2x4x64xf16>, %kc: tensor<2x4095x64xf16>, %kn: tensor<2x1x64xf16>, %vc: tensor<2x4095x64xf16>, %vn: tensor<2x1x64xf16>) -> tensor<2x4x64xf16> {
+  %k = kn.concat %kc, %kn dim 1 : tensor<2x4095x64xf16>, tensor<2x1x64xf16>
+  %v = kn.concat %vc, %vn dim 1 : tensor<2x4095x64xf16>, tensor<2x1x64xf16>
+  %kt = kn.transpose %k permutation [0, 2, 1] : tensor<2x4096x64xf16>
+  %s = kn.matmul %q, %kt : tensor<2x4x64xf16>, tensor<2x64x4096xf16>
+  %e = kn.exp %s : tensor<2x4x4096xf16>
+  %l = kn.reduce_sum %e dim 2 : tensor<2x4x4096xf16>
+  %p = kn.div %e, %l : tensor<2x4x4096xf16>, tensor<2x4x1xf16>
+  %o = kn.matmul %p, %v : tensor<2x4x4096xf16>, tensor<2x4096x64xf16>
+  return %o : tensor<2x4x64xf16>
+}

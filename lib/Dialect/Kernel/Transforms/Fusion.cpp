@@ -1021,12 +1021,6 @@ void Group::replace(KernelOp kernel) {
                     UnitAttr::get(kernel->getContext()));
 }
 
-/// Rewrites every kn.split into P equal pieces of size s along dim d as a
-/// view of its operand with dim d cut into [P, s], a split of the size-P
-/// dim and views dropping it from each piece. A split keeps its dim whole in
-/// a tile; afterwards that is only the size-P dim, and the pieces' s-dims
-/// line up with each other, so a gate | up split lets the gated product be
-/// cut (and looped over as a matmul's k) like any elementwise op.
 /// The concatenations along an outer dim that no reshape or return reads,
 /// which `markConcatViews` makes views.
 SmallVector<ConcatOp> getViewableConcats(func::FuncOp function) {
@@ -1057,6 +1051,12 @@ void markConcatViews(func::FuncOp function) {
                     UnitAttr::get(concat.getContext()));
 }
 
+/// Rewrites every kn.split into P equal pieces of size s along dim d as a
+/// view of its operand with dim d cut into [P, s], a split of the size-P
+/// dim and views dropping it from each piece. A split keeps its dim whole in
+/// a tile; afterwards that is only the size-P dim, and the pieces' s-dims
+/// line up with each other, so a gate | up split lets the gated product be
+/// cut (and looped over as a matmul's k) like any elementwise op.
 void exposeEqualSplits(func::FuncOp function) {
   SmallVector<SplitOp> splits;
   function.walk([&](SplitOp split) { splits.push_back(split); });
@@ -1481,6 +1481,16 @@ void Fuser::splitNarrowMatmuls() {
 /// pass then fuses the whole function both ways and keeps the split only
 /// where it is cheaper there too (KnFuse::runOnOperation). The partial
 /// sums round to the element type once each.
+/// Whether slicing `region` would reshape a concatenation view (one of its
+/// leaves), which only kernels may read: its positions do not fall into
+/// slices along the concatenated operands.
+static bool slicesView(const ContractedRegion &region) {
+  return llvm::any_of(region.positions, [](const auto &entry) {
+    Operation *def = entry.first.getDefiningOp();
+    return def && def->hasAttr(KernelDialect::getViewAttrName());
+  });
+}
+
 void Fuser::splitContractedRegions() {
   // Regions are found again after each split: a split erases the ops and
   // sums of its region, which another region may have read as leaves.
@@ -1489,7 +1499,7 @@ void Fuser::splitContractedRegions() {
   while (split) {
     split = false;
     for (ContractedRegion &region : findContractedRegions(function))
-      if (tried.insert(region.sums.front()).second &&
+      if (tried.insert(region.sums.front()).second && !slicesView(region) &&
           splitContractedRegion(region)) {
         split = true;
         break;
