@@ -64,7 +64,10 @@ protected:
     int kernels = 0;
     for (Operation &op : candidate.getBody().front()) {
       kernels += isa<kn::KernelOp>(op);
-      EXPECT_TRUE((isa<kn::KernelOp, kn::ReshapeOp, func::ReturnOp>(op)))
+      // Every op is in a kernel but views: reshapes and concatenations that
+      // their readers' kernels resolve.
+      EXPECT_TRUE((isa<kn::KernelOp, kn::ReshapeOp, func::ReturnOp>(op) ||
+                   op.hasAttr(kn::KernelDialect::getViewAttrName())))
           << op.getName().getStringRef().str();
     }
     auto result =
@@ -287,11 +290,12 @@ TEST_F(FusionTest, Qwen3LayerIsFusedAndEquivalent) {
     text.replace(at, 4, "xbf16");
   OwningOpRef<ModuleOp> original = parseSourceString<ModuleOp>(text, &context);
   ASSERT_TRUE(original);
-  // 37 operators: 10 kernels (issue 19 asks for at most 12). The RMSNorms
+  // 37 operators: 9 kernels (issue 19 asks for at most 12); the KV-cache
+  // appends are views the attention kernels read in place. The RMSNorms
   // stay out of the projections: with them a block would have to walk all
   // 4096 of k at once, which the speed model (and the GPU) rank below a
   // norm kernel and a pipelined matmul.
-  EXPECT_EQ(fuseAndVerify(*original, "qwen3_decode"), 10);
+  EXPECT_EQ(fuseAndVerify(*original, "qwen3_decode"), 9);
 }
 
 } // namespace
