@@ -97,7 +97,7 @@ private:
 LogicalResult FunctionLowering::checkOps() {
   for (Operation &op : function.getBody().getOps()) {
     if (isa<kn::KernelOp, kn::ReshapeOp, func::ReturnOp>(op) ||
-        op.hasAttr(kn::KernelDialect::getViewAttrName()))
+        kn::isConcatView(&op))
       continue;
     if (isa<kn::AllReduceOp>(op))
       return op.emitOpError()
@@ -149,8 +149,8 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
   SmallVector<codegen::ConcatInput> concats;
   SmallVector<Value> extraParts;
   for (auto [position, input] : llvm::enumerate(kernel.getInputs())) {
-    auto concat = input.getDefiningOp<kn::ConcatOp>();
-    if (!concat || !concat->hasAttr(kn::KernelDialect::getViewAttrName())) {
+    kn::ConcatOp concat = kn::getConcatView(input);
+    if (!concat) {
       argTypes.push_back(getBufferType(input.getType()));
       args.push_back(buffers.lookup(input));
       continue;
@@ -211,9 +211,8 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
   };
   SmallVector<unsigned> readOnly;
   for (auto [position, input] : llvm::enumerate(kernel.getInputs())) {
-    auto concat = input.getDefiningOp<kn::ConcatOp>();
-    bool view = concat && concat->hasAttr(kn::KernelDialect::getViewAttrName());
-    if (view ? llvm::all_of(concat.getInputs(), isArgument) : isArgument(input))
+    kn::ConcatOp view = kn::getConcatView(input);
+    if (view ? llvm::all_of(view.getInputs(), isArgument) : isArgument(input))
       readOnly.push_back(position);
   }
   FailureOr<codegen::LoweredKernel> lowered =
@@ -312,7 +311,7 @@ LogicalResult FunctionLowering::lower() {
       continue;
     }
     // A view's readers take its parts' buffers.
-    if (op.hasAttr(kn::KernelDialect::getViewAttrName()))
+    if (kn::isConcatView(&op))
       continue;
     auto reshape = cast<kn::ReshapeOp>(op);
     buffers[reshape.getResult()] =

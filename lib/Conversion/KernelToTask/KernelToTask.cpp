@@ -102,7 +102,7 @@ public:
 
   LogicalResult build() {
     for (Operation &op : function.getBody().front().without_terminator()) {
-      if (op.hasAttr(kn::KernelDialect::getViewAttrName()))
+      if (kn::isConcatView(&op))
         return op.emitOpError()
                << "is a concatenation view, which task graphs do not read "
                   "yet (a task's operand table holds one address per "

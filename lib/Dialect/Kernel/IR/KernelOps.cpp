@@ -35,27 +35,29 @@ const OperatorOpTable &mirage::getOperatorOps<KernelDialect>() {
   return table;
 }
 
-/// `kn.view` on `op`: a concat along an outer dim whose readers load its
-/// tiles themselves (so neither a reshape, which would need one buffer, nor
-/// the function's return, which must be written).
+std::optional<std::string> mirage::kn::getConcatViewRefusal(ConcatOp concat) {
+  int64_t rank = cast<ShapedType>(concat.getType()).getRank();
+  if (static_cast<int64_t>(concat.getDim()) + 1 >= rank)
+    return std::string("needs a concatenation along an outer dim: along the "
+                       "innermost, a row would come from two operands");
+  for (Operation *user : concat->getUsers())
+    if (isa<ReshapeOp>(user) || !isa<SemanticsOpInterface, KernelOp>(user))
+      return ("is read by '" + user->getName().getStringRef() +
+              "', which cannot read a view; only kernels and predefined ops "
+              "other than kn.reshape can")
+          .str();
+  return std::nullopt;
+}
+
+/// `kn.view` on `op`: a unit attribute on a concat that may be a view.
 static LogicalResult verifyConcatView(Operation *op, NamedAttribute attr) {
   auto concat = dyn_cast<ConcatOp>(op);
   if (!concat || !isa<UnitAttr>(attr.getValue()))
     return op->emitError() << "'" << attr.getName().getValue()
                            << "' must be a unit attribute on a kn.concat";
-  int64_t rank = cast<ShapedType>(concat.getType()).getRank();
-  if (concat.getDim() + 1 >= static_cast<uint64_t>(rank))
-    return op->emitError() << "'" << attr.getName().getValue()
-                           << "' needs a concatenation along an outer dim: "
-                              "along the innermost, a row would come from "
-                              "two operands";
-  for (Operation *user : concat->getUsers())
-    if (isa<ReshapeOp>(user) || !isa<SemanticsOpInterface, KernelOp>(user))
-      return op->emitError()
-             << "'" << attr.getName().getValue() << "' is read by '"
-             << user->getName()
-             << "', which cannot read a view; only kernels and predefined "
-                "ops other than kn.reshape can";
+  if (std::optional<std::string> refusal = getConcatViewRefusal(concat))
+    return op->emitError() << "'" << attr.getName().getValue() << "' "
+                           << *refusal;
   return success();
 }
 

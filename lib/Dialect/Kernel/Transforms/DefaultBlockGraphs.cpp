@@ -657,8 +657,7 @@ struct KnDefaultBlockGraphs
     SmallVector<Operation *> ops;
     for (Operation &op : getOperation().getBody().getOps())
       if (isa<SemanticsOpInterface>(op) &&
-          !isa<kn::ReshapeOp, kn::AllReduceOp>(op) &&
-          !op.hasAttr(kn::KernelDialect::getViewAttrName()))
+          !isa<kn::ReshapeOp, kn::AllReduceOp>(op) && !kn::isConcatView(&op))
         ops.push_back(&op);
     // One partitioner per worker count, so that decisions are shared
     // between ops of one signature (a cache: each function is cut alike).

@@ -228,7 +228,7 @@ private:
 
 bool isMember(Operation *op) {
   return isa<SemanticsOpInterface>(op) && !isa<ReshapeOp>(op) &&
-         !op->hasAttr(KernelDialect::getViewAttrName());
+         !isConcatView(op);
 }
 
 Group::Group(ArrayRef<Operation *> members, Block &body, bool zipSiblings) {
@@ -1021,19 +1021,15 @@ void Group::replace(KernelOp kernel) {
                     UnitAttr::get(kernel->getContext()));
 }
 
-/// The concatenations along an outer dim that no reshape or return reads,
-/// which `markConcatViews` makes views.
+/// The concatenations that may be views (getConcatViewRefusal) and are
+/// read, with no launch shape of their own: `markConcatViews` makes them
+/// views.
 SmallVector<ConcatOp> getViewableConcats(func::FuncOp function) {
   SmallVector<ConcatOp> concats;
   function.walk([&](ConcatOp concat) {
-    int64_t rank = cast<ShapedType>(concat.getType()).getRank();
-    if (static_cast<int64_t>(concat.getDim()) + 1 >= rank ||
-        concat->hasAttr(KernelDialect::getPartitionAttrName()) ||
-        concat->use_empty())
-      return;
-    if (llvm::all_of(concat->getUsers(), [](Operation *user) {
-          return isa<SemanticsOpInterface>(user) && !isa<ReshapeOp>(user);
-        }))
+    if (!concat->use_empty() &&
+        !concat->hasAttr(KernelDialect::getPartitionAttrName()) &&
+        !getConcatViewRefusal(concat))
       concats.push_back(concat);
   });
   return concats;
@@ -1466,6 +1462,15 @@ void Fuser::splitNarrowMatmuls() {
   }
 }
 
+/// Whether slicing `region` would reshape a concatenation view (one of its
+/// leaves), which only kernels may read: its positions do not fall into
+/// slices along the concatenated operands.
+static bool slicesView(const ContractedRegion &region) {
+  return llvm::any_of(region.positions, [](const auto &entry) {
+    return static_cast<bool>(getConcatView(entry.first));
+  });
+}
+
 /// A region of ops that carry a dim only sums contract (ContractionSplit.h:
 /// attention's scores along the cache positions, summed by the softmax's
 /// row sums and the product with the values) walks the whole dim in each
@@ -1481,16 +1486,6 @@ void Fuser::splitNarrowMatmuls() {
 /// pass then fuses the whole function both ways and keeps the split only
 /// where it is cheaper there too (KnFuse::runOnOperation). The partial
 /// sums round to the element type once each.
-/// Whether slicing `region` would reshape a concatenation view (one of its
-/// leaves), which only kernels may read: its positions do not fall into
-/// slices along the concatenated operands.
-static bool slicesView(const ContractedRegion &region) {
-  return llvm::any_of(region.positions, [](const auto &entry) {
-    Operation *def = entry.first.getDefiningOp();
-    return def && def->hasAttr(KernelDialect::getViewAttrName());
-  });
-}
-
 void Fuser::splitContractedRegions() {
   // Regions are found again after each split: a split erases the ops and
   // sums of its region, which another region may have read as leaves.
@@ -1673,7 +1668,7 @@ bool Fuser::wouldCycle(int a, int b) {
         while (!values.empty()) {
           auto [value, viaView] = values.pop_back_val();
           for (Operation *user : value.getUsers()) {
-            bool view = user->hasAttr(KernelDialect::getViewAttrName());
+            bool view = isConcatView(user);
             if (isa<ReshapeOp>(user) || view) {
               values.push_back({user->getResult(0), viaView || view});
               continue;

@@ -77,11 +77,11 @@ struct KnReportTraffic
   /// of a concatenation view.
   static SmallVector<Value> getReadTensors(Value value) {
     Value root = getReshapeRoot(value);
-    Operation *def = root.getDefiningOp();
-    if (!def || !def->hasAttr(KernelDialect::getViewAttrName()))
+    ConcatOp view = getConcatView(root);
+    if (!view)
       return {root};
     SmallVector<Value> parts;
-    for (Value part : def->getOperands())
+    for (Value part : view.getInputs())
       parts.push_back(getReshapeRoot(part));
     return parts;
   }
@@ -90,9 +90,8 @@ struct KnReportTraffic
     Block &body = function.getBody().front();
     SmallVector<Operation *> kernels;
     for (Operation &op : body)
-      if (isa<KernelOp>(op) ||
-          (isa<SemanticsOpInterface>(op) && !isa<ReshapeOp>(op) &&
-           !op.hasAttr(KernelDialect::getViewAttrName())))
+      if (isa<KernelOp>(op) || (isa<SemanticsOpInterface>(op) &&
+                                !isa<ReshapeOp>(op) && !isConcatView(&op)))
         kernels.push_back(&op);
     // Who reads each tensor, and which tensors the function returns.
     llvm::DenseMap<Value, SmallVector<Operation *>> readers;

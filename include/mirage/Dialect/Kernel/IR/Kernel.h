@@ -9,6 +9,9 @@
 
 #include "mirage/Dialect/Block/IR/Block.h"
 
+#include <optional>
+#include <string>
+
 #include "mirage/Dialect/Kernel/IR/KernelOpsDialect.h.inc"
 
 #define GET_OP_CLASSES
@@ -26,6 +29,25 @@ inline mlir::Value getReshapeRoot(mlir::Value value) {
     value = reshape.getInput();
   return value;
 }
+
+/// The concatenation view (a kn.concat marked kn.view) defining `value`, or
+/// null: its readers resolve it; no kernel computes it.
+inline ConcatOp getConcatView(mlir::Value value) {
+  auto concat = value.getDefiningOp<ConcatOp>();
+  return concat && concat->hasAttr(KernelDialect::getViewAttrName())
+             ? concat
+             : ConcatOp();
+}
+inline bool isConcatView(mlir::Operation *op) {
+  return op && op->getNumResults() == 1 && getConcatView(op->getResult(0));
+}
+
+/// Why `concat` may not be a view, or none: it concatenates along an outer
+/// dim (along the innermost a row would come from two operands), and only
+/// kernels and predefined ops other than kn.reshape read it (a reshape needs
+/// one buffer, the return a written one). The dialect verifier reports it;
+/// kn-fuse makes views where there is none.
+std::optional<std::string> getConcatViewRefusal(ConcatOp concat);
 } // namespace kn
 } // namespace mirage
 
