@@ -111,6 +111,21 @@ public:
   llvm::Error onRead(unsigned input, ArrayRef<int64_t> offsets,
                      ArrayRef<int64_t> shape) override {
     uint32_t buffer = graph.tasks[task].reads[input].buffer;
+    if (graph.buffers[buffer].parts.empty())
+      return checkWritten(buffer, offsets, shape);
+    // A concatenation: the boxes of its parts' storage.
+    for (const tgc::Access &stored : graph.getStorageAccesses(
+             {buffer, tgc::Box{Shape(offsets), Shape(shape)}}))
+      if (auto err =
+              checkWritten(stored.buffer, stored.box.offsets, stored.box.sizes))
+        return err;
+    return llvm::Error::success();
+  }
+
+  /// Checks that a task wrote every element of a box of `buffer` (a buffer
+  /// with storage or a view) unless it is a program input.
+  llvm::Error checkWritten(uint32_t buffer, ArrayRef<int64_t> offsets,
+                           ArrayRef<int64_t> shape) {
     uint32_t storage = state.storage[buffer];
     if (state.isInput[storage])
       return llvm::Error::success();
@@ -167,10 +182,9 @@ private:
     tgc::Box element{unflattenIndex(offset, shape), Shape(shape.size(), 1)};
     for (uint32_t t = 0; t < graph.tasks.size(); ++t)
       for (const tgc::Access &write : graph.tasks[t].writes)
-        if (state.storage[write.buffer] == storage)
-          for (const tgc::Box &box : graph.getStorageBoxes(write))
-            if (box.contains(element))
-              return graph.describeTask(t) + " writes it";
+        for (const tgc::Access &stored : graph.getStorageAccesses(write))
+          if (stored.buffer == storage && stored.box.contains(element))
+            return graph.describeTask(t) + " writes it";
     return "no task writes it";
   }
 
@@ -476,7 +490,8 @@ TaskGraphProgram::execute(const Domain &domain,
   std::vector<const Tensor *> inputStorage(bufferCount, nullptr);
   std::vector<std::vector<int32_t>> writers(bufferCount);
   for (uint32_t b = 0; b < bufferCount; ++b) {
-    if (state->storage[b] != b || state->isInput[b])
+    if (state->storage[b] != b || state->isInput[b] ||
+        !graph.buffers[b].parts.empty())
       continue;
     storage[b] =
         poisoned(static_cast<const Tensor *>(nullptr), graph.buffers[b].shape);
@@ -504,13 +519,29 @@ TaskGraphProgram::execute(const Domain &domain,
           return &storage[home];
         return &views.emplace_back(reshaped(held, graph.buffers[buffer].shape));
       };
+      auto bindRead = [&](uint32_t buffer) -> const Tensor * {
+        uint32_t home = state->storage[buffer];
+        return home == buffer && inputStorage[home] ? inputStorage[home]
+                                                    : bind(buffer);
+      };
       SmallVector<const Tensor *> in;
       SmallVector<Tensor *> out;
       for (const tgc::Access &read : t.reads) {
-        uint32_t home = state->storage[read.buffer];
-        in.push_back(home == read.buffer && inputStorage[home]
-                         ? inputStorage[home]
-                         : bind(read.buffer));
+        const tgc::Buffer &buffer = graph.buffers[read.buffer];
+        if (buffer.parts.empty()) {
+          in.push_back(bindRead(read.buffer));
+          continue;
+        }
+        // A concatenation is read as its parts joined.
+        Step concat{Step::Role::Compute, /*op=*/nullptr, OpKind::Concat};
+        concat.params.dim = buffer.concatDim;
+        SmallVector<const Tensor *> parts;
+        for (uint32_t part : buffer.parts)
+          parts.push_back(bindRead(part));
+        auto joined = domain.evaluate(concat, parts);
+        if (!joined)
+          return joined.takeError();
+        in.push_back(&views.emplace_back(std::move(joined->front())));
       }
       for (const tgc::Access &write : t.writes)
         out.push_back(bind(write.buffer));

@@ -158,7 +158,27 @@ void mapThroughView(ArrayRef<int64_t> viewShape, ArrayRef<int64_t> baseShape,
 }
 } // namespace
 
-SmallVector<Box, 2> TaskGraph::getStorageBoxes(const Access &access) const {
+SmallVector<Access, 2>
+TaskGraph::getStorageAccesses(const Access &access) const {
+  SmallVector<Access, 2> accesses;
+  const Buffer &read = buffers[access.buffer];
+  if (!read.parts.empty()) {
+    // The box cut at the parts' bounds along the concatenated dim.
+    int64_t dim = read.concatDim, start = 0;
+    int64_t low = access.box.offsets[dim];
+    int64_t high = low + access.box.sizes[dim];
+    for (uint32_t part : read.parts) {
+      int64_t end = start + buffers[part].shape[dim];
+      if (std::max(low, start) < std::min(high, end)) {
+        Box box = access.box;
+        box.offsets[dim] = std::max(low, start) - start;
+        box.sizes[dim] = std::min(high, end) - std::max(low, start);
+        llvm::append_range(accesses, getStorageAccesses({part, box}));
+      }
+      start = end;
+    }
+    return accesses;
+  }
   SmallVector<Box, 2> boxes{access.box};
   uint32_t buffer = access.buffer;
   while (buffers[buffer].base >= 0) {
@@ -169,7 +189,9 @@ SmallVector<Box, 2> TaskGraph::getStorageBoxes(const Access &access) const {
       mapThroughView(shape, buffers[buffer].shape, box, mapped);
     boxes = std::move(mapped);
   }
-  return boxes;
+  for (Box &box : boxes)
+    accesses.push_back({buffer, std::move(box)});
+  return accesses;
 }
 
 std::vector<uint32_t> TaskGraph::getTriggerCounts() const {
@@ -299,8 +321,8 @@ llvm::Error taskgraph::addDependencies(TaskGraph &graph, bool pairwise) {
                        " already has events; dependency analysis starts from "
                        "tasks without any");
     for (const Access &write : task.writes)
-      for (Box &box : graph.getStorageBoxes(write))
-        writers[graph.getStorage(write.buffer)].add(std::move(box), index);
+      for (Access &stored : graph.getStorageAccesses(write))
+        writers[stored.buffer].add(std::move(stored.box), index);
   }
   for (WriteIndex &index : writers)
     index.build();
@@ -329,9 +351,9 @@ llvm::Error taskgraph::addDependencies(TaskGraph &graph, bool pairwise) {
   for (uint32_t consumer = 0; consumer < graph.tasks.size(); ++consumer) {
     SmallVector<uint32_t, 8> producers;
     for (const Access &read : graph.tasks[consumer].reads)
-      for (const Box &box : graph.getStorageBoxes(read))
-        writers[graph.getStorage(read.buffer)].forEachOverlap(
-            box, [&](const WriteIndex::Entry &entry) {
+      for (const Access &stored : graph.getStorageAccesses(read))
+        writers[stored.buffer].forEachOverlap(
+            stored.box, [&](const WriteIndex::Entry &entry) {
               if (entry.task != consumer)
                 producers.push_back(entry.task);
             });

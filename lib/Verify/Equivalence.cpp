@@ -97,8 +97,27 @@ public:
         auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
         Block &inner = blockGraph.getBodyBlock();
         SmallVector<Value> inputs, results;
-        for (Value input : kernel.getInputs())
-          inputs.push_back(storage.lookup(input));
+        for (Value input : kernel.getInputs()) {
+          auto concat = input.getDefiningOp<tg::ConcatOp>();
+          if (!concat) {
+            inputs.push_back(storage.lookup(input));
+            continue;
+          }
+          // A concatenation holds what its parts hold now.
+          SmallVector<Degree> parts;
+          SmallVector<ArrayRef<int64_t>> shapes;
+          unsigned depth = 0;
+          for (Value part : concat.getParts()) {
+            parts.push_back(degree.lookup(storage.lookup(part)));
+            shapes.push_back(cast<MemRefType>(part.getType()).getShape());
+            depth = std::max(depth, exps.lookup(storage.lookup(part)));
+          }
+          OpParams params;
+          params.dim = static_cast<int64_t>(concat.getDim());
+          degree[input] = getDegree(OpKind::Concat, parts, shapes, params);
+          exps[input] = depth;
+          inputs.push_back(input);
+        }
         for (Value output : kernel.getOutputs())
           results.push_back(storage.lookup(output));
         bind(inner, inputs);

@@ -9,7 +9,9 @@
 // RUN: mirage-opt %s --kn-fuse --kn-default-block-graphs --convert-kn-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=GPU
 // RUN: mirage-opt %s --kn-fuse="persistent=1" | FileCheck %s --check-prefix=PERSISTENT
 // RUN: mirage-opt %s --mirage-to-ptx -o /dev/null
-// RUN: not mirage-opt %s --kn-fuse --kn-default-block-graphs --mirage-to-task-graph -o /dev/null 2>&1 | FileCheck %s --check-prefix=TASKS
+// RUN: mirage-opt %s --kn-fuse --kn-default-block-graphs --mirage-to-task-graph 2>/dev/null | FileCheck %s --check-prefix=TASKS
+// RUN: mirage-opt %s --mirage-to-task-graph="workers=8" --convert-tg-to-gpu 2>/dev/null | FileCheck %s --check-prefix=MEGA
+// RUN: mirage-opt %s --mirage-to-megakernel="workers=8" -o /dev/null
 
 // CHECK-LABEL: func.func @decode_attention
 // CHECK: %[[K:.*]] = kn.concat %arg1, %arg2 dim 1 {kn.view}
@@ -36,11 +38,22 @@
 // GPU: nvgpu.device_async_copy %[[VN]]
 // GPU: gpu.return
 
-// A persistent kernel's task tables hold one address per operand: no view.
+// A persistent kernel (a mega-kernel's tasks) reads views too; its task
+// graph joins the parts' buffers without storage (tg.concat).
 // PERSISTENT-LABEL: func.func @decode_attention
-// PERSISTENT-NOT: kn.view
-// PERSISTENT: tb.concat
-// TASKS: error: 'kn.concat' op is a concatenation view, which task graphs do not read yet (a task's operand table holds one address per operand); fuse with kn-fuse{persistent}, which makes none
+// PERSISTENT: kn.concat %arg1, %arg2 dim 1 {kn.view}
+// PERSISTENT-NOT: tb.concat
+// PERSISTENT: return
+// TASKS-LABEL: tg.graph @decode_attention_tasks
+// TASKS: %[[KC:.*]] = tg.buffer input 1 : memref<2x255x64xf16>
+// TASKS: %[[KN:.*]] = tg.buffer input 2 : memref<2x1x64xf16>
+// TASKS: %[[K:.*]] = tg.concat %[[KC]], %[[KN]] dim 1 : memref<2x255x64xf16>, memref<2x1x64xf16> to memref<2x256x64xf16>
+// TASKS: tg.kernel @k0_transpose ins(%[[K]],
+// A mega-kernel's task body takes the parts as the kernel does: the cached
+// parts in the inputs' places, the new entries after the output.
+// MEGA-LABEL: func.func private @decode_attention_tasks_body0(
+// MEGA-SAME: %{{.*}}: memref<2x255x64xf16>, %{{.*}}: memref<2x4x64xf16>, %{{.*}}: memref<2x255x64xf16>, %{{.*}}: memref<2x4x64xf16>, %{{.*}}: memref<2x1x64xf16>, %{{.*}}: memref<2x1x64xf16>)
+// MEGA: arith.cmpi ult, %{{.*}}, %c255 : index
 func.func @decode_attention(%q: tensor<2x4x64xf16>, %kc: tensor<2x255x64xf16>, %kn: tensor<2x1x64xf16>, %vc: tensor<2x255x64xf16>, %vn: tensor<2x1x64xf16>) -> tensor<2x4x64xf16> {
   %k = kn.concat %kc, %kn dim 1 : tensor<2x255x64xf16>, tensor<2x1x64xf16>
   %v = kn.concat %vc, %vn dim 1 : tensor<2x255x64xf16>, tensor<2x1x64xf16>

@@ -62,6 +62,18 @@ const char *kJitProgram = R"mlir(
     return %y : tensor<2x32xf32>
   })mlir";
 
+/// A cache of 6 rows and 2 new ones (a projection's 4 column tiles) read
+/// in place by an exponential cut into 4 row tiles: only the tile of the
+/// new rows waits for the projection.
+const char *kViewProgram = R"mlir(
+  func.func @f(%x: tensor<2x64xf32>, %w: tensor<64x64xf32>,
+               %cache: tensor<6x64xf32>) -> tensor<8x64xf32> {
+    %r = kn.matmul %x, %w {kn.partition = array<i64: 1, 4>} : tensor<2x64xf32>, tensor<64x64xf32>
+    %k = kn.concat %cache, %r dim 0 {kn.view} : tensor<6x64xf32>, tensor<2x64xf32>
+    %y = kn.exp %k {kn.partition = array<i64: 4, 1>} : tensor<8x64xf32>
+    return %y : tensor<8x64xf32>
+  })mlir";
+
 class MegaKernelTablesTest : public ::testing::Test {
 protected:
   MegaKernelTablesTest() {
@@ -323,6 +335,49 @@ TEST_F(MegaKernelTablesTest, WeightsAreTheReadOnlyInputs) {
   EXPECT_EQ(tables->readOnlyInputs[0], (SmallVector<unsigned>{0, 1}));
   EXPECT_EQ(tables->readOnlyInputs[1], SmallVector<unsigned>{});
   EXPECT_EQ(tables->readOnlyInputs[2], SmallVector<unsigned>{1});
+}
+
+TEST_F(MegaKernelTablesTest, ConcatenationViewsAreReadInPlace) {
+  OwningOpRef<ModuleOp> module = lower(4, /*dynamic=*/false, kViewProgram);
+  tg::GraphOp graph = graphOf(*module);
+  auto concats = llvm::to_vector(graph.getBodyBlock().getOps<tg::ConcatOp>());
+  ASSERT_EQ(concats.size(), 1u);
+  // The exponential's tasks: the three reading cached rows wait only on the
+  // start event.
+  unsigned exps = 0, waiting = 0;
+  for (auto task : graph.getBodyBlock().getOps<tg::TaskOp>()) {
+    if (!task.getKernel() || !task.getKernel()->ends_with("exp"))
+      continue;
+    ++exps;
+    waiting += llvm::any_of(task.getWaits(), [](Value event) {
+      return event.getDefiningOp<tg::EventOp>().getTriggers() > 0;
+    });
+  }
+  EXPECT_EQ(exps, 4u);
+  EXPECT_EQ(waiting, 1u);
+  // The exponential's operands: the cache in the input's place, its output,
+  // then the new rows; the concatenation is not read-only.
+  FailureOr<megakernel::Tables> tables = megakernel::buildTables(graph);
+  ASSERT_TRUE(succeeded(tables));
+  ASSERT_EQ(tables->bodies.size(), 2u);
+  tg::KernelOp exp = tables->bodies[1];
+  SmallVector<Value> operands = exp.getBodyOperands();
+  ASSERT_EQ(operands.size(), 3u);
+  EXPECT_EQ(operands[0], concats[0].getParts()[0]);
+  EXPECT_EQ(operands[1], exp.getOutputs()[0]);
+  EXPECT_EQ(operands[2], concats[0].getParts()[1]);
+  EXPECT_TRUE(tables->readOnlyInputs[1].empty());
+  // Run on the CPU in the workers' orders, it computes @f.
+  FailureOr<WorkerQueues> queues = megakernel::readWorkerQueues(graph);
+  ASSERT_TRUE(succeeded(queues));
+  EquivalenceResult result = check(*module, *queues);
+  EXPECT_EQ(result.verdict, Verdict::Proven) << describe(result, "f");
+  // Without its wait, the tile of the new rows reads them too early.
+  for (auto &waits : queues->waits)
+    waits.clear();
+  std::string failure = firstFailure(*module, *queues);
+  EXPECT_NE(failure.find("before any task wrote it"), std::string::npos)
+      << failure;
 }
 
 TEST_F(MegaKernelTablesTest, PrefetchRegionsAreTheTasksReads) {

@@ -46,6 +46,17 @@ uint32_t addTask(TaskGraph &graph, uint32_t kernel, Shape block,
   return graph.tasks.size() - 1;
 }
 
+/// The boxes of the storage buffer `storage` that hold an access.
+SmallVector<Box, 2> getStorageBoxes(const TaskGraph &graph,
+                                    const Access &access, uint32_t storage) {
+  SmallVector<Box, 2> boxes;
+  for (const Access &stored : graph.getStorageAccesses(access)) {
+    EXPECT_EQ(stored.buffer, storage);
+    boxes.push_back(stored.box);
+  }
+  return boxes;
+}
+
 /// A producer op of `producers` column tiles of a 1 x 64 buffer and a
 /// consumer op of `consumers` tasks that each read the whole buffer and
 /// write their own column tile of another.
@@ -85,22 +96,58 @@ TEST(TaskGraphTest, ViewsMapToTheStorageTheyShare) {
   uint32_t twice = addBuffer(graph, {32, 128}, heads);
   EXPECT_EQ(graph.getStorage(twice), flat);
   // Two whole heads are one contiguous run.
-  EXPECT_EQ(graph.getStorageBoxes({heads, box({0, 2, 0}, {1, 2, 128})}),
+  EXPECT_EQ(getStorageBoxes(graph, {heads, box({0, 2, 0}, {1, 2, 128})}, flat),
             (SmallVector<Box, 2>{box({0, 256}, {1, 256})}));
-  EXPECT_EQ(graph.getStorageBoxes({twice, box({3, 0}, {1, 128})}),
+  EXPECT_EQ(getStorageBoxes(graph, {twice, box({3, 0}, {1, 128})}, flat),
             (SmallVector<Box, 2>{box({0, 384}, {1, 128})}));
   // The left halves of two heads are two runs: exactly those elements.
   EXPECT_EQ(
-      graph.getStorageBoxes({twice, box({0, 0}, {2, 64})}),
+      getStorageBoxes(graph, {twice, box({0, 0}, {2, 64})}, flat),
       (SmallVector<Box, 2>{box({0, 0}, {1, 64}), box({0, 128}, {1, 64})}));
   // A run that crosses rows of the storage: elements 4 to 19 of an 8 x 8
   // buffer are the end of row 0, row 1 and the start of row 2.
   TaskGraph square;
   uint32_t grid = addBuffer(square, {8, 8});
   uint32_t line = addBuffer(square, {64}, grid);
-  EXPECT_EQ(square.getStorageBoxes({line, box({4}, {16})}),
+  EXPECT_EQ(getStorageBoxes(square, {line, box({4}, {16})}, grid),
             (SmallVector<Box, 2>{box({0, 4}, {1, 4}), box({1, 0}, {1, 8}),
                                  box({2, 0}, {1, 4})}));
+}
+
+TEST(TaskGraphTest, ConcatenationsReadTheirParts) {
+  // A cache of 6 positions and a new row (a view of a 1 x 8 buffer),
+  // joined along dim 1.
+  TaskGraph graph;
+  uint32_t cache = addBuffer(graph, {2, 6, 4});
+  uint32_t flat = addBuffer(graph, {1, 8});
+  uint32_t row = addBuffer(graph, {2, 1, 4}, flat);
+  uint32_t joined = addBuffer(graph, {2, 7, 4});
+  graph.buffers[joined].parts = {cache, row};
+  graph.buffers[joined].concatDim = 1;
+  SmallVector<Access, 2> stored =
+      graph.getStorageAccesses({joined, box({1, 4, 0}, {1, 3, 4})});
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[0].buffer, cache);
+  EXPECT_EQ(stored[0].box, box({1, 4, 0}, {1, 2, 4}));
+  // Head 1 of the new row is the second half of the flat buffer.
+  EXPECT_EQ(stored[1].buffer, flat);
+  EXPECT_EQ(stored[1].box, box({0, 4}, {1, 4}));
+  // Positions of the cache alone touch no other part.
+  EXPECT_EQ(getStorageBoxes(graph, {joined, box({0, 0, 0}, {2, 6, 4})}, cache),
+            (SmallVector<Box, 2>{box({0, 0, 0}, {2, 6, 4})}));
+
+  // Only a reader of the new row waits for the task that writes it.
+  uint32_t out = addBuffer(graph, {2, 7, 4});
+  uint32_t p = addKernel(graph, "p"), c = addKernel(graph, "c");
+  addTask(graph, p, {0}, {}, {{flat, box({0, 0}, {1, 8})}});
+  for (int64_t i = 0; i < 7; ++i)
+    addTask(graph, c, {i}, {{joined, box({0, i, 0}, {2, 1, 4})}},
+            {{out, box({0, i, 0}, {2, 1, 4})}});
+  ASSERT_FALSE(bool(addDependencies(graph, /*pairwise=*/true)));
+  EXPECT_EQ(graph.numEvents, 1u);
+  for (int64_t i = 0; i < 6; ++i)
+    EXPECT_TRUE(graph.tasks[1 + i].waits.empty());
+  EXPECT_EQ(graph.tasks[7].waits.size(), 1u);
 }
 
 TEST(TaskGraphTest, DependenciesFollowOverlappingRegions) {

@@ -47,13 +47,17 @@ struct Box {
 inline void PrintTo(const Box &box, std::ostream *os) { *os << box.str(); }
 
 /// A buffer in device memory: a program input or output, an intermediate,
-/// or a view that reinterprets another buffer's elements (row-major, the
-/// same element count) with another shape.
+/// a view that reinterprets another buffer's elements (row-major, the
+/// same element count) with another shape, or a concatenation of buffers
+/// along a dim, which only tasks' reads name (its parts hold its elements).
 struct Buffer {
   Shape shape;
   /// Views: the buffer viewed; -1 for a buffer with its own storage.
   int32_t base = -1;
   std::string name;
+  /// Concatenations: the buffers joined along `concatDim`, in order.
+  std::vector<uint32_t> parts;
+  int64_t concatDim = 0;
 };
 
 /// A region of a buffer a task reads or writes.
@@ -108,12 +112,14 @@ struct TaskGraph {
   /// Per event, the tasks that trigger it and those that wait on it.
   std::vector<llvm::SmallVector<uint32_t, 2>> getTriggeringTasks() const;
   std::vector<llvm::SmallVector<uint32_t, 2>> getWaitingTasks() const;
-  /// The buffer holding `buffer`'s elements (itself unless a view).
+  /// The buffer holding `buffer`'s elements (itself unless a view; a
+  /// concatenation's elements are in its parts: getStorageAccesses).
   uint32_t getStorage(uint32_t buffer) const;
-  /// The boxes of the storage buffer holding exactly the elements of an
-  /// access (several where a view's box is not one run of the storage;
-  /// the covering box where it is more than 65536 runs).
-  llvm::SmallVector<Box, 2> getStorageBoxes(const Access &access) const;
+  /// The accesses of storage buffers that hold exactly the elements of an
+  /// access: a box per part of a concatenation it covers, several boxes
+  /// where a view's box is not one run of the storage (the covering box
+  /// where it is more than 65536 runs).
+  llvm::SmallVector<Access, 2> getStorageAccesses(const Access &access) const;
   /// A short description of a task, for diagnostics: "task 12 (matmul,
   /// block [3])".
   std::string describeTask(uint32_t task) const;

@@ -1304,14 +1304,13 @@ codegen::lowerBlockGraph(tb::GraphOp graph, gpu::GPUFuncOp func,
   return lowered;
 }
 
-FailureOr<LoweredBody>
-codegen::lowerBlockGraphBody(tb::GraphOp graph, Block &entry,
-                             const Options &options, Block *preload,
-                             ArrayRef<unsigned> readOnly) {
+FailureOr<LoweredBody> codegen::lowerBlockGraphBody(
+    tb::GraphOp graph, Block &entry, const Options &options, Block *preload,
+    ArrayRef<unsigned> readOnly, ArrayRef<ConcatInput> concats) {
   // A task body has no kernel arguments of its own to take tensor maps.
   Options bodyOptions = options;
   bodyOptions.tma = false;
-  BlockGraphPlan plan(graph, bodyOptions);
+  BlockGraphPlan plan(graph, bodyOptions, concats);
   if (failed(plan.build()))
     return failure();
   SmallVector<unsigned> preloaded;

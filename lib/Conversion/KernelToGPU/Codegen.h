@@ -666,7 +666,8 @@ struct LoweredBody {
 /// The same for one block of `graph` in a device function (a mega-kernel's
 /// task body): the entry block's arguments are the thread's index in the
 /// block, the block's grid coordinates (an index per grid dim), then the
-/// graph's inputs and outputs as global memrefs. The thread index is an
+/// graph's inputs and outputs as global memrefs, then the extra parts of
+/// `concats`. The thread index is an
 /// argument so that a caller running many bodies in a loop can keep what
 /// derives from it from being hoisted out of the loop (and held in
 /// registers across every other body).
@@ -679,7 +680,8 @@ struct LoweredBody {
 mlir::FailureOr<LoweredBody>
 lowerBlockGraphBody(tb::GraphOp graph, mlir::Block &entry,
                     const Options &options, mlir::Block *preload = nullptr,
-                    llvm::ArrayRef<unsigned> readOnly = {});
+                    llvm::ArrayRef<unsigned> readOnly = {},
+                    llvm::ArrayRef<ConcatInput> concats = {});
 
 } // namespace mirage::codegen
 

@@ -102,16 +102,11 @@ public:
 
   LogicalResult build() {
     for (Operation &op : function.getBody().front().without_terminator()) {
-      if (kn::isConcatView(&op))
+      if (!isa<kn::KernelOp, kn::ReshapeOp>(op) && !kn::isConcatView(&op))
         return op.emitOpError()
-               << "is a concatenation view, which task graphs do not read "
-                  "yet (a task's operand table holds one address per "
-                  "operand); fuse with kn-fuse{persistent}, which makes "
-                  "none";
-      if (!isa<kn::KernelOp, kn::ReshapeOp>(op))
-        return op.emitOpError()
-               << "must be a graph-defined kernel (kn.kernel) or a reshape "
-                  "to become tasks; run kn-default-block-graphs first";
+               << "must be a graph-defined kernel (kn.kernel), a reshape or "
+                  "a concatenation view to become tasks; run "
+                  "kn-default-block-graphs first";
     }
     OpBuilder b(function);
     b.setInsertionPointAfter(function);
@@ -172,6 +167,15 @@ private:
       storageValue[root] = value;
     }
     for (Value value : values) {
+      // A concatenation view joins its parts' buffers (defined before it).
+      if (kn::ConcatOp view = kn::getConcatView(value)) {
+        SmallVector<Value> parts;
+        for (Value part : view.getInputs())
+          parts.push_back(buffers.lookup(part));
+        buffers[value] = tg::ConcatOp::create(b, loc, getBufferType(value),
+                                              parts, view.getDim());
+        continue;
+      }
       Value root = kn::getReshapeRoot(value);
       if (!storage.count(root)) {
         auto arg = dyn_cast<BlockArgument>(root);

@@ -19,15 +19,20 @@ using namespace mirage;
 using namespace mirage::megakernel;
 
 namespace {
-/// What makes two kernels share a body: their block graph, printed, and
-/// their buffers' types.
+/// What makes two kernels share a body: their block graph, printed, their
+/// buffers' types and which inputs are concatenations along which dim.
 std::string getBodyKey(tg::KernelOp kernel) {
   std::string key;
   llvm::raw_string_ostream os(key);
   kernel.getBlockGraph()->print(
       os, OpPrintingFlags().printGenericOpForm().useLocalScope());
-  for (Type type : kernel->getOperandTypes())
-    os << type;
+  for (Value buffer : kernel.getBodyOperands())
+    os << buffer.getType();
+  for (Value input : kernel.getInputs())
+    if (auto concat = input.getDefiningOp<tg::ConcatOp>())
+      os << "concat" << concat.getDim() << input.getType();
+    else
+      os << "buffer";
   return key;
 }
 
@@ -154,7 +159,7 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
     tables.threads = threads;
     kernelIndex[kernel.getSymName()] = static_cast<int32_t>(kernelBody.size());
     kernelOperands.push_back(static_cast<int32_t>(tables.operands.size()));
-    for (Value buffer : kernel->getOperands())
+    for (Value buffer : kernel.getBodyOperands())
       tables.operands.push_back(bufferIndex.lookup(buffer));
     auto [it, inserted] = bodyIndex.try_emplace(
         getBodyKey(kernel), static_cast<int32_t>(tables.bodies.size()));
@@ -164,6 +169,7 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
   }
 
   // Inputs that no kernel writes, per body: read-only in all its kernels.
+  // A concatenation counts as written (its tiles are copied part by part).
   llvm::DenseSet<int32_t> written;
   for (auto kernel : graph.getBodyBlock().getOps<tg::KernelOp>())
     for (Value output : kernel.getOutputs())
@@ -174,7 +180,8 @@ FailureOr<Tables> megakernel::buildTables(tg::GraphOp graph, bool dynamic) {
     SmallVector<bool> &flags = readOnly[kernelBody[index]];
     flags.resize(kernel.getInputs().size(), true);
     for (auto [position, input] : llvm::enumerate(kernel.getInputs()))
-      if (written.contains(storageOf[bufferIndex.lookup(input)]))
+      if (input.getDefiningOp<tg::ConcatOp>() ||
+          written.contains(storageOf[bufferIndex.lookup(input)]))
         flags[position] = false;
   }
   for (const SmallVector<bool> &flags : readOnly) {

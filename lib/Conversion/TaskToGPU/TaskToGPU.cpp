@@ -65,6 +65,27 @@ struct PrefetchOptions {
 /// aligns the dynamic share after it to 1 KiB).
 constexpr llvm::StringLiteral kClaimedTaskSuffix = "_claimed_task";
 constexpr int64_t kClaimedTaskSharedBytes = 1024;
+
+/// The kernel's inputs that are concatenations (tg.concat), as the body's
+/// lowering reads them.
+SmallVector<codegen::ConcatInput> getConcatInputs(tg::KernelOp kernel) {
+  SmallVector<codegen::ConcatInput> concats;
+  for (auto [position, input] : llvm::enumerate(kernel.getInputs())) {
+    auto concat = input.getDefiningOp<tg::ConcatOp>();
+    if (!concat)
+      continue;
+    codegen::ConcatInput view;
+    view.input = static_cast<unsigned>(position);
+    view.dim = static_cast<int64_t>(concat.getDim());
+    int64_t start = 0;
+    for (Value part : concat.getParts()) {
+      view.starts.push_back(start);
+      start += cast<MemRefType>(part.getType()).getDimSize(view.dim);
+    }
+    concats.push_back(std::move(view));
+  }
+  return concats;
+}
 } // namespace
 
 namespace {
@@ -301,8 +322,10 @@ LogicalResult MegaKernelLowering::buildBodies() {
   for (size_t index = 0; index < tables.bodies.size(); ++index) {
     tg::KernelOp kernel = tables.bodies[index];
     auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
+    SmallVector<Type> operandTypes =
+        llvm::to_vector(ValueRange(kernel.getBodyOperands()).getTypes());
     func::FuncOp body =
-        createTaskFunction(b, kernel, "body", index, kernel->getOperandTypes());
+        createTaskFunction(b, kernel, "body", index, operandTypes);
     auto addReturn = [&](func::FuncOp function) {
       OpBuilder end = OpBuilder::atBlockEnd(&function.getBody().front());
       func::ReturnOp::create(end, kernel.getLoc());
@@ -310,15 +333,14 @@ LogicalResult MegaKernelLowering::buildBodies() {
     addReturn(body);
     func::FuncOp preloader;
     if (options.preload && !tables.readOnlyInputs[index].empty()) {
-      preloader = createTaskFunction(b, kernel, "preload", index,
-                                     kernel->getOperandTypes());
+      preloader = createTaskFunction(b, kernel, "preload", index, operandTypes);
       addReturn(preloader);
     }
     Block *entry = &body.getBody().front();
     FailureOr<codegen::LoweredBody> lowered = codegen::lowerBlockGraphBody(
         blockGraph, *entry, options,
         preloader ? &preloader.getBody().front() : nullptr,
-        tables.readOnlyInputs[index]);
+        tables.readOnlyInputs[index], getConcatInputs(kernel));
     if (failed(lowered))
       return kernel.emitOpError()
              << "has a block graph the GPU lowering cannot lower as a task "
@@ -357,9 +379,9 @@ void MegaKernelLowering::buildPrefetchers() {
     }
     // Per buffer of the kernel, its device address.
     size_t gridRank = blockGraph.getGrid().size();
-    func::FuncOp function =
-        createTaskFunction(b, kernel, "prefetch", index,
-                           SmallVector<Type>(kernel->getNumOperands(), i64));
+    func::FuncOp function = createTaskFunction(
+        b, kernel, "prefetch", index,
+        SmallVector<Type>(kernel.getBodyOperands().size(), i64));
     Block *entry = &function.getBody().front();
     OpBuilder f = OpBuilder::atBlockEnd(entry);
     Value thread = entry->getArgument(0);
@@ -515,8 +537,8 @@ MegaKernelLowering::loadTaskOperands(OpBuilder &b, Value taskRecord) {
   Value firstOperand = toIndex(b, loadField(b, taskRecord, FirstOperand));
   int64_t maxOperands = 0;
   for (tg::KernelOp kernel : tables.bodies)
-    maxOperands =
-        std::max(maxOperands, static_cast<int64_t>(kernel->getNumOperands()));
+    maxOperands = std::max(
+        maxOperands, static_cast<int64_t>(kernel.getBodyOperands().size()));
   // Clamped to the table: the last kernel's buffers may be fewer.
   Value lastEntry =
       constIndex(b, static_cast<int64_t>(tables.operands.size()) - 1);
@@ -560,7 +582,8 @@ void MegaKernelLowering::emitDispatch(OpBuilder &b, const TaskOperands &task,
     SmallVector<Value> callArgs = {threadIdPerTask};
     for (size_t g = 0; g < blockGraph.getGrid().size(); ++g)
       callArgs.push_back(toIndex(b, task.coordinates[g]));
-    for (auto [position, type] : llvm::enumerate(kernel->getOperandTypes())) {
+    for (auto [position, buffer] : llvm::enumerate(kernel.getBodyOperands())) {
+      Type type = buffer.getType();
       Value address = task.addresses[position];
       callArgs.push_back(
           addresses ? address

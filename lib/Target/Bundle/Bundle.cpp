@@ -581,7 +581,7 @@ llvm::Error MegaKernelManifestBuilder::build(ModuleOp module, tg::GraphOp graph,
   for (auto taskKernel : graph.getBodyBlock().getOps<tg::KernelOp>()) {
     taskKernels.push_back(taskKernel.getSymName().str());
     taskKernelBuffers.push_back(
-        static_cast<int64_t>(taskKernel->getNumOperands()));
+        static_cast<int64_t>(taskKernel.getBodyOperands().size()));
   }
   int64_t workers = static_cast<int64_t>(graph.getWorkers().value_or(0));
   steps.push_back(

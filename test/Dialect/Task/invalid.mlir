@@ -60,6 +60,60 @@ tg.graph @view_count {
 
 // -----
 
+tg.graph @concat_one_part {
+  %x = tg.buffer input 0 : memref<4x4xf16>
+  // expected-error @below {{'tg.concat' op concatenates 1 part(s); it needs at least 2}}
+  %c = tg.concat %x dim 0 : memref<4x4xf16> to memref<4x4xf16>
+}
+
+// -----
+
+tg.graph @concat_dim {
+  %x = tg.buffer input 0 : memref<4x4xf16>
+  %y = tg.buffer input 1 : memref<4x4xf16>
+  // expected-error @below {{'tg.concat' op dim 2 is outside the rank 2}}
+  %c = tg.concat %x, %y dim 2 : memref<4x4xf16>, memref<4x4xf16> to memref<8x4xf16>
+}
+
+// -----
+
+tg.graph @concat_element_type {
+  %x = tg.buffer input 0 : memref<4x4xf16>
+  %y = tg.buffer input 1 : memref<4x4xf32>
+  // expected-error @below {{'tg.concat' op part #1 of type 'memref<4x4xf32>' differs in element type or rank from 'memref<8x4xf16>'}}
+  %c = tg.concat %x, %y dim 0 : memref<4x4xf16>, memref<4x4xf32> to memref<8x4xf16>
+}
+
+// -----
+
+tg.graph @concat_other_dim {
+  %x = tg.buffer input 0 : memref<4x4xf16>
+  %y = tg.buffer input 1 : memref<4x2xf16>
+  // expected-error @below {{'tg.concat' op part #1 of type 'memref<4x2xf16>' differs from 'memref<8x4xf16>' in dim 1, which is not concatenated}}
+  %c = tg.concat %x, %y dim 0 : memref<4x4xf16>, memref<4x2xf16> to memref<8x4xf16>
+}
+
+// -----
+
+tg.graph @concat_size {
+  %x = tg.buffer input 0 : memref<4x4xf16>
+  %y = tg.buffer input 1 : memref<4x4xf16>
+  // expected-error @below {{'tg.concat' op parts hold 8 along dim 0 but the result has 9}}
+  %c = tg.concat %x, %y dim 0 : memref<4x4xf16>, memref<4x4xf16> to memref<9x4xf16>
+}
+
+// -----
+
+tg.graph @concat_viewed {
+  %x = tg.buffer input 0 : memref<4x4xf16>
+  %y = tg.buffer input 1 : memref<4x4xf16>
+  // expected-error @below {{'tg.concat' op has no storage: only kernels read it (as an input), nothing writes or views it}}
+  %c = tg.concat %x, %y dim 0 : memref<4x4xf16>, memref<4x4xf16> to memref<8x4xf16>
+  %v = tg.view %c : memref<8x4xf16> to memref<32xf16>
+}
+
+// -----
+
 tg.graph @kernel_body {
   %x = tg.buffer input 0 : memref<4x64xf16>
   // expected-error @below {{'tg.kernel' op body must hold exactly one 'tb.graph'}}
@@ -239,7 +293,7 @@ tg.graph @source_type from @f {
 // -----
 
 tg.graph @foreign_op {
-  // expected-error @below {{'memref.alloc' op is not allowed in a task graph: only tg.buffer, tg.view, tg.kernel, tg.event, tg.task and tg.queue}}
+  // expected-error @below {{'memref.alloc' op is not allowed in a task graph: only tg.buffer, tg.view, tg.concat, tg.kernel, tg.event, tg.task and tg.queue}}
   %m = memref.alloc() : memref<4xf16>
 }
 

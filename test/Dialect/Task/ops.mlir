@@ -82,3 +82,24 @@ tg.graph @linear workers 2 linearized {
   // CHECK: tg.queue worker 1 [1]
   tg.queue worker 1 [1]
 }
+
+// A concatenation without storage of its own, read by a kernel.
+// CHECK-LABEL: tg.graph @concat_read {
+tg.graph @concat_read {
+  %x = tg.buffer input 0 : memref<4x64xf16>
+  %r = tg.buffer input 1 : memref<1x64xf16>
+  %y = tg.buffer output 0 : memref<5x64xf16>
+  // CHECK: %[[C:.*]] = tg.concat %{{.*}}, %{{.*}} dim 0 : memref<4x64xf16>, memref<1x64xf16> to memref<5x64xf16>
+  %c = tg.concat %x, %r dim 0 : memref<4x64xf16>, memref<1x64xf16> to memref<5x64xf16>
+  // CHECK: tg.kernel @k0 ins(%[[C]] : memref<5x64xf16>)
+  tg.kernel @k0 ins(%c : memref<5x64xf16>) outs(%y : memref<5x64xf16>) {
+    tb.graph grid [1] threads 32 forloop 1 {
+    ^bb0(%cd: tensor<5x64xf16>):
+      %t = tb.input_iterator %cd imap <x -> replica> fmap <i -> replica> : tensor<5x64xf16> -> !tb.tile<5x64xf16>
+      %o = tb.output_saver %t omap <x -> 0> : !tb.tile<5x64xf16> -> tensor<5x64xf16>
+      tb.yield %o : tensor<5x64xf16>
+    }
+  }
+  %start = tg.event triggers 0
+  tg.task compute @k0 block [0] reads [#tg.box<[0, 0], [5, 64]>] writes [#tg.box<[0, 0], [5, 64]>] aot waits(%start)
+}

@@ -2013,8 +2013,7 @@ struct KnFuse : public kn::impl::KnFuseBase<KnFuse> {
     // sums' tasks and their reduction's: docs/Fusion.md).
     bool maySplit = splitSums && !persistent;
     bool mayFold = foldNorms && !getFoldableNorms(function).empty();
-    // The mega-kernel's task tables hold one address per operand.
-    bool mayView = !persistent && !getViewableConcats(function).empty();
+    bool mayView = !getViewableConcats(function).empty();
     if (!maySplit && !mayFold && !mayView) {
       if (failed(fuse(function, false).run()))
         return signalPassFailure();

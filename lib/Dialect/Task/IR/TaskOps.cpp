@@ -66,7 +66,7 @@ LogicalResult BoxAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 //===----------------------------------------------------------------------===//
-// BufferOp, ViewOp
+// BufferOp, ViewOp, ConcatOp
 //===----------------------------------------------------------------------===//
 
 LogicalResult BufferOp::verify() {
@@ -93,6 +93,42 @@ LogicalResult ViewOp::verify() {
   return success();
 }
 
+LogicalResult ConcatOp::verify() {
+  if (getParts().size() < 2)
+    return emitOpError() << "concatenates " << getParts().size()
+                         << " part(s); it needs at least 2";
+  MemRefType result = getView().getType();
+  int64_t rank = result.getRank();
+  int64_t dim = static_cast<int64_t>(getDim());
+  if (dim < 0 || dim >= rank)
+    return emitOpError() << "dim " << dim << " is outside the rank " << rank;
+  int64_t total = 0;
+  for (auto [index, part] : llvm::enumerate(getParts())) {
+    auto type = cast<MemRefType>(part.getType());
+    if (type.getElementType() != result.getElementType() ||
+        type.getRank() != rank)
+      return emitOpError() << "part #" << index << " of type " << type
+                           << " differs in element type or rank from "
+                           << result;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != dim && type.getDimSize(d) != result.getDimSize(d))
+        return emitOpError()
+               << "part #" << index << " of type " << type << " differs from "
+               << result << " in dim " << d << ", which is not concatenated";
+    total += type.getDimSize(dim);
+  }
+  if (total != result.getDimSize(dim))
+    return emitOpError() << "parts hold " << total << " along dim " << dim
+                         << " but the result has " << result.getDimSize(dim);
+  for (OpOperand &use : getView().getUses()) {
+    auto kernel = dyn_cast<KernelOp>(use.getOwner());
+    if (!kernel || use.getOperandNumber() >= kernel.getInputs().size())
+      return emitOpError() << "has no storage: only kernels read it (as an "
+                              "input), nothing writes or views it";
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // KernelOp
 //===----------------------------------------------------------------------===//
@@ -100,6 +136,22 @@ LogicalResult ViewOp::verify() {
 Operation *KernelOp::getBlockGraph() {
   Block &body = getBody().front();
   return body.empty() ? nullptr : &body.front();
+}
+
+SmallVector<Value> KernelOp::getBodyOperands() {
+  SmallVector<Value> operands, extraParts;
+  for (Value input : getInputs()) {
+    auto concat = input.getDefiningOp<ConcatOp>();
+    if (!concat) {
+      operands.push_back(input);
+      continue;
+    }
+    operands.push_back(concat.getParts().front());
+    llvm::append_range(extraParts, concat.getParts().drop_front());
+  }
+  llvm::append_range(operands, getOutputs());
+  llvm::append_range(operands, extraParts);
+  return operands;
 }
 
 /// The tensor a buffer holds.
@@ -490,10 +542,10 @@ LogicalResult GraphOp::verifyRegions() {
         return buffer.emitOpError()
                << "is a second " << stringifyBufferRole(buffer.getRole())
                << " #" << static_cast<int64_t>(*buffer.getIndex());
-    } else if (!isa<ViewOp, KernelOp>(op)) {
+    } else if (!isa<ViewOp, ConcatOp, KernelOp>(op)) {
       return op.emitOpError() << "is not allowed in a task graph: only "
-                                 "tg.buffer, tg.view, tg.kernel, tg.event, "
-                                 "tg.task and tg.queue";
+                                 "tg.buffer, tg.view, tg.concat, tg.kernel, "
+                                 "tg.event, tg.task and tg.queue";
     }
   }
 

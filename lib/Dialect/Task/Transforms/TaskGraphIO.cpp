@@ -67,6 +67,17 @@ ImportedGraph tg::importGraph(GraphOp op, const DeviceModel &device) {
       uint32_t base = bufferIndex.lookup(view.getSource());
       addBuffer(view.getView(), static_cast<int32_t>(base),
                 "view of " + graph.buffers[base].name);
+    } else if (auto concat = dyn_cast<ConcatOp>(child)) {
+      std::string name = "concatenation of";
+      std::vector<uint32_t> parts;
+      for (Value part : concat.getParts()) {
+        parts.push_back(bufferIndex.lookup(part));
+        name +=
+            (parts.size() > 1 ? ", " : " ") + graph.buffers[parts.back()].name;
+      }
+      addBuffer(concat.getView(), -1, name);
+      graph.buffers.back().parts = std::move(parts);
+      graph.buffers.back().concatDim = static_cast<int64_t>(concat.getDim());
     } else if (auto kernel = dyn_cast<KernelOp>(child)) {
       auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
       kernelIndex[kernel.getSymName()] = graph.kernels.size();

@@ -181,6 +181,31 @@ def Task_ViewOp : Task_Op<"view", [HasParent<"GraphOp">]> {
   let hasVerifier = 1;
 }
 
+def Task_ConcatOp : Task_Op<"concat", [HasParent<"GraphOp">]> {
+  let summary = "buffers seen as one, concatenated along a dim";
+  let description = [{
+    The concatenation of the `parts` (buffers or views, all of one element
+    type and rank, their shapes equal but along `dim`) along `dim`, without
+    storage of its own: what a `kn.concat` marked `kn.view` becomes. Only
+    kernels read it (as an input): a task reading a box of it reads the
+    parts' boxes it covers, and a kernel reading it is given the first part
+    in the input's place and the others after its outputs (see
+    `getBodyOperands`).
+
+    ```mlir
+    %kv = tg.concat %cache, %row dim 1
+        : memref<8x1024x128xf16>, memref<8x1x128xf16> to memref<8x1025x128xf16>
+    ```
+  }];
+  let arguments = (ins Variadic<StaticShapeMemRefOf<[F16, BF16, F32]>>:$parts,
+                       I64Attr:$dim);
+  let results = (outs StaticShapeMemRefOf<[F16, BF16, F32]>:$view);
+  let assemblyFormat = [{
+    $parts `dim` $dim attr-dict `:` type($parts) `to` type($view)
+  }];
+  let hasVerifier = 1;
+}
+
 def Task_KernelOp : Task_Op<"kernel", [Symbol, HasParent<"GraphOp">,
     AttrSizedOperandSegments, IsolatedFromAbove, SingleBlock, NoTerminator]> {
   let summary = "an operator: a block graph bound to buffers";
@@ -214,6 +239,10 @@ def Task_KernelOp : Task_Op<"kernel", [Symbol, HasParent<"GraphOp">,
   let extraClassDeclaration = [{
     /// The block graph (null only in invalid IR).
     ::mlir::Operation *getBlockGraph();
+    /// The buffers a block of it is given, in order: the inputs (the first
+    /// part of a `tg.concat` in its place), the outputs, then the other
+    /// parts of each concatenated input, input by input.
+    ::llvm::SmallVector<::mlir::Value> getBodyOperands();
   }];
 }
 
