@@ -9,7 +9,7 @@
 # launch modes: CUDA graph, plain stream launches, graph with programmatic
 # dependent launch) and the PyTorch baselines on every bundle, and merges
 # both into OUTDIR/results.json and OUTDIR/summary.md, printing the summary
-# table last. Mega-kernel bundles (manifest version 5) need nothing special:
+# table last. Mega-kernel bundles (manifest version 6) need nothing special:
 # mirage-run runs them, the baselines skip or time their program like any
 # other, and the report sets them beside the per-operator bundles of the
 # same program. Every step runs even when an earlier one

@@ -44,14 +44,19 @@ mirage::runtime::summarizeTrace(const Manifest &manifest, const Step &step,
                      : kernel < 0 ? "(empty)"
                                   : "kernel " + std::to_string(kernel);
       entry.firstBodyUs = micros(times[BodyBegan]);
+      entry.firstWaitEndUs = micros(times[WaitEnded]);
       if (kernel >= 0 && size_t(kernel) < kernelBytes.size())
         entry.bytes = kernelBytes[size_t(kernel)];
     }
     ++entry.tasks;
     entry.firstBodyUs = std::min(entry.firstBodyUs, micros(times[BodyBegan]));
     entry.lastEndUs = std::max(entry.lastEndUs, micros(times[BodyEnded]));
+    entry.firstWaitEndUs =
+        std::min(entry.firstWaitEndUs, micros(times[WaitEnded]));
+    entry.lastSignalUs = std::max(entry.lastSignalUs, micros(times[Signalled]));
     entry.waitUs += double(times[BodyBegan] - times[WaitBegan]) / 1000.0;
     entry.bodyUs += double(times[BodyEnded] - times[BodyBegan]) / 1000.0;
+    entry.signalUs += double(times[Signalled] - times[BodyEnded]) / 1000.0;
   }
   std::vector<KernelTrace> result;
   for (auto &[kernel, entry] : byKernel)

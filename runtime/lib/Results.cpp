@@ -217,6 +217,9 @@ static JsonValue megaKernelToJson(const MegaKernelResult &mega) {
     kernel.set("last_end_us", entry.lastEndUs);
     kernel.set("wait_us", entry.waitUs);
     kernel.set("body_us", entry.bodyUs);
+    kernel.set("first_wait_end_us", entry.firstWaitEndUs);
+    kernel.set("last_signal_us", entry.lastSignalUs);
+    kernel.set("signal_us", entry.signalUs);
     if (entry.bytes)
       kernel.set("bytes", entry.bytes);
     trace.push_back(std::move(kernel));

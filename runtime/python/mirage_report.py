@@ -291,9 +291,9 @@ def pairs_table(merged):
     return "\n".join(lines)
 
 
-TRACE_COLUMNS = ["kernel", "tasks", "first body us", "last end us",
-                 "span us", "body us per task", "wait us per task",
-                 "GB/s over the span"]
+TRACE_COLUMNS = ["kernel", "tasks", "events seen us", "first body us",
+                 "last end us", "last signal us", "span us",
+                 "body us per task", "wait us per task", "GB/s over the span"]
 
 
 def trace_tables(merged):
@@ -315,9 +315,13 @@ def trace_tables(merged):
                 # reports them where the manifest lists each kernel's buffers).
                 rate = (kernel["bytes"] / span / 1000.0
                         if kernel.get("bytes") and span > 0 else None)
+                # When its first task saw its events complete and its last
+                # had signalled (traces of manifest version 6 on).
                 cells = [kernel["kernel"], str(kernel["tasks"]),
+                         fmt(kernel.get("first_wait_end_us"), ".1f"),
                          fmt(kernel["first_body_us"], ".1f"),
                          fmt(kernel["last_end_us"], ".1f"),
+                         fmt(kernel.get("last_signal_us"), ".1f"),
                          fmt(span, ".1f"),
                          fmt(kernel["body_us"] / tasks, ".2f"),
                          fmt(kernel["wait_us"] / tasks, ".2f"),

@@ -60,11 +60,11 @@ const char *const validManifest = R"({
   "later_field": {"ignored": true}
 })";
 
-/// A valid version 5 manifest: a mega-kernel step (two workers, four tasks,
+/// A valid version 6 manifest: a mega-kernel step (two workers, four tasks,
 /// one event, a task without a kernel) and a launch of a kernel marked pdl.
 const char *const validMegaManifest = R"({
   "format": "mirage-bundle",
-  "version": 5,
+  "version": 6,
   "name": "g",
   "source": "g.mlir",
   "chip": "sm_90a",
@@ -280,15 +280,15 @@ TEST(ManifestTest, Header) {
   EXPECT_EQ(errorWith(R"("format": "mirage-bundle")", R"("format": "other")"),
             "manifest.json: format: expected \"mirage-bundle\", found "
             "\"other\"");
-  EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 6)"),
-            "manifest.json: version: unsupported version 6 (this runtime "
-            "reads versions 1 to 5)");
+  EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 7)"),
+            "manifest.json: version: unsupported version 7 (this runtime "
+            "reads versions 1 to 6)");
   EXPECT_EQ(errorWith(R"("version": 1)", R"("version": 0)"),
             "manifest.json: version: unsupported version 0 (this runtime "
-            "reads versions 1 to 5)");
+            "reads versions 1 to 6)");
   EXPECT_EQ(errorWith(R"("version": 1)", R"("version": "2")"),
             "manifest.json: version: unsupported version \"2\" (this "
-            "runtime reads versions 1 to 5)");
+            "runtime reads versions 1 to 6)");
   EXPECT_EQ(errorWith(R"("version": 1,)", ""),
             "manifest.json: missing field \"version\"");
   EXPECT_EQ(errorWith(R"("name": "f",)", R"("name": 3,)"),
@@ -399,7 +399,7 @@ TEST(ManifestTest, ValidMegaKernel) {
   Expected<Manifest> parsed = parseManifest(validMegaManifest);
   ASSERT_TRUE(parsed.ok()) << parsed.message();
   const Manifest &manifest = *parsed;
-  EXPECT_EQ(manifest.version, 5);
+  EXPECT_EQ(manifest.version, 6);
   EXPECT_FALSE(manifest.kernels[0].pdl);
   EXPECT_TRUE(manifest.kernels[1].pdl);
   EXPECT_TRUE(manifest.kernel("k0").pdl);
@@ -460,9 +460,9 @@ TEST(ManifestTest, ValidMegaKernel) {
 }
 
 TEST(ManifestTest, MegaKernelStep) {
-  EXPECT_EQ(megaErrorWith(R"("version": 5)", R"("version": 4)"),
+  EXPECT_EQ(megaErrorWith(R"("version": 6)", R"("version": 5)"),
             "manifest.json: steps[0].kind: megakernel steps need manifest "
-            "version 5, this is version 4 (rebuild the bundle with this "
+            "version 6, this is version 5 (rebuild the bundle with this "
             "mirage-bundle)");
   EXPECT_EQ(megaErrorWith(R"("pdl": true)", R"("pdl": "yes")"),
             "manifest.json: kernels[1].pdl: expected a boolean, found "

@@ -16,7 +16,7 @@ namespace {
 /// kernels mk (a mega-kernel's), k0 (marked pdl), k1 (pdl) and k2 (not).
 Manifest manifestWith(const std::string &steps) {
   std::string text = R"({
-    "format": "mirage-bundle", "version": 5, "name": "g", "source": "g.mlir",
+    "format": "mirage-bundle", "version": 6, "name": "g", "source": "g.mlir",
     "chip": "sm_90a", "binary": {"ptx": "kernels.ptx"},
     "kernels": [{"name": "mk"}, {"name": "k0", "pdl": true},
                 {"name": "k1", "pdl": true}, {"name": "k2"}],
@@ -108,10 +108,11 @@ TEST(MegaKernelTest, DescribesHangs) {
 
 TEST(MegaKernelTest, SummarizesTracesPerKernel) {
   // Tasks 0, 1 and 3 run k5_matmul; task 2 is empty. Per task: wait began,
-  // body began, body ended (ns).
+  // wait ended, body began, body ended, signalled (ns).
   Manifest manifest = manifestWith(steps({megaStep}));
-  std::vector<uint64_t> trace = {1000, 1500, 3500, 1200, 4000, 6000,
-                                 2000, 2100, 2200, 1000, 1100, 2100};
+  std::vector<uint64_t> trace = {1000, 1400, 1500, 3500, 3600, 1200, 3900,
+                                 4000, 6000, 6300, 2000, 2050, 2100, 2200,
+                                 2200, 1000, 1050, 1100, 2100, 2150};
   std::vector<KernelTrace> kernels =
       summarizeTrace(manifest, manifest.steps[0], trace);
   ASSERT_EQ(kernels.size(), 2u);
@@ -121,6 +122,9 @@ TEST(MegaKernelTest, SummarizesTracesPerKernel) {
   EXPECT_DOUBLE_EQ(kernels[0].lastEndUs, 5.0);
   EXPECT_DOUBLE_EQ(kernels[0].waitUs, 3.4);
   EXPECT_DOUBLE_EQ(kernels[0].bodyUs, 5.0);
+  EXPECT_DOUBLE_EQ(kernels[0].firstWaitEndUs, 0.05);
+  EXPECT_DOUBLE_EQ(kernels[0].lastSignalUs, 5.3);
+  EXPECT_DOUBLE_EQ(kernels[0].signalUs, 0.45);
   EXPECT_EQ(kernels[0].bytes, 0u);
   EXPECT_EQ(kernels[1].kernel, "(empty)");
   EXPECT_EQ(kernels[1].tasks, 1u);

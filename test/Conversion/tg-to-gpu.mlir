@@ -16,7 +16,7 @@
 // CHECK-NOT: func.func private @g_body1
 // The addresses (one per operand-table entry), the tasks, queue starts,
 // queues, trigger counts, counters, state, trace and event lists.
-// CHECK: gpu.func @g(%[[ADDRESSES:.*]]: memref<4xi64>, %{{.*}}: memref<48xi32>, %{{.*}}: memref<3xi32>, %[[QUEUES:.*]]: memref<4xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<3xi64>, %{{.*}}: memref<10xi64>, %{{.*}}: memref<12xi64>, %[[LISTS:.*]]: memref<0xi32>) kernel
+// CHECK: gpu.func @g(%[[ADDRESSES:.*]]: memref<4xi64>, %{{.*}}: memref<48xi32>, %{{.*}}: memref<3xi32>, %[[QUEUES:.*]]: memref<4xi32>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<3xi64>, %{{.*}}: memref<10xi64>, %{{.*}}: memref<20xi64>, %[[LISTS:.*]]: memref<0xi32>) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK-SAME: known_grid_size = array<i32: 2, 1, 1>
 // The worker's queue, from the queue starts.
@@ -51,6 +51,11 @@
 // CHECK: nvvm.nanosleep
 // The first worker to give up records the wait.
 // CHECK: llvm.cmpxchg {{.*}} syncscope("device") monotonic monotonic
+// Thread 0 records when it saw the events complete: word 1 of the task's 5.
+// CHECK: scf.if %[[TRACING]]
+// CHECK: llvm.inline_asm has_side_effects "mov.u64 $0, %globaltimer;"
+// CHECK: arith.muli %{{.*}}, %c5_i32
+// CHECK: arith.addi %{{.*}}, %c1_i32
 // Every thread learns whether a wait gave up, at the barrier that also
 // passes the acquire on.
 // CHECK: nvvm.barrier #nvvm.reduction<or>
@@ -77,6 +82,11 @@
 // CHECK: scf.if
 // CHECK: memref.load %[[LISTS]]
 // CHECK: llvm.atomicrmw add {{.*}} syncscope("device") monotonic
+// Thread 0 records when its signals were issued: word 4.
+// CHECK: scf.if %[[TRACING]]
+// CHECK: llvm.inline_asm has_side_effects "mov.u64 $0, %globaltimer;"
+// CHECK: arith.muli %{{.*}}, %c5_i32
+// CHECK: arith.addi %{{.*}}, %c4_i32
 // The last worker to finish advances the epoch.
 // CHECK: llvm.atomicrmw add {{.*}} syncscope("device") monotonic
 // CHECK: memref.store

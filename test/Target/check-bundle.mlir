@@ -15,8 +15,8 @@
 // RUN: not mirage-check-bundle 2>&1 | FileCheck %s --check-prefix=USAGE
 
 // CHECK: jit_mlp: ok: version 1, 2 kernels, 2 steps (0 mega-kernels)
-// CHECK: jit_mlp_megakernel: ok: version 5, 1 kernels, 1 steps (1 mega-kernels)
-// CHECK: jit_mlp_megakernel_dynamic: ok: version 5, 1 kernels, 1 steps (1 mega-kernels)
-// CHECK: decoder_small_megakernel: ok: version 5, 1 kernels, 1 steps (1 mega-kernels)
+// CHECK: jit_mlp_megakernel: ok: version 6, 1 kernels, 1 steps (1 mega-kernels)
+// CHECK: jit_mlp_megakernel_dynamic: ok: version 6, 1 kernels, 1 steps (1 mega-kernels)
+// CHECK: decoder_small_megakernel: ok: version 6, 1 kernels, 1 steps (1 mega-kernels)
 // BROKEN: broken: error: {{.*}}manifest.json: steps[0].tables.queue_starts[0]: is 1, expected 0
 // USAGE: usage: mirage-check-bundle BUNDLE_DIR...

@@ -1,4 +1,4 @@
-// mirage-bundle --megakernel writes a version 5 bundle: one persistent
+// mirage-bundle --megakernel writes a version 6 bundle: one persistent
 // kernel, the task graph's buffers in graph order, the address table (per
 // kernel, its buffers) and the tables the kernel reads (docs/Bundle.md).
 // RUN: rm -rf %t && mirage-bundle %s -o %t --megakernel --workers=4 --ptxas=none 2>&1 | FileCheck %s --check-prefix=LOG
@@ -16,7 +16,7 @@
 // CHECK: kernels [{"name": "two_kernels_tasks"}]
 // CHECK: outputs [0]
 // CHECK: steps [{"address_table": [1, 0], "block": [128, 1, 1], "deadline_ms": 2000, "dynamic_shared_bytes": {{[0-9]+}}, "grid": [4, 1, 1], "kernel": "two_kernels_tasks", "kind": "megakernel", "tables": {"event_lists": [{{.*}}], "needed": [{{.*}}], "queue_starts": [0, {{.*}}], "queues": [{{.*}}], "tasks": [{{.*}}]}, "task_kernel_buffers": [2], "task_kernels": [{{.*}}]}]
-// CHECK: version 5
+// CHECK: version 6
 
 // The worker loop's synchronization in the kernel: the barrier that spreads
 // a wait's outcome, the release fence before the relaxed adds that signal

@@ -26,7 +26,7 @@
 //   5  counters      memref<E x i64>       per event, notifications so far
 //                                          (over all runs: never reset)
 //   6  state         memref<10 x i64>      StateSlot order
-//   7  trace         memref<T*3 x i64>     per task, TracePoint order, or
+//   7  trace         memref<T*5 x i64>     per task, TracePoint order, or
 //                                          null: nothing is recorded
 //   8  event lists   memref<L x i32>       the events tasks wait on and
 //                                          signal past their first
@@ -130,10 +130,19 @@ enum StateSlot : unsigned {
 
 /// What thread 0 records per task in the trace (%globaltimer, ns): when it
 /// reached the task (before loading its record, issuing its preload and
-/// waiting for its events), when the body began, when every
+/// waiting for its events), when it saw its events complete or gave up
+/// (before the barrier that hands them to the CTA), when the body began, when every
 /// thread had issued the body's writes (after the barrier, before the
-/// signal's fence). The last run's times stay.
-enum TracePoint : unsigned { WaitBegan, BodyBegan, BodyEnded, kTracePoints };
+/// signal's fence), and when its signals were issued (after the fence and
+/// the counters' adds). The last run's times stay.
+enum TracePoint : unsigned {
+  WaitBegan,
+  WaitEnded,
+  BodyBegan,
+  BodyEnded,
+  Signalled,
+  kTracePoints
+};
 
 /// The kernel's arguments (see the file comment).
 enum Argument : unsigned {

@@ -686,6 +686,7 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
     b.setInsertionPointToStart(wait.elseBlock());
     scf::YieldOp::create(b, loc, none);
   }
+  emitTrace(b, task, WaitEnded);
   // A worker whose wait gave up takes no further task.
   if (claimNext)
     *claimNext = emitClaim(
@@ -717,12 +718,10 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   gpu::BarrierOp::create(b, loc);
   // The task from its record, which the trigger's load below keeps live
   // anyway.
-  emitTrace(
-      b,
-      arith::IndexCastOp::create(
-          b, loc, i32,
-          arith::DivUIOp::create(b, loc, record, constIndex(b, kTaskFields))),
-      BodyEnded);
+  Value recordTask = arith::IndexCastOp::create(
+      b, loc, i32,
+      arith::DivUIOp::create(b, loc, record, constIndex(b, kTaskFields)));
+  emitTrace(b, recordTask, BodyEnded);
   // Thread 0 signals the task's events: one release fence for all, then
   // relaxed adds (NVPTX drops the ordering of an atomicrmw, printing a
   // plain atom.add, but keeps a fence's).
@@ -739,6 +738,8 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   b.setInsertionPointToStart(triggers.getBody());
   increment(b, args[CountersArg],
             loadEvent(b, record, Triggers, triggers.getInductionVar()));
+  b.setInsertionPointAfter(signal);
+  emitTrace(b, recordTask, Signalled);
   return gaveUpHere;
 }
 

@@ -908,10 +908,10 @@ std::string mirage::getBundleName(llvm::StringRef function,
       .str();
 }
 
-/// The manifest version of mega-kernel bundles: 5, whose task records list
-/// their events in the event_lists table, the kernel's last argument
-/// (docs/Bundle.md).
-static constexpr int64_t kMegaKernelVersion = 5;
+/// The manifest version of mega-kernel bundles: 6, whose task records list
+/// their events in the event_lists table, the kernel's last argument, and
+/// whose kernels trace five times per task (docs/Bundle.md).
+static constexpr int64_t kMegaKernelVersion = 6;
 
 llvm::Error mirage::writeBundle(ModuleOp module, llvm::StringRef function,
                                 llvm::StringRef directory,

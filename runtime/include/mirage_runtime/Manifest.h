@@ -2,7 +2,7 @@
 //
 // Part of the Mirage MLIR project.
 //
-// manifest.json, versions 1 to 3 (docs/Bundle.md), parsed and validated: a
+// manifest.json, versions 1 to 6 (docs/Bundle.md), parsed and validated: a
 // Manifest that parseManifest returns is consistent (ids, roles, views,
 // steps, a mega-kernel's tables, tensor maps), so the runner needs no checks
 // of its own.
@@ -28,13 +28,13 @@ namespace mirage::runtime {
 
 /// The manifest versions this runtime reads: 1, 2 (mega-kernel steps,
 /// kernels marked for programmatic dependent launch), 3 (TMA tensor maps
-/// as launch arguments), 4 (the mega-kernel's trace argument) and 5 (event
-/// lists: a mega-kernel task waits on and signals any number of events).
-/// Mega-kernel steps need version 5: the task records of earlier versions
-/// hold one event each.
+/// as launch arguments), 4 (the mega-kernel's trace argument), 5 (event
+/// lists: a mega-kernel task waits on and signals any number of events) and
+/// 6 (a trace of five times per task). Mega-kernel steps need version 6:
+/// the kernels of earlier versions record three per task.
 constexpr int64_t oldestManifestVersion = 1;
-constexpr int64_t manifestVersion = 5;
-constexpr int64_t megaKernelManifestVersion = 5;
+constexpr int64_t manifestVersion = 6;
+constexpr int64_t megaKernelManifestVersion = 6;
 
 enum class BufferRole { Input, Output, Intermediate, View };
 

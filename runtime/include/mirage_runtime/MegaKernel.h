@@ -79,9 +79,18 @@ inline uint64_t deadlineNanoseconds(uint64_t milliseconds) {
 }
 
 /// What the kernel records per task when given a trace buffer: when thread
-/// 0 began to wait for the task's event, when the body began and when its
-/// writes were done.
-enum TracePoint : unsigned { WaitBegan, BodyBegan, BodyEnded, tracePoints };
+/// 0 began to wait for the task's events, when it saw them complete (or gave
+/// up), when
+/// the body began, when its writes were done and when its signals were
+/// issued.
+enum TracePoint : unsigned {
+  WaitBegan,
+  WaitEnded,
+  BodyBegan,
+  BodyEnded,
+  Signalled,
+  tracePoints
+};
 
 /// The trace of mega-kernel step `step` of `manifest` (tracePoints words
 /// per task), per task-graph kernel in the order their first bodies began.

@@ -104,6 +104,10 @@ struct KernelTrace {
   std::string kernel;
   uint64_t tasks = 0;
   double firstBodyUs = 0, lastEndUs = 0, waitUs = 0, bodyUs = 0;
+  /// When the first of its tasks saw its events complete, and when the
+  /// last had issued its signals (µs from the first wait); the time its
+  /// tasks spent signalling, summed.
+  double firstWaitEndUs = 0, lastSignalUs = 0, signalUs = 0;
   uint64_t bytes = 0;
 };
 
