@@ -113,11 +113,11 @@ public:
     uint32_t buffer = graph.tasks[task].reads[input].buffer;
     if (graph.buffers[buffer].parts.empty())
       return checkWritten(buffer, offsets, shape);
-    // A concatenation: the boxes of its parts' storage.
-    for (const tgc::Access &stored : graph.getStorageAccesses(
+    // A concatenation: the boxes of its parts (buffers or views).
+    for (const tgc::Access &part : graph.getPartAccesses(
              {buffer, tgc::Box{Shape(offsets), Shape(shape)}}))
       if (auto err =
-              checkWritten(stored.buffer, stored.box.offsets, stored.box.sizes))
+              checkWritten(part.buffer, part.box.offsets, part.box.sizes))
         return err;
     return llvm::Error::success();
   }

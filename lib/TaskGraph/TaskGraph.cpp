@@ -158,25 +158,31 @@ void mapThroughView(ArrayRef<int64_t> viewShape, ArrayRef<int64_t> baseShape,
 }
 } // namespace
 
+SmallVector<Access, 2> TaskGraph::getPartAccesses(const Access &access) const {
+  SmallVector<Access, 2> accesses;
+  const Buffer &concat = buffers[access.buffer];
+  int64_t dim = concat.concatDim, start = 0;
+  int64_t low = access.box.offsets[dim];
+  int64_t high = low + access.box.sizes[dim];
+  for (uint32_t part : concat.parts) {
+    int64_t end = start + buffers[part].shape[dim];
+    if (std::max(low, start) < std::min(high, end)) {
+      Box box = access.box;
+      box.offsets[dim] = std::max(low, start) - start;
+      box.sizes[dim] = std::min(high, end) - std::max(low, start);
+      accesses.push_back({part, std::move(box)});
+    }
+    start = end;
+  }
+  return accesses;
+}
+
 SmallVector<Access, 2>
 TaskGraph::getStorageAccesses(const Access &access) const {
   SmallVector<Access, 2> accesses;
-  const Buffer &read = buffers[access.buffer];
-  if (!read.parts.empty()) {
-    // The box cut at the parts' bounds along the concatenated dim.
-    int64_t dim = read.concatDim, start = 0;
-    int64_t low = access.box.offsets[dim];
-    int64_t high = low + access.box.sizes[dim];
-    for (uint32_t part : read.parts) {
-      int64_t end = start + buffers[part].shape[dim];
-      if (std::max(low, start) < std::min(high, end)) {
-        Box box = access.box;
-        box.offsets[dim] = std::max(low, start) - start;
-        box.sizes[dim] = std::min(high, end) - std::max(low, start);
-        llvm::append_range(accesses, getStorageAccesses({part, box}));
-      }
-      start = end;
-    }
+  if (!buffers[access.buffer].parts.empty()) {
+    for (const Access &part : getPartAccesses(access))
+      llvm::append_range(accesses, getStorageAccesses(part));
     return accesses;
   }
   SmallVector<Box, 2> boxes{access.box};

@@ -12,6 +12,7 @@
 // RUN: mirage-opt %s --kn-fuse --kn-default-block-graphs --mirage-to-task-graph 2>/dev/null | FileCheck %s --check-prefix=TASKS
 // RUN: mirage-opt %s --mirage-to-task-graph="workers=8" --convert-tg-to-gpu 2>/dev/null | FileCheck %s --check-prefix=MEGA
 // RUN: mirage-opt %s --mirage-to-megakernel="workers=8" -o /dev/null
+// RUN: mirage-opt %s --mirage-to-task-graph="workers=8" 2>/dev/null | mirage-opt --mirage-verify-equivalence -o /dev/null 2>&1 | FileCheck %s --check-prefix=TASKPROOF
 
 // CHECK-LABEL: func.func @decode_attention
 // CHECK: %[[K:.*]] = kn.concat %arg1, %arg2 dim 1 {kn.view}
@@ -113,5 +114,25 @@ func.func @long_cache(%q: tensor<2x4x64xf16>, %kc: tensor<2x4095x64xf16>, %kn: t
   %l = kn.reduce_sum %e dim 2 : tensor<2x4x4096xf16>
   %p = kn.div %e, %l : tensor<2x4x4096xf16>, tensor<2x4x1xf16>
   %o = kn.matmul %p, %v : tensor<2x4x4096xf16>, tensor<2x4096x64xf16>
+  return %o : tensor<2x4x64xf16>
+}
+
+// Two views whose new entries differ in shape: the body takes the cached
+// parts in the inputs' places, then the output, then the new entries input
+// by input (K's one position, then V's two). As tasks it is proven
+// equivalent in the workers' orders.
+// MEGA-LABEL: func.func private @mixed_parts_tasks_body0(
+// MEGA-SAME: %{{.*}}: memref<2x255x64xf16>, %{{.*}}: memref<2x4x64xf16>, %{{.*}}: memref<2x254x64xf16>, %{{.*}}: memref<2x4x64xf16>, %{{.*}}: memref<2x1x64xf16>, %{{.*}}: memref<2x2x64xf16>)
+// TASKPROOF-DAG: remark: proven: equivalent to @decode_attention
+// TASKPROOF-DAG: remark: proven: equivalent to @mixed_parts
+func.func @mixed_parts(%q: tensor<2x4x64xf16>, %kc: tensor<2x255x64xf16>, %kn: tensor<2x1x64xf16>, %vc: tensor<2x254x64xf16>, %vn: tensor<2x2x64xf16>) -> tensor<2x4x64xf16> {
+  %k = kn.concat %kc, %kn dim 1 : tensor<2x255x64xf16>, tensor<2x1x64xf16>
+  %v = kn.concat %vc, %vn dim 1 : tensor<2x254x64xf16>, tensor<2x2x64xf16>
+  %kt = kn.transpose %k permutation [0, 2, 1] : tensor<2x256x64xf16>
+  %s = kn.matmul %q, %kt : tensor<2x4x64xf16>, tensor<2x64x256xf16>
+  %e = kn.exp %s : tensor<2x4x256xf16>
+  %l = kn.reduce_sum %e dim 2 : tensor<2x4x256xf16>
+  %p = kn.div %e, %l : tensor<2x4x256xf16>, tensor<2x4x1xf16>
+  %o = kn.matmul %p, %v : tensor<2x4x256xf16>, tensor<2x256x64xf16>
   return %o : tensor<2x4x64xf16>
 }

@@ -124,6 +124,11 @@ TEST(TaskGraphTest, ConcatenationsReadTheirParts) {
   uint32_t joined = addBuffer(graph, {2, 7, 4});
   graph.buffers[joined].parts = {cache, row};
   graph.buffers[joined].concatDim = 1;
+  SmallVector<Access, 2> parts =
+      graph.getPartAccesses({joined, box({1, 4, 0}, {1, 3, 4})});
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[1].buffer, row);
+  EXPECT_EQ(parts[1].box, box({1, 0, 0}, {1, 1, 4}));
   SmallVector<Access, 2> stored =
       graph.getStorageAccesses({joined, box({1, 4, 0}, {1, 3, 4})});
   ASSERT_EQ(stored.size(), 2u);

@@ -120,6 +120,9 @@ struct TaskGraph {
   /// where a view's box is not one run of the storage (the covering box
   /// where it is more than 65536 runs).
   llvm::SmallVector<Access, 2> getStorageAccesses(const Access &access) const;
+  /// An access of a concatenation cut at its parts' bounds: a box per part
+  /// it covers, in that part's coordinates.
+  llvm::SmallVector<Access, 2> getPartAccesses(const Access &access) const;
   /// A short description of a task, for diagnostics: "task 12 (matmul,
   /// block [3])".
   std::string describeTask(uint32_t task) const;

@@ -358,7 +358,7 @@ func.func @view_innermost(%a: tensor<4x4xf16>, %b: tensor<4x4xf16>) -> tensor<4x
 // -----
 
 func.func @view_returned(%a: tensor<4x4xf16>, %b: tensor<4x4xf16>) -> tensor<8x4xf16> {
-  // expected-error @below {{'kn.view' is read by 'func.return', which cannot read a view; only kernels and predefined ops other than kn.reshape can}}
+  // expected-error @below {{'kn.view' is read by 'func.return', which cannot read a view; only kernels and predefined ops other than kn.reshape and kn.concat can}}
   %c = kn.concat %a, %b dim 0 {kn.view} : tensor<4x4xf16>, tensor<4x4xf16>
   return %c : tensor<8x4xf16>
 }

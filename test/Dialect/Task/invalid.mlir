@@ -77,6 +77,15 @@ tg.graph @concat_dim {
 
 // -----
 
+tg.graph @concat_innermost {
+  %x = tg.buffer input 0 : memref<4x4xf16>
+  %y = tg.buffer input 1 : memref<4x4xf16>
+  // expected-error @below {{'tg.concat' op joins its parts along the innermost dim; a kernel copies rows of 16 bytes, which would straddle two parts}}
+  %c = tg.concat %x, %y dim 1 : memref<4x4xf16>, memref<4x4xf16> to memref<4x8xf16>
+}
+
+// -----
+
 tg.graph @concat_element_type {
   %x = tg.buffer input 0 : memref<4x4xf16>
   %y = tg.buffer input 1 : memref<4x4xf32>

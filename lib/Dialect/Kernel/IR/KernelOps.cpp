@@ -41,10 +41,11 @@ std::optional<std::string> mirage::kn::getConcatViewRefusal(ConcatOp concat) {
     return std::string("needs a concatenation along an outer dim: along the "
                        "innermost, a row would come from two operands");
   for (Operation *user : concat->getUsers())
-    if (isa<ReshapeOp>(user) || !isa<SemanticsOpInterface, KernelOp>(user))
+    if (isa<ReshapeOp, ConcatOp>(user) ||
+        !isa<SemanticsOpInterface, KernelOp>(user))
       return ("is read by '" + user->getName().getStringRef() +
               "', which cannot read a view; only kernels and predefined ops "
-              "other than kn.reshape can")
+              "other than kn.reshape and kn.concat can")
           .str();
   return std::nullopt;
 }

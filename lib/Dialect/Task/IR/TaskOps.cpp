@@ -102,6 +102,10 @@ LogicalResult ConcatOp::verify() {
   int64_t dim = static_cast<int64_t>(getDim());
   if (dim < 0 || dim >= rank)
     return emitOpError() << "dim " << dim << " is outside the rank " << rank;
+  if (dim + 1 == rank)
+    return emitOpError() << "joins its parts along the innermost dim; a "
+                            "kernel copies rows of 16 bytes, which would "
+                            "straddle two parts";
   int64_t total = 0;
   for (auto [index, part] : llvm::enumerate(getParts())) {
     auto type = cast<MemRefType>(part.getType());

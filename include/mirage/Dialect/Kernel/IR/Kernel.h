@@ -44,8 +44,9 @@ inline bool isConcatView(mlir::Operation *op) {
 
 /// Why `concat` may not be a view, or none: it concatenates along an outer
 /// dim (along the innermost a row would come from two operands), and only
-/// kernels and predefined ops other than kn.reshape read it (a reshape needs
-/// one buffer, the return a written one). The dialect verifier reports it;
+/// kernels and predefined ops other than kn.reshape and kn.concat read it (a
+/// reshape needs one buffer, another concatenation one buffer per operand,
+/// the return a written one). The dialect verifier reports it;
 /// kn-fuse makes views where there is none.
 std::optional<std::string> getConcatViewRefusal(ConcatOp concat);
 } // namespace kn

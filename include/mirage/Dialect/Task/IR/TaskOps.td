@@ -185,7 +185,8 @@ def Task_ConcatOp : Task_Op<"concat", [HasParent<"GraphOp">]> {
   let summary = "buffers seen as one, concatenated along a dim";
   let description = [{
     The concatenation of the `parts` (buffers or views, all of one element
-    type and rank, their shapes equal but along `dim`) along `dim`, without
+    type and rank, their shapes equal but along `dim`) along `dim`, an outer
+    dim (not the innermost), without
     storage of its own: what a `kn.concat` marked `kn.view` becomes. Only
     kernels read it (as an input): a task reading a box of it reads the
     parts' boxes it covers, and a kernel reading it is given the first part
