@@ -293,7 +293,8 @@ def pairs_table(merged):
 
 TRACE_COLUMNS = ["kernel", "tasks", "events seen us", "first body us",
                  "last end us", "last signal us", "span us",
-                 "body us per task", "wait us per task", "GB/s over the span"]
+                 "body us per task", "wait us per task", "signal us per task",
+                 "GB/s over the span"]
 
 
 def trace_tables(merged):
@@ -325,6 +326,8 @@ def trace_tables(merged):
                          fmt(span, ".1f"),
                          fmt(kernel["body_us"] / tasks, ".2f"),
                          fmt(kernel["wait_us"] / tasks, ".2f"),
+                         fmt(kernel["signal_us"] / tasks
+                             if "signal_us" in kernel else None, ".2f"),
                          fmt(rate, ".0f")]
                 lines.append("| " + " | ".join(cells) + " |")
             sections.append("\n".join(lines))

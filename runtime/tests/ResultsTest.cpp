@@ -262,6 +262,35 @@ TEST(ResultsTest, MegaKernelJson) {
   EXPECT_EQ(summaryLine(result),
             "f: PASS rel_l2 0.00125 (tolerance 0.01) median 11.00 us");
 
+  // The traced run, per task-graph kernel: its phase and its hand-offs.
+  KernelTrace phase;
+  phase.kernel = "k5_matmul";
+  phase.tasks = 128;
+  phase.firstWaitEndUs = 31.25;
+  phase.firstBodyUs = 31.5;
+  phase.lastEndUs = 39.5;
+  phase.lastSignalUs = 40.5;
+  phase.waitUs = 320;
+  phase.bodyUs = 930;
+  phase.signalUs = 96;
+  phase.bytes = 33579008;
+  result.megaKernels[0].trace = {phase};
+  JsonValue withTrace = toJson(result);
+  const JsonValue &traced = withTrace.get("megakernels")
+                                ->getArray()[0]
+                                .get("trace")
+                                ->getArray()[0];
+  EXPECT_EQ(traced.get("kernel")->getString(), "k5_matmul");
+  EXPECT_EQ(traced.get("tasks")->getInteger(), 128);
+  for (auto [key, value] :
+       {std::pair{"first_wait_end_us", 31.25}, std::pair{"first_body_us", 31.5},
+        std::pair{"last_end_us", 39.5}, std::pair{"last_signal_us", 40.5},
+        std::pair{"wait_us", 320.0}, std::pair{"body_us", 930.0},
+        std::pair{"signal_us", 96.0}})
+    EXPECT_EQ(traced.get(key)->getNumber(), value) << key;
+  EXPECT_EQ(traced.get("bytes")->getInteger(), 33579008);
+  result.megaKernels[0].trace.clear();
+
   // A hang fails the bundle even when its outputs happen to pass.
   MegaKernelResult &mega = result.megaKernels[0];
   mega.hang = "mega-kernel hang: task 812 (k5_matmul, block [3, 0, 0]) on "

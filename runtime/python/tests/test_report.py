@@ -311,6 +311,7 @@ def test_trace_tables():
              {"kernel": "k1_matmul", "tasks": 4, "first_body_us": 0.5,
               "last_end_us": 10.5, "wait_us": 2.0, "body_us": 30.0,
               "first_wait_end_us": 0.4, "last_signal_us": 10.8,
+              "signal_us": 2.0,
               "bytes": 25000000},
              {"kernel": "(empty)", "tasks": 2, "first_body_us": 11.0,
               "last_end_us": 11.5, "wait_us": 1.0, "body_us": 0.2}]}]},
@@ -321,12 +322,12 @@ def test_trace_tables():
     assert lines[2] == ("| kernel | tasks | events seen us | first body us"
                         " | last end us | last signal us | span us"
                         " | body us per task | wait us per task"
-                        " | GB/s over the span |")
+                        " | signal us per task | GB/s over the span |")
     assert lines[4] == ("| k1_matmul | 4 | 0.4 | 0.5 | 10.5 | 10.8 | 10.0 | 7.50"
-                        " | 0.50 | 2500 |")
+                        " | 0.50 | 0.50 | 2500 |")
     # A trace of an older manifest has no wait ends or signals.
     assert lines[5] == ("| (empty) | 2 | - | 11.0 | 11.5 | - | 0.5 | 0.10"
-                        " | 0.50 | - |")
+                        " | 0.50 | - | - |")
     assert "## Mega-kernel traces" in mr.summary_markdown(merged, [])
     # No trace, no section.
     assert mr.trace_tables(mr.merge(OURS, BASE)) == ""
