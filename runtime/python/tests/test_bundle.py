@@ -33,8 +33,8 @@ def test_known_versions_load(tmp_path, version):
 
 
 def test_unknown_versions_are_refused(tmp_path):
-    write_manifest(tmp_path / "v", 6)
-    with pytest.raises(ValueError, match="unknown manifest version 6"):
+    write_manifest(tmp_path / "v", 7)
+    with pytest.raises(ValueError, match="unknown manifest version 7"):
         mb.Bundle(tmp_path / "v")
 
 
