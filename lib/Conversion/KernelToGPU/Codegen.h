@@ -641,6 +641,17 @@ struct ConcatInput {
   unsigned input = 0;
   int64_t dim = 0;
   llvm::SmallVector<int64_t> starts;
+
+  /// Graph input `input`, the parts of types `parts` joined along `dim`.
+  static ConcatInput get(unsigned input, int64_t dim, mlir::TypeRange parts) {
+    ConcatInput concat{input, dim, {}};
+    int64_t start = 0;
+    for (mlir::Type part : parts) {
+      concat.starts.push_back(start);
+      start += mlir::cast<mlir::ShapedType>(part).getDimSize(dim);
+    }
+    return concat;
+  }
 };
 
 /// Emits the body of `func` (the block graph's inputs, then its outputs, as

@@ -155,21 +155,13 @@ LogicalResult FunctionLowering::lowerKernel(OpBuilder &b,
       args.push_back(buffers.lookup(input));
       continue;
     }
-    codegen::ConcatInput view;
-    view.input = position;
-    view.dim = static_cast<int64_t>(concat.getDim());
-    int64_t start = 0;
-    for (auto [index, part] : llvm::enumerate(concat.getInputs())) {
-      view.starts.push_back(start);
-      start += cast<ShapedType>(part.getType()).getShape()[view.dim];
-      if (index == 0) {
-        argTypes.push_back(getBufferType(part.getType()));
-        args.push_back(buffers.lookup(part));
-      } else {
-        extraParts.push_back(part);
-      }
-    }
-    concats.push_back(std::move(view));
+    concats.push_back(codegen::ConcatInput::get(
+        position, static_cast<int64_t>(concat.getDim()),
+        concat.getInputs().getTypes()));
+    Value first = concat.getInputs().front();
+    argTypes.push_back(getBufferType(first.getType()));
+    args.push_back(buffers.lookup(first));
+    llvm::append_range(extraParts, concat.getInputs().drop_front());
   }
   for (Value result : kernel.getResults()) {
     MemRefType type = getBufferType(result.getType());

@@ -70,20 +70,11 @@ constexpr int64_t kClaimedTaskSharedBytes = 1024;
 /// lowering reads them.
 SmallVector<codegen::ConcatInput> getConcatInputs(tg::KernelOp kernel) {
   SmallVector<codegen::ConcatInput> concats;
-  for (auto [position, input] : llvm::enumerate(kernel.getInputs())) {
-    auto concat = input.getDefiningOp<tg::ConcatOp>();
-    if (!concat)
-      continue;
-    codegen::ConcatInput view;
-    view.input = static_cast<unsigned>(position);
-    view.dim = static_cast<int64_t>(concat.getDim());
-    int64_t start = 0;
-    for (Value part : concat.getParts()) {
-      view.starts.push_back(start);
-      start += cast<MemRefType>(part.getType()).getDimSize(view.dim);
-    }
-    concats.push_back(std::move(view));
-  }
+  for (auto [position, input] : llvm::enumerate(kernel.getInputs()))
+    if (auto concat = input.getDefiningOp<tg::ConcatOp>())
+      concats.push_back(codegen::ConcatInput::get(
+          static_cast<unsigned>(position),
+          static_cast<int64_t>(concat.getDim()), concat.getParts().getTypes()));
   return concats;
 }
 } // namespace

@@ -71,7 +71,7 @@ tg.graph @concat_one_part {
 tg.graph @concat_dim {
   %x = tg.buffer input 0 : memref<4x4xf16>
   %y = tg.buffer input 1 : memref<4x4xf16>
-  // expected-error @below {{'tg.concat' op dim 2 is outside the rank 2}}
+  // expected-error @below {{'tg.concat' op concat dim 2 is out of range for rank 2}}
   %c = tg.concat %x, %y dim 2 : memref<4x4xf16>, memref<4x4xf16> to memref<8x4xf16>
 }
 
@@ -89,7 +89,7 @@ tg.graph @concat_innermost {
 tg.graph @concat_element_type {
   %x = tg.buffer input 0 : memref<4x4xf16>
   %y = tg.buffer input 1 : memref<4x4xf32>
-  // expected-error @below {{'tg.concat' op part #1 of type 'memref<4x4xf32>' differs in element type or rank from 'memref<8x4xf16>'}}
+  // expected-error @below {{'tg.concat' op part #1 of type 'memref<4x4xf32>' differs in element type from 'memref<8x4xf16>'}}
   %c = tg.concat %x, %y dim 0 : memref<4x4xf16>, memref<4x4xf32> to memref<8x4xf16>
 }
 
@@ -98,7 +98,7 @@ tg.graph @concat_element_type {
 tg.graph @concat_other_dim {
   %x = tg.buffer input 0 : memref<4x4xf16>
   %y = tg.buffer input 1 : memref<4x2xf16>
-  // expected-error @below {{'tg.concat' op part #1 of type 'memref<4x2xf16>' differs from 'memref<8x4xf16>' in dim 1, which is not concatenated}}
+  // expected-error @below {{'tg.concat' op concat operand #1 has size 2 in dim 1 but operand #0 has size 4; only the concat dim 0 may differ}}
   %c = tg.concat %x, %y dim 0 : memref<4x4xf16>, memref<4x2xf16> to memref<8x4xf16>
 }
 
@@ -107,7 +107,7 @@ tg.graph @concat_other_dim {
 tg.graph @concat_size {
   %x = tg.buffer input 0 : memref<4x4xf16>
   %y = tg.buffer input 1 : memref<4x4xf16>
-  // expected-error @below {{'tg.concat' op parts hold 8 along dim 0 but the result has 9}}
+  // expected-error @below {{'tg.concat' op concatenates its parts to 8x4 but the result has shape 9x4}}
   %c = tg.concat %x, %y dim 0 : memref<4x4xf16>, memref<4x4xf16> to memref<9x4xf16>
 }
 

@@ -98,32 +98,28 @@ LogicalResult ConcatOp::verify() {
     return emitOpError() << "concatenates " << getParts().size()
                          << " part(s); it needs at least 2";
   MemRefType result = getView().getType();
-  int64_t rank = result.getRank();
-  int64_t dim = static_cast<int64_t>(getDim());
-  if (dim < 0 || dim >= rank)
-    return emitOpError() << "dim " << dim << " is outside the rank " << rank;
-  if (dim + 1 == rank)
+  for (auto [index, part] : llvm::enumerate(getParts()))
+    if (cast<MemRefType>(part.getType()).getElementType() !=
+        result.getElementType())
+      return emitOpError() << "part #" << index << " of type " << part.getType()
+                           << " differs in element type from " << result;
+  // The shape rule is kn.concat's (its operator record).
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (Value part : getParts())
+    shapes.push_back(cast<MemRefType>(part.getType()).getShape());
+  OpParams params;
+  params.dim = static_cast<int64_t>(getDim());
+  auto inferred = inferShapes(OpKind::Concat, shapes, params);
+  if (!inferred)
+    return emitOpError() << llvm::toString(inferred.takeError());
+  if (ArrayRef<int64_t>(inferred->front()) != result.getShape())
+    return emitOpError() << "concatenates its parts to "
+                         << formatShape(inferred->front()) << " but the result "
+                         << "has shape " << formatShape(result.getShape());
+  if (params.dim + 1 == result.getRank())
     return emitOpError() << "joins its parts along the innermost dim; a "
                             "kernel copies rows of 16 bytes, which would "
                             "straddle two parts";
-  int64_t total = 0;
-  for (auto [index, part] : llvm::enumerate(getParts())) {
-    auto type = cast<MemRefType>(part.getType());
-    if (type.getElementType() != result.getElementType() ||
-        type.getRank() != rank)
-      return emitOpError() << "part #" << index << " of type " << type
-                           << " differs in element type or rank from "
-                           << result;
-    for (int64_t d = 0; d < rank; ++d)
-      if (d != dim && type.getDimSize(d) != result.getDimSize(d))
-        return emitOpError()
-               << "part #" << index << " of type " << type << " differs from "
-               << result << " in dim " << d << ", which is not concatenated";
-    total += type.getDimSize(dim);
-  }
-  if (total != result.getDimSize(dim))
-    return emitOpError() << "parts hold " << total << " along dim " << dim
-                         << " but the result has " << result.getDimSize(dim);
   for (OpOperand &use : getView().getUses()) {
     auto kernel = dyn_cast<KernelOp>(use.getOwner());
     if (!kernel || use.getOperandNumber() >= kernel.getInputs().size())
