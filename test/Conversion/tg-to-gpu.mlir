@@ -69,17 +69,34 @@
 // CHECK-NOT: memref.load
 // CHECK: llvm.inttoptr
 // CHECK: func.call @g_body0
+// The first warp's lanes read the trigger count and list start (record
+// words 8 and 10) and, below the count, one event each (word 9 for lane 0,
+// the event list for the others) before the barrier, so that no load
+// waits behind the fence.
+// CHECK: arith.cmpi ult, %{{.*}}, %c32
+// CHECK: scf.if
+// CHECK: arith.constant 8 : index
+// CHECK: memref.load
+// CHECK: arith.constant 10 : index
+// CHECK: memref.load
+// CHECK: arith.constant 9 : index
+// CHECK: memref.load
+// CHECK: memref.load %[[LISTS]]
 // CHECK: gpu.barrier
 // Thread 0 records when the body's writes were done, where the trace
 // argument is not null.
 // CHECK: scf.if %[[TRACING]]
 // CHECK: llvm.inline_asm has_side_effects "mov.u64 $0, %globaltimer;"
 // CHECK: llvm.store %{{.*}} : i64, !llvm.ptr
-// The signals: a release fence, then a relaxed add per event of the task's
-// trigger list.
-// CHECK: llvm.fence syncscope("device") release
-// CHECK: scf.for
+// The signals: each lane below the trigger count (at most 32) runs a
+// release fence and a relaxed add on its event, with no load between; the
+// events past the 32nd follow in turn.
+// CHECK: arith.minui %{{.*}}, %c32
 // CHECK: scf.if
+// CHECK: llvm.fence syncscope("device") release
+// CHECK-NOT: memref.load
+// CHECK: llvm.atomicrmw add {{.*}} syncscope("device") monotonic
+// CHECK: scf.for
 // CHECK: memref.load %[[LISTS]]
 // CHECK: llvm.atomicrmw add {{.*}} syncscope("device") monotonic
 // Thread 0 records when its signals were issued: word 4.

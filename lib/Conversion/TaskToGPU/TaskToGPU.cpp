@@ -216,6 +216,23 @@ private:
     scf::YieldOp::create(b, loc, load(b, args[EventListsArg], entry));
     return which.getResult(0);
   }
+  /// Trigger `k` of a task: the first from the record, the others from the
+  /// event-list table from `more` (its MoreTriggers field) on.
+  Value loadTrigger(OpBuilder &b, Value record, Value more, Value k) {
+    auto which = scf::IfOp::create(
+        b, loc, TypeRange{b.getI32Type()},
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k,
+                              constIndex(b, 0)),
+        /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(which.thenBlock());
+    scf::YieldOp::create(b, loc, loadField(b, record, Trigger));
+    b.setInsertionPointToStart(which.elseBlock());
+    Value entry = arith::AddIOp::create(
+        b, loc, more, arith::SubIOp::create(b, loc, k, constIndex(b, 1)));
+    scf::YieldOp::create(b, loc, load(b, args[EventListsArg], entry));
+    return which.getResult(0);
+  }
   /// The device address of element `index` (i32) of an i64 table argument.
   Value getElementPointer(OpBuilder &b, Value table, Value index);
   /// A relaxed GPU-scope add of one to element `index` of an i64 table;
@@ -704,8 +721,38 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   b.setInsertionPointToStart(body.elseBlock());
   emitTrace(b, task, BodyBegan);
   emitDispatch(b, operands, bodies, /*addresses=*/false);
+  // The first warp's lanes read the events they will signal, one each,
+  // before the barrier: a load after the fence below would wait behind it
+  // and go to L2, and a task that signals several events (the q/k-norm
+  // and RoPE task of the decode layer) would signal them one after another
+  // (docs/MegaKernel.md).
+  Value lane = threadId;
+  Value inFirstWarp = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            lane, constIndex(b, kWarpSize));
+  auto triggerFields = scf::IfOp::create(b, loc, TypeRange{i32, i32, i32},
+                                         inFirstWarp, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard fields(b);
+    b.setInsertionPointToStart(triggerFields.thenBlock());
+    Value count = loadField(b, record, Triggers);
+    Value more = loadField(b, record, MoreTriggers);
+    Value signalsOne = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, lane, toIndex(b, count));
+    auto event = scf::IfOp::create(b, loc, TypeRange{i32}, signalsOne,
+                                   /*withElseRegion=*/true);
+    b.setInsertionPointToStart(event.thenBlock());
+    scf::YieldOp::create(b, loc,
+                         loadTrigger(b, record, toIndex(b, more), lane));
+    b.setInsertionPointToStart(event.elseBlock());
+    scf::YieldOp::create(b, loc, constI32(b, -1));
+    b.setInsertionPointAfter(event);
+    scf::YieldOp::create(b, loc, ValueRange{count, event.getResult(0), more});
+    b.setInsertionPointToStart(triggerFields.elseBlock());
+    Value zero = constI32(b, 0);
+    scf::YieldOp::create(b, loc, ValueRange{zero, zero, zero});
+  }
   // Every thread's writes are done (and shared memory free) before
-  // thread 0 signals.
+  // the first warp signals.
   gpu::BarrierOp::create(b, loc);
   // The task from its record, which the trigger's load below keeps live
   // anyway.
@@ -713,22 +760,28 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
       b, loc, i32,
       arith::DivUIOp::create(b, loc, record, constIndex(b, kTaskFields)));
   emitTrace(b, recordTask, BodyEnded);
-  // Thread 0 signals the task's events: one release fence for all, then
-  // relaxed adds (NVPTX drops the ordering of an atomicrmw, printing a
-  // plain atom.add, but keeps a fence's).
-  Value triggerCount = toIndex(b, loadField(b, record, Triggers));
-  Value mustSignal = arith::AndIOp::create(
-      b, loc, isLeader,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, triggerCount,
-                            constIndex(b, 0)));
+  // Each signalling lane runs a release fence, then a relaxed add on its
+  // event (NVPTX drops the ordering of an atomicrmw, printing a plain
+  // atom.add, but keeps a fence's): the barrier made every thread's writes
+  // visible to it, and the fence is cumulative. Events past the warp's
+  // lanes are taken in turn.
+  Value triggerCount = toIndex(b, triggerFields.getResult(0));
+  Value more = toIndex(b, triggerFields.getResult(2));
+  Value mustSignal = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, lane,
+      arith::MinUIOp::create(b, loc, triggerCount,
+                             constIndex(b, kWarpSize)));
   auto signal = scf::IfOp::create(b, loc, mustSignal);
   b.setInsertionPointToStart(signal.thenBlock());
   LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "device");
-  auto triggers = scf::ForOp::create(b, loc, constIndex(b, 0), triggerCount,
-                                     constIndex(b, 1));
+  increment(b, args[CountersArg], triggerFields.getResult(1));
+  auto triggers = scf::ForOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, lane, constIndex(b, kWarpSize)),
+      triggerCount, constIndex(b, kWarpSize));
   b.setInsertionPointToStart(triggers.getBody());
   increment(b, args[CountersArg],
-            loadEvent(b, record, Triggers, triggers.getInductionVar()));
+            loadTrigger(b, record, more, triggers.getInductionVar()));
   b.setInsertionPointAfter(signal);
   emitTrace(b, recordTask, Signalled);
   return gaveUpHere;
