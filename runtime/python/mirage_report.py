@@ -293,8 +293,20 @@ def pairs_table(merged):
 
 TRACE_COLUMNS = ["kernel", "tasks", "events seen us", "first body us",
                  "last end us", "last signal us", "span us",
-                 "body us per task", "wait us per task", "signal us per task",
-                 "GB/s over the span"]
+                 "body us per task", "model us per task", "wait us per task",
+                 "signal us per task", "GB/s over the span"]
+
+
+def task_kernel_models(row, kernel_name):
+    """The speed model's view of each task-graph kernel of the mega-kernel
+    `kernel_name` (the manifest's kernels[].model.task_kernels; bundles
+    built before 2026-11-29 have none), by kernel, and its device."""
+    for kernel in (row["mirage_run"] or {}).get("kernels") or []:
+        model = kernel.get("model") or {}
+        if kernel.get("name") == kernel_name and "task_kernels" in model:
+            return ({entry["kernel"]: entry for entry in model["task_kernels"]},
+                    model.get("device"))
+    return {}, None
 
 
 def trace_tables(merged):
@@ -306,10 +318,12 @@ def trace_tables(merged):
             trace = mega.get("trace") or []
             if not trace:
                 continue
+            models, device = task_kernel_models(row, mega.get("kernel"))
             lines = [f"### {row['name']}", "",
                      "| " + " | ".join(TRACE_COLUMNS) + " |",
                      "|" + "|".join(" --- " for _ in TRACE_COLUMNS) + "|"]
             for kernel in trace:
+                model = models.get(kernel["kernel"]) or {}
                 tasks = kernel["tasks"] or 1
                 span = kernel["last_end_us"] - kernel["first_body_us"]
                 # The bytes its buffers hold over the phase's span (mirage-run
@@ -325,11 +339,16 @@ def trace_tables(merged):
                          fmt(kernel.get("last_signal_us"), ".1f"),
                          fmt(span, ".1f"),
                          fmt(kernel["body_us"] / tasks, ".2f"),
+                         fmt(model.get("task_us"), ".2f"),
                          fmt(kernel["wait_us"] / tasks, ".2f"),
                          fmt(kernel["signal_us"] / tasks
                              if "signal_us" in kernel else None, ".2f"),
                          fmt(rate, ".0f")]
                 lines.append("| " + " | ".join(cells) + " |")
+            if device:
+                lines += ["", f"Model: one task as the speed model estimates it"
+                              f" for {device} (tg::estimateTask, what"
+                              " tg-schedule plans with)."]
             sections.append("\n".join(lines))
     return "\n\n".join(sections)
 

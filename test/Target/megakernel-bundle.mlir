@@ -13,7 +13,9 @@
 // CHECK: buffers [{"dtype": "f16", "id": 0, "name": "out0", "role": "output", "shape": [4, 8]}
 // CHECK-SAME: {"dtype": "f16", "id": 1, "name": "arg0", "role": "input", "shape": [4, 8]}
 // CHECK: inputs [1]
-// CHECK: kernels [{"name": "two_kernels_tasks"}]
+// The speed model's view of each task-graph kernel: one task's estimate
+// (what tg-schedule plans with) and its features.
+// CHECK: kernels [{"model": {"device": "h100", "task_kernels": [{"blocks": 4, {{.*}}, "kernel": "k0_exp", {{.*}}, "task_us": {{[0-9.]+}}, "threads": 128, {{.*}}}]}, "name": "two_kernels_tasks"}]
 // CHECK: outputs [0]
 // CHECK: steps [{"address_table": [1, 0], "block": [128, 1, 1], "deadline_ms": 2000, "dynamic_shared_bytes": {{[0-9]+}}, "grid": [4, 1, 1], "kernel": "two_kernels_tasks", "kind": "megakernel", "tables": {"event_lists": [{{.*}}], "needed": [{{.*}}], "queue_starts": [0, {{.*}}], "queues": [{{.*}}], "tasks": [{{.*}}]}, "task_kernel_buffers": [2], "task_kernels": [{{.*}}]}]
 // CHECK: version 6

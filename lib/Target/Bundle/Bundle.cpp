@@ -21,6 +21,7 @@
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/Dialect/Kernel/Transforms/BlockGraphBuilder.h"
 #include "mirage/Dialect/Task/IR/Task.h"
+#include "mirage/Dialect/Task/Transforms/TaskGraphIO.h"
 #include "mirage/IR/SemanticsOpInterface.h"
 #include "mirage/Interpreter/Interpreter.h"
 #include "mirage/Semantics/OpSemantics.h"
@@ -731,11 +732,34 @@ struct LoweredProgram {
   llvm::StringMap<json::Object> kernelModels;
 };
 
+/// What the speed model estimated for `device` and the features it
+/// estimated from, recorded beside what ptxas reports and the run measures.
+json::Object describeEstimate(llvm::StringRef device,
+                              const KernelProfile &profile,
+                              const KernelTimeBreakdown &time,
+                              int64_t loadsInFlightPerSM) {
+  return json::Object{{"device", device.str()},
+                      {"estimate_us", time.us},
+                      {"bound", time.getBound().str()},
+                      {"memory_us", time.memoryUs},
+                      {"compute_us", time.computeUs},
+                      {"latency_us", time.latencyUs},
+                      {"waves", time.waves},
+                      {"blocks_per_sm", time.residentPerSM},
+                      {"blocks", profile.blocks},
+                      {"threads", profile.threads},
+                      {"iterations", profile.iterations},
+                      {"loop_bytes_per_block", profile.loopBytes},
+                      {"once_bytes_per_block", profile.onceBytes},
+                      {"output_bytes_per_block", profile.outputBytes},
+                      {"unique_bytes", profile.uniqueBytes},
+                      {"shared_bytes", profile.sharedMemoryBytes},
+                      {"loads_in_flight_per_sm", loadsInFlightPerSM}};
+}
+
 /// The speed model's view of every kernel of `function` (a kernel graph
 /// whose ops are all kn.kernel), by the name convert-kn-to-gpu gives it
-/// (getKernelName): what it estimated for `device`
-/// and the features it estimated from, recorded beside what ptxas reports
-/// and the run measures.
+/// (getKernelName).
 llvm::StringMap<json::Object> describeKernelModels(func::FuncOp function,
                                                    llvm::StringRef device) {
   llvm::StringMap<json::Object> models;
@@ -745,29 +769,38 @@ llvm::StringMap<json::Object> describeKernelModels(func::FuncOp function,
   int64_t index = 0;
   for (auto kernel : function.getBody().getOps<kn::KernelOp>()) {
     kn::KernelEstimate estimate = kn::estimateGraphKernel(kernel, *model);
-    const KernelProfile &profile = estimate.profile;
-    const KernelTimeBreakdown &time = estimate.time;
-    std::string name = getKernelName(function.getSymName(), index++);
-    models[name] =
-        json::Object{{"device", device.str()},
-                     {"estimate_us", time.us},
-                     {"bound", time.getBound().str()},
-                     {"memory_us", time.memoryUs},
-                     {"compute_us", time.computeUs},
-                     {"latency_us", time.latencyUs},
-                     {"waves", time.waves},
-                     {"blocks_per_sm", time.residentPerSM},
-                     {"blocks", profile.blocks},
-                     {"threads", profile.threads},
-                     {"iterations", profile.iterations},
-                     {"loop_bytes_per_block", profile.loopBytes},
-                     {"once_bytes_per_block", profile.onceBytes},
-                     {"output_bytes_per_block", profile.outputBytes},
-                     {"unique_bytes", profile.uniqueBytes},
-                     {"shared_bytes", profile.sharedMemoryBytes},
-                     {"loads_in_flight_per_sm", estimate.loadsInFlightPerSM}};
+    models[getKernelName(function.getSymName(), index++)] = describeEstimate(
+        device, estimate.profile, estimate.time, estimate.loadsInFlightPerSM);
   }
   return models;
+}
+
+/// The speed model's view of a mega-kernel: per task-graph kernel, in the
+/// order of the manifest's `task_kernels`, one task's estimate (what
+/// tg-schedule plans with, tg::estimateTask) and the features and
+/// breakdown it comes from, which the trace's per-kernel body times are
+/// read against.
+json::Object describeTaskKernelModels(tg::GraphOp graph,
+                                      llvm::StringRef device) {
+  json::Array taskKernels;
+  std::optional<DeviceModel> model = DeviceModel::get(device);
+  if (!model)
+    return json::Object{};
+  model->sms = tb::TargetAttr::lookup(graph).getSms();
+  for (auto kernel : graph.getBodyBlock().getOps<tg::KernelOp>()) {
+    auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
+    tg::TaskEstimate estimate = tg::estimateTask(blockGraph, *model);
+    json::Object entry =
+        describeEstimate(device, estimate.profile, estimate.time,
+                         getBlockGraphLoadsInFlight(blockGraph) *
+                             static_cast<int64_t>(estimate.time.residentPerSM));
+    entry.erase("device");
+    entry["kernel"] = kernel.getSymName().str();
+    entry["task_us"] = estimate.micros;
+    taskKernels.push_back(std::move(entry));
+  }
+  return json::Object{{"device", device.str()},
+                      {"task_kernels", std::move(taskKernels)}};
 }
 
 /// The PTX of the gpu.binary `name` of `module`.
@@ -888,6 +921,8 @@ llvm::Expected<LoweredProgram> lowerToMegaKernel(ModuleOp module,
   lowered.outputs = std::move(builder.outputs);
   lowered.steps = std::move(builder.steps);
   lowered.kernelNames.push_back(builder.kernelName);
+  lowered.kernelModels[builder.kernelName] =
+      describeTaskKernelModels(graph, options.device);
   return lowered;
 }
 

@@ -30,18 +30,22 @@ FailureOr<DeviceModel> tg::getDeviceModel(Operation *op, StringRef name) {
   return *device;
 }
 
-double tg::estimateTaskMicros(tb::GraphOp graph, const DeviceModel &device) {
+TaskEstimate tg::estimateTask(tb::GraphOp graph, const DeviceModel &device) {
   // A task's fixed cost: its description, its wait and its signal.
   constexpr double kTaskMicros = 0.5;
   // One block of a persistent kernel, as kn-fuse{persistent} costs it: its
   // critical path, or its round's share of the kernel's memory and
   // arithmetic when all workers stream together.
   DeviceModel persistent = device.forPersistentTasks();
-  KernelTimeBreakdown time = estimateKernel(
-      kn::getKernelProfile(graph, persistent), persistent, /*launch=*/false);
+  TaskEstimate estimate;
+  estimate.profile = kn::getKernelProfile(graph, persistent);
+  estimate.time = estimateKernel(estimate.profile, persistent,
+                                 /*launch=*/false);
+  const KernelTimeBreakdown &time = estimate.time;
   double waves = std::max(1.0, time.waves);
-  return kTaskMicros + std::max({time.blockUs, time.memoryUs / waves,
-                                 time.computeUs / waves});
+  estimate.micros = kTaskMicros + std::max({time.blockUs, time.memoryUs / waves,
+                                            time.computeUs / waves});
+  return estimate;
 }
 
 ImportedGraph tg::importGraph(GraphOp op, const DeviceModel &device) {
@@ -83,7 +87,7 @@ ImportedGraph tg::importGraph(GraphOp op, const DeviceModel &device) {
       kernelIndex[kernel.getSymName()] = graph.kernels.size();
       graph.kernels.push_back({kernel.getSymName().str(),
                                kernel.getDataDependent(),
-                               estimateTaskMicros(blockGraph, device),
+                               estimateTask(blockGraph, device).micros,
                                getNumElements(blockGraph.getGrid())});
       imported.kernels.push_back(kernel);
     } else if (auto event = dyn_cast<EventOp>(child)) {

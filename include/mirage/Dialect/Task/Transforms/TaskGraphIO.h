@@ -28,7 +28,7 @@ struct ImportedGraph {
   llvm::SmallVector<KernelOp> kernels;
 };
 
-/// Reads `op`. Kernel estimates come from `device` (see estimateTaskMicros).
+/// Reads `op`. Kernel estimates come from `device` (see estimateTask).
 ImportedGraph importGraph(GraphOp op, const DeviceModel &device);
 
 /// Replaces the events, tasks and queues of `op` by those of `graph`
@@ -39,8 +39,14 @@ void exportGraph(GraphOp op, const taskgraph::TaskGraph &graph);
 /// The speed model's time for one block of `graph` as a task of a
 /// persistent kernel: a task's fixed cost plus the larger of the block's
 /// critical path (estimateKernel's, one block per worker, no launch) and
-/// its round's share of the kernel's memory and arithmetic time.
-double estimateTaskMicros(tb::GraphOp graph, const DeviceModel &device);
+/// its round's share of the kernel's memory and arithmetic time; with the
+/// features and the breakdown it comes from.
+struct TaskEstimate {
+  double micros = 0;
+  KernelProfile profile;
+  KernelTimeBreakdown time;
+};
+TaskEstimate estimateTask(tb::GraphOp graph, const DeviceModel &device);
 
 /// What an empty task costs: reading its description, waiting on and
 /// signalling its events.
