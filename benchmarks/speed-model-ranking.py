@@ -10,7 +10,13 @@ whose measured times differ by more than 10%, it counts those the estimates
 put in the measured order (issue 14's criterion: at least 90%), and lists
 the others, largest disagreement first.
 
-    speed-model-ranking.py RUN.json [RUN.json ...] [--list N]
+With --phases it ranks the phases of mega-kernels instead: per task-graph
+kernel of a traced mega-kernel run, the model's estimate of one task
+(`model.task_kernels[].task_us` of the mega-kernel's manifest entry, what
+tg-schedule plans with) against the measured body time per task of the
+trace, and prints each phase's measured over estimated time.
+
+    speed-model-ranking.py RUN.json [RUN.json ...] [--list N] [--phases]
 """
 
 import argparse
@@ -38,13 +44,46 @@ def bundles(paths):
     return [(name, e, t) for name, (e, t) in seen.items()]
 
 
+def phases(paths):
+    """(bundle: kernel, estimate µs, measured µs) per traced phase of a
+    mega-kernel whose manifest entry has the model's task estimates; a name
+    seen twice keeps its first run."""
+    seen = {}
+    for path in paths:
+        with open(path) as f:
+            run = json.load(f)
+        for result in run.get("results", []):
+            if not result.get("ok"):
+                continue
+            models = {}
+            for kernel in result.get("kernels") or []:
+                for entry in (kernel.get("model") or {}).get("task_kernels", []):
+                    models[(kernel["name"], entry["kernel"])] = entry["task_us"]
+            for mega in result.get("megakernels") or []:
+                for phase in mega.get("trace") or []:
+                    estimate = models.get((mega["kernel"], phase["kernel"]))
+                    if estimate is None or not phase["tasks"]:
+                        continue
+                    seen.setdefault(f"{result['name']}: {phase['kernel']}",
+                                    (estimate, phase["body_us"] / phase["tasks"]))
+    return [(name, e, t) for name, (e, t) in seen.items()]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+")
     parser.add_argument("--list", type=int, default=10,
                         help="disagreeing pairs to list (default 10)")
+    parser.add_argument("--phases", action="store_true",
+                        help="rank mega-kernel phases (per task) instead of "
+                             "bundles")
     args = parser.parse_args()
-    points = bundles(args.runs)
+    what = "phases" if args.phases else "bundles"
+    points = phases(args.runs) if args.phases else bundles(args.runs)
+    if args.phases:
+        for name, estimate, measured in points:
+            print(f"  {name}: estimated {estimate:.2f}, measured "
+                  f"{measured:.2f} us per task ({measured / estimate:.2f}x)")
     ordered, disagreeing = 0, []
     for a, b in itertools.combinations(points, 2):
         if max(a[2], b[2]) < 1.1 * min(a[2], b[2]):
@@ -56,9 +95,9 @@ def main():
             disagreeing.append((gap, a, b))
     pairs = ordered + len(disagreeing)
     if pairs == 0:
-        print(f"{len(points)} bundles; no pairs more than 10% apart")
+        print(f"{len(points)} {what}; no pairs more than 10% apart")
         return
-    print(f"{len(points)} bundles; {ordered} of {pairs} pairs more than 10% "
+    print(f"{len(points)} {what}; {ordered} of {pairs} pairs more than 10% "
           f"apart in the measured order ({100.0 * ordered / pairs:.1f}%)")
     for gap, a, b in sorted(disagreeing, reverse=True)[:args.list]:
         print(f"  {a[0]}: estimated {a[1]:.1f}, measured {a[2]:.1f} us; "
