@@ -197,10 +197,11 @@ private:
                     Trigger == Triggers + 1 && MoreTriggers == Triggers + 2,
                 "a count is followed by its first event and list start");
   /// Event `k` of a task's waits (`count` is Waits) or triggers (Triggers):
-  /// the first from the record, the others from the event-list table.
-  Value loadEvent(OpBuilder &b, Value record, TaskField count, Value k) {
+  /// the first from the record, the others from the event-list table, from
+  /// the list start `more` where it was read already.
+  Value loadEvent(OpBuilder &b, Value record, TaskField count, Value k,
+                  Value more = Value()) {
     auto first = static_cast<TaskField>(count + 1);
-    auto more = static_cast<TaskField>(count + 2);
     auto which = scf::IfOp::create(
         b, loc, TypeRange{b.getI32Type()},
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k,
@@ -210,24 +211,9 @@ private:
     b.setInsertionPointToStart(which.thenBlock());
     scf::YieldOp::create(b, loc, loadField(b, record, first));
     b.setInsertionPointToStart(which.elseBlock());
-    Value entry = arith::AddIOp::create(
-        b, loc, toIndex(b, loadField(b, record, more)),
-        arith::SubIOp::create(b, loc, k, constIndex(b, 1)));
-    scf::YieldOp::create(b, loc, load(b, args[EventListsArg], entry));
-    return which.getResult(0);
-  }
-  /// Trigger `k` of a task: the first from the record, the others from the
-  /// event-list table from `more` (its MoreTriggers field) on.
-  Value loadTrigger(OpBuilder &b, Value record, Value more, Value k) {
-    auto which = scf::IfOp::create(
-        b, loc, TypeRange{b.getI32Type()},
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k,
-                              constIndex(b, 0)),
-        /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(which.thenBlock());
-    scf::YieldOp::create(b, loc, loadField(b, record, Trigger));
-    b.setInsertionPointToStart(which.elseBlock());
+    if (!more)
+      more =
+          toIndex(b, loadField(b, record, static_cast<TaskField>(count + 2)));
     Value entry = arith::AddIOp::create(
         b, loc, more, arith::SubIOp::create(b, loc, k, constIndex(b, 1)));
     scf::YieldOp::create(b, loc, load(b, args[EventListsArg], entry));
@@ -741,8 +727,8 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
     auto event = scf::IfOp::create(b, loc, TypeRange{i32}, signalsOne,
                                    /*withElseRegion=*/true);
     b.setInsertionPointToStart(event.thenBlock());
-    scf::YieldOp::create(b, loc,
-                         loadTrigger(b, record, toIndex(b, more), lane));
+    scf::YieldOp::create(
+        b, loc, loadEvent(b, record, Triggers, lane, toIndex(b, more)));
     b.setInsertionPointToStart(event.elseBlock());
     scf::YieldOp::create(b, loc, constI32(b, -1));
     b.setInsertionPointAfter(event);
@@ -781,7 +767,7 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
       triggerCount, constIndex(b, kWarpSize));
   b.setInsertionPointToStart(triggers.getBody());
   increment(b, args[CountersArg],
-            loadTrigger(b, record, more, triggers.getInductionVar()));
+            loadEvent(b, record, Triggers, triggers.getInductionVar(), more));
   b.setInsertionPointAfter(signal);
   emitTrace(b, recordTask, Signalled);
   return gaveUpHere;
