@@ -30,7 +30,8 @@ For each seed:
 For information it also reports how far an emulation of f16 storage (every
 op's result rounded to the element type) lands from the float64 result, and
 that five plausible wrong decoders (MUTATIONS) are far from the interpreter.
---mlp / --dtype check a generator variant instead of the committed file.
+--mlp / --dtype / --qkv-layout check a generator variant instead of the
+committed file.
 
 The project's Python package (python/) has no interpreter binding, so the
 interpreter is reached through mirage-bundle, which needs nothing but the
@@ -173,9 +174,16 @@ def reference_decoder(cfg, w, rnd=None, mutation=None):
         p = f"l{l}_"
         xn = rmsnorm(x, w[p + "attn_norm_w"])
         qkv = r(xn @ w[p + "w_qkv"])
-        q = qkv[:Hq * D].reshape(Hq, D)
-        k = qkv[Hq * D:(Hq + Hk) * D].reshape(Hk, D)
-        v = qkv[(Hq + Hk) * D:].reshape(Hk, D)
+        if cfg.qkv_layout == "grouped":
+            # Per KV head: its query heads (h = kv_head * group + g), k, v.
+            per_kv_head = qkv.reshape(Hk, group + 2, D)
+            q = per_kv_head[:, :group].reshape(Hq, D)
+            k = per_kv_head[:, group]
+            v = per_kv_head[:, group + 1]
+        else:
+            q = qkv[:Hq * D].reshape(Hq, D)
+            k = qkv[Hq * D:(Hq + Hk) * D].reshape(Hk, D)
+            v = qkv[(Hq + Hk) * D:].reshape(Hk, D)
         if mut == "qkv_order_q|v|k":
             k, v = v, k
         qk_norm = mut != "no_qk_norm_weight"
@@ -303,13 +311,17 @@ def main(argv=None):
                     help="check this generator variant instead of the committed program")
     ap.add_argument("--dtype", choices=gen.DTYPES,
                     help="check this generator variant instead of the committed program")
+    ap.add_argument("--qkv-layout", choices=("blocked", "grouped"),
+                    help="check this generator variant instead of the committed program")
     ap.add_argument("--keep", help="keep the generated programs and bundles here")
     ns = ap.parse_args(argv)
 
     cfg = gen.PRESETS[ns.preset]
-    if ns.mlp or ns.dtype:
-        cfg = dataclasses.replace(cfg, mlp=ns.mlp or cfg.mlp, dtype=ns.dtype or cfg.dtype)
-        print(f"checking a variant of the {ns.preset} preset: mlp {cfg.mlp}, {cfg.dtype}")
+    if ns.mlp or ns.dtype or ns.qkv_layout:
+        cfg = dataclasses.replace(cfg, mlp=ns.mlp or cfg.mlp, dtype=ns.dtype or cfg.dtype,
+                                  qkv_layout=ns.qkv_layout or cfg.qkv_layout)
+        print(f"checking a variant of the {ns.preset} preset: mlp {cfg.mlp}, {cfg.dtype}, "
+              f"QKV {cfg.qkv_layout}")
     else:
         committed = ROOT / "examples" / {"small": "decoder_small.mlir",
                                          "qwen3-8b": "qwen3_decode.mlir"}[ns.preset]

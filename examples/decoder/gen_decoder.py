@@ -42,6 +42,9 @@ class Config:
     dtype: str = "f16"
     name: str = "qwen3_decode"
     mlp: str = "fused"  # "fused": one [hidden, 2*intermediate] gate|up matmul; "separate"
+    # "blocked": w_qkv's columns q | k | v, each head-major; "grouped": per KV
+    # head its query heads, its k, its v (Megatron-LM's GQA layout)
+    qkv_layout: str = "blocked"
     kv_outputs: bool = True  # return the new k and v of every layer too
 
     def check(self) -> None:
@@ -66,6 +69,9 @@ class Config:
             raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {self.dtype}")
         if self.mlp not in ("fused", "separate"):
             raise ValueError(f"mlp must be 'fused' or 'separate', got {self.mlp}")
+        if self.qkv_layout not in ("blocked", "grouped"):
+            raise ValueError("qkv_layout must be 'blocked' or 'grouped', got "
+                             f"{self.qkv_layout}")
         if not self.name or not all(c.isalnum() or c in "_$." for c in self.name) \
                 or self.name[0].isdigit():
             raise ValueError(f"'{self.name}' is not a valid function name")
@@ -233,6 +239,10 @@ def build(cfg: Config) -> Program:
     sin = arg("sin", (1, D), "sin")
     results = []
     new_kv = []
+    if cfg.qkv_layout == "grouped":
+        # The RoPE tables broadcast over [Hk, G, D] heads.
+        cos_heads = b.reshape("cos_heads", cos, (1, 1, D))
+        sin_heads = b.reshape("sin_heads", sin, (1, 1, D))
     for l in range(cfg.layers):
         p = f"l{l}_"
         attn_norm_w = arg(p + "attn_norm_w", (H,), "norm", l)
@@ -253,26 +263,38 @@ def build(cfg: Config) -> Program:
         b.comment(f"---- layer {l}: attention")
         xn = b.rms_norm(p + "x_norm", x, attn_norm_w, cfg.eps)
         qkv = b.matmul(p + "qkv", xn, w_qkv)
-        q, k, v = b.split([p + "q", p + "k", p + "v"], qkv, 1, [Hq * D, Hk * D, Hk * D])
-        q = b.reshape(p + "q_heads", q, (Hq, D))
-        k = b.reshape(p + "k_heads", k, (Hk, D))
-        v = b.reshape(p + "v_new", v, (Hk, 1, D))
+        grouped = cfg.qkv_layout == "grouped"
+        if grouped:
+            # Heads stay grouped by KV head: [Hk, G, D] queries, [Hk, 1, D]
+            # keys and values, so that the per-head work cuts along Hk.
+            qkv = b.reshape(p + "qkv_groups", qkv, (Hk, G + 2, D))
+            q, k, v = b.split([p + "q_heads", p + "k_heads", p + "v_new"], qkv, 1,
+                              [G, 1, 1])
+            head_dim, rope_cos, rope_sin = 2, cos_heads, sin_heads
+        else:
+            q, k, v = b.split([p + "q", p + "k", p + "v"], qkv, 1,
+                              [Hq * D, Hk * D, Hk * D])
+            q = b.reshape(p + "q_heads", q, (Hq, D))
+            k = b.reshape(p + "k_heads", k, (Hk, D))
+            v = b.reshape(p + "v_new", v, (Hk, 1, D))
+            head_dim, rope_cos, rope_sin = 1, cos, sin
         q = b.rms_norm(p + "q_norm", q, q_norm_w, cfg.eps)
         k = b.rms_norm(p + "k_norm", k, k_norm_w, cfg.eps)
 
         def rope(tag, t):
             # t * cos + rotate_half(t) * sin, rotate_half(t) = concat(-t2, t1)
-            t1, t2 = b.split([p + tag + "_half1", p + tag + "_half2"], t, 1, [D // 2, D // 2])
+            t1, t2 = b.split([p + tag + "_half1", p + tag + "_half2"], t, head_dim,
+                             [D // 2, D // 2])
             n2 = b.unary("neg", p + tag + "_half2_neg", t2)
-            rot = b.concat(p + tag + "_rot", [n2, t1], 1)
-            tc = b.binary("mul", p + tag + "_cos", t, cos)
-            rs = b.binary("mul", p + tag + "_rot_sin", rot, sin)
+            rot = b.concat(p + tag + "_rot", [n2, t1], head_dim)
+            tc = b.binary("mul", p + tag + "_cos", t, rope_cos)
+            rs = b.binary("mul", p + tag + "_rot_sin", rot, rope_sin)
             return b.binary("add", p + tag + "_rope", tc, rs)
 
         b.comment("RoPE (rotate_half) on q and k")
         q = rope("q", q)
         k = rope("k", k)
-        k_new = b.reshape(p + "k_new", k, (Hk, 1, D))
+        k_new = k if grouped else b.reshape(p + "k_new", k, (Hk, 1, D))
         new_kv.append((k_new, v))
 
         b.comment(f"append the new k and v to the {P}-entry caches: {L} entries")
@@ -280,7 +302,7 @@ def build(cfg: Config) -> Program:
         v_all = b.concat(p + "v_all", [v_cache, v], 1)
 
         b.comment(f"grouped-query attention: query head h uses KV head h / {G}")
-        qg = b.reshape(p + "q_groups", q, (Hk, G, D))
+        qg = q if grouped else b.reshape(p + "q_groups", q, (Hk, G, D))
         kt = b.transpose(p + "k_all_t", k_all, (0, 2, 1))
         s = b.matmul(p + "scores", qg, kt)
         s = b.scalar("mul_scalar", p + "scores_scaled", s, 1.0 / math.sqrt(D))
@@ -322,6 +344,8 @@ def header(cfg: Config, command: Optional[str]) -> List[str]:
     if cfg.kv_outputs:
         results += (",\n//   then per layer its new k (after QK-norm and RoPE) and new v,"
                     " each [KV heads, 1, head dim]")
+    qkv_columns = ("columns per KV head: its query heads, its k, its v"
+                   if cfg.qkv_layout == "grouped" else "columns q | k | v, head-major")
     gate_up = ("w_gate_up [hidden, 2 * intermediate] (columns gate | up)"
                if cfg.mlp == "fused" else "w_gate, w_up [hidden, intermediate]")
     lines = [
@@ -344,7 +368,7 @@ def header(cfg: Config, command: Optional[str]) -> List[str]:
         "// Arguments: x [1, hidden]; cos, sin [1, head dim], the RoPE tables at the new",
         "// token's position (HF layout: cos(concat(freqs, freqs) * pos)); then per layer l:",
         "// attn_norm_w [hidden]; w_qkv [hidden, (query heads + 2 * KV heads) * head dim]",
-        "// (columns q | k | v, head-major); q_norm_w, k_norm_w [head dim]; k_cache, v_cache",
+        f"// ({qkv_columns}); q_norm_w, k_norm_w [head dim]; k_cache, v_cache",
         "// [KV heads, cache - 1, head dim] (keys after QK-norm and RoPE); w_o [query heads *",
         "// head dim, hidden]; mlp_norm_w [hidden];",
         f"// {gate_up}; w_down [intermediate, hidden].",
@@ -399,6 +423,10 @@ def parse_args(argv):
     ap.add_argument("--mlp", choices=("fused", "separate"),
                     help="gate/up projection: one fused matmul then split (default), "
                          "or two matmuls")
+    ap.add_argument("--qkv-layout", choices=("blocked", "grouped"),
+                    help="w_qkv's columns: q | k | v, each head-major (default), or "
+                         "grouped per KV head (its query heads, its k, its v), as "
+                         "Megatron-LM lays out grouped-query attention")
     ap.add_argument("--no-kv-outputs", action="store_true",
                     help="return only the hidden state, not the new k and v per layer")
     ap.add_argument("--reference", metavar="FUNC",
@@ -412,7 +440,7 @@ def config_from_args(ns) -> Config:
     cfg = PRESETS[ns.preset]
     changes = {}
     for field in ("layers", "hidden", "q_heads", "kv_heads", "head_dim", "intermediate",
-                  "cache_len", "eps", "dtype", "name", "mlp"):
+                  "cache_len", "eps", "dtype", "name", "mlp", "qkv_layout"):
         value = getattr(ns, field)
         if value is not None:
             changes[field] = value
@@ -425,7 +453,7 @@ def command_line(ns) -> str:
     """The generator command that reproduces this configuration, for the header."""
     parts = ["examples/decoder/gen_decoder.py", f"--preset {ns.preset}"]
     for field in ("layers", "hidden", "q_heads", "kv_heads", "head_dim", "intermediate",
-                  "cache_len", "eps", "dtype", "name", "mlp"):
+                  "cache_len", "eps", "dtype", "name", "mlp", "qkv_layout"):
         value = getattr(ns, field)
         if value is not None:
             parts.append(f"--{field.replace('_', '-')} {value}")

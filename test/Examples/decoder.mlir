@@ -16,6 +16,20 @@
 
 // RUN: mirage-opt %examples/decoder_small.mlir --mirage-to-ptx | FileCheck %s --check-prefix=PTX
 
+// With w_qkv's columns grouped per KV head (--qkv-layout grouped), the
+// q/k norm and RoPE kernel after the QKV projection is cut along the 8 KV
+// heads; in the usual q | k | v layout it runs on one block.
+// RUN: %PYTHON %examples/decoder/gen_decoder.py --preset qwen3-8b --qkv-layout grouped -o %t.grouped.mlir
+// RUN: mirage-opt %t.grouped.mlir --kn-fuse | FileCheck %s --check-prefix=GROUPED
+// RUN: mirage-opt %examples/qwen3_decode.mlir --kn-fuse | FileCheck %s --check-prefix=BLOCKED
+// GROUPED: tb.graph grid [96] threads 128 forloop 8
+// GROUPED-NEXT: ^bb0(
+// GROUPED: tb.graph grid [8] threads {{[0-9]+}} forloop 1
+// GROUPED-NEXT: ^bb0(%{{.*}}: tensor<8x6x128xf16>
+// BLOCKED: tb.graph grid [96] threads 128 forloop 8
+// BLOCKED: tb.graph grid [1] threads {{[0-9]+}} forloop 1
+// BLOCKED-NEXT: ^bb0(%{{.*}}: tensor<1x6144xf16>
+
 // QWEN3-LABEL: func.func @qwen3_decode(
 // QWEN3-SAME: tensor<1x4096xf16>, %{{.*}}: tensor<1x128xf16>, %{{.*}}: tensor<1x128xf16>, %{{.*}}: tensor<4096xf16>, %{{.*}}: tensor<4096x6144xf16>
 // QWEN3-SAME: tensor<8x1023x128xf16>, %{{.*}}: tensor<8x1023x128xf16>, %{{.*}}: tensor<4096x4096xf16>, %{{.*}}: tensor<4096xf16>, %{{.*}}: tensor<4096x24576xf16>, %{{.*}}: tensor<12288x4096xf16>)
