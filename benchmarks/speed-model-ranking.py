@@ -11,10 +11,14 @@ put in the measured order (issue 14's criterion: at least 90%), and lists
 the others, largest disagreement first.
 
 With --phases it ranks the phases of mega-kernels instead: per task-graph
-kernel of a traced mega-kernel run, the model's estimate of one task
-(`model.task_kernels[].task_us` of the mega-kernel's manifest entry, what
-tg-schedule plans with) against the measured body time per task of the
-trace, and prints each phase's measured over estimated time.
+kernel of a traced mega-kernel run, the model's estimate of one task's body
+(`model.task_kernels[].body_us` of the mega-kernel's manifest entry: what
+tg-schedule plans with, less the fixed cost of a wait and a signal) against
+the measured body time per task of the trace, and prints each phase's
+measured over estimated time.
+
+Pairs whose estimates are equal (the layers of a multi-layer step share
+their kernels' estimates) are not counted in either mode.
 
     speed-model-ranking.py RUN.json [RUN.json ...] [--list N] [--phases]
 """
@@ -57,12 +61,12 @@ def phases(paths):
                 continue
             models = {}
             for kernel in result.get("kernels") or []:
-                for entry in (kernel.get("model") or {}).get("task_kernels", []):
-                    models[(kernel["name"], entry["kernel"])] = entry["task_us"]
+                for entry in (kernel.get("model") or {}).get("task_kernels") or []:
+                    models[(kernel["name"], entry["kernel"])] = entry["body_us"]
             for mega in result.get("megakernels") or []:
                 for phase in mega.get("trace") or []:
                     estimate = models.get((mega["kernel"], phase["kernel"]))
-                    if estimate is None or not phase["tasks"]:
+                    if not estimate or not phase["tasks"]:
                         continue
                     seen.setdefault(f"{result['name']}: {phase['kernel']}",
                                     (estimate, phase["body_us"] / phase["tasks"]))
@@ -80,13 +84,15 @@ def main():
     args = parser.parse_args()
     what = "phases" if args.phases else "bundles"
     points = phases(args.runs) if args.phases else bundles(args.runs)
+    # A time of zero (a phase whose trace recorded nothing) ranks nothing.
+    points = [point for point in points if point[2] > 0]
     if args.phases:
         for name, estimate, measured in points:
             print(f"  {name}: estimated {estimate:.2f}, measured "
                   f"{measured:.2f} us per task ({measured / estimate:.2f}x)")
     ordered, disagreeing = 0, []
     for a, b in itertools.combinations(points, 2):
-        if max(a[2], b[2]) < 1.1 * min(a[2], b[2]):
+        if max(a[2], b[2]) < 1.1 * min(a[2], b[2]) or a[1] == b[1]:
             continue
         if (a[1] < b[1]) == (a[2] < b[2]):
             ordered += 1
@@ -99,9 +105,11 @@ def main():
         return
     print(f"{len(points)} {what}; {ordered} of {pairs} pairs more than 10% "
           f"apart in the measured order ({100.0 * ordered / pairs:.1f}%)")
+    digits = 2 if args.phases else 1
     for gap, a, b in sorted(disagreeing, reverse=True)[:args.list]:
-        print(f"  {a[0]}: estimated {a[1]:.1f}, measured {a[2]:.1f} us; "
-              f"{b[0]}: estimated {b[1]:.1f}, measured {b[2]:.1f} us")
+        print(f"  {a[0]}: estimated {a[1]:.{digits}f}, measured "
+              f"{a[2]:.{digits}f} us; {b[0]}: estimated {b[1]:.{digits}f}, "
+              f"measured {b[2]:.{digits}f} us")
 
 
 if __name__ == "__main__":

@@ -293,7 +293,7 @@ def pairs_table(merged):
 
 TRACE_COLUMNS = ["kernel", "tasks", "events seen us", "first body us",
                  "last end us", "last signal us", "span us",
-                 "body us per task", "model us per task", "wait us per task",
+                 "body us per task", "model body us", "wait us per task",
                  "signal us per task", "GB/s over the span"]
 
 
@@ -303,7 +303,7 @@ def task_kernel_models(row, kernel_name):
     built before 2026-11-29 have none), by kernel, and its device."""
     for kernel in (row["mirage_run"] or {}).get("kernels") or []:
         model = kernel.get("model") or {}
-        if kernel.get("name") == kernel_name and "task_kernels" in model:
+        if kernel.get("name") == kernel_name and model.get("task_kernels"):
             return ({entry["kernel"]: entry for entry in model["task_kernels"]},
                     model.get("device"))
     return {}, None
@@ -339,16 +339,17 @@ def trace_tables(merged):
                          fmt(kernel.get("last_signal_us"), ".1f"),
                          fmt(span, ".1f"),
                          fmt(kernel["body_us"] / tasks, ".2f"),
-                         fmt(model.get("task_us"), ".2f"),
+                         fmt(model.get("body_us"), ".2f"),
                          fmt(kernel["wait_us"] / tasks, ".2f"),
                          fmt(kernel["signal_us"] / tasks
                              if "signal_us" in kernel else None, ".2f"),
                          fmt(rate, ".0f")]
                 lines.append("| " + " | ".join(cells) + " |")
-            if device:
-                lines += ["", f"Model: one task as the speed model estimates it"
-                              f" for {device} (tg::estimateTask, what"
-                              " tg-schedule plans with)."]
+            if models:
+                lines += ["", "Model body: one task's body as the speed model"
+                              f" estimates it for {device or 'its device'}"
+                              " (tg::estimateTask, what tg-schedule plans with,"
+                              " less the fixed cost of its wait and signal)."]
             sections.append("\n".join(lines))
     return "\n\n".join(sections)
 

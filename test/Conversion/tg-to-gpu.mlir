@@ -21,6 +21,7 @@
 // CHECK-SAME: known_grid_size = array<i32: 2, 1, 1>
 // The worker's queue, from the queue starts.
 // CHECK: %[[WORKER:.*]] = gpu.block_id x
+// CHECK: %[[TID:.*]] = gpu.thread_id x
 // Thread 0 traces when the trace argument is not null.
 // CHECK: llvm.ptrtoint
 // CHECK: %[[TRACING:.*]] = arith.andi
@@ -73,8 +74,8 @@
 // words 8 and 10) and, below the count, one event each (word 9 for lane 0,
 // the event list for the others) before the barrier, so that no load
 // waits behind the fence.
-// CHECK: arith.cmpi ult, %{{.*}}, %c32
-// CHECK: scf.if
+// CHECK: %[[FIRSTWARP:.*]] = arith.cmpi ult, %[[TID]], %c32
+// CHECK: scf.if %[[FIRSTWARP]]
 // CHECK: arith.constant 8 : index
 // CHECK: memref.load
 // CHECK: arith.constant 10 : index
@@ -91,12 +92,14 @@
 // The signals: each lane below the trigger count (at most 32) runs a
 // release fence and a relaxed add on its event, with no load between; the
 // events past the 32nd follow in turn.
-// CHECK: arith.minui %{{.*}}, %c32
-// CHECK: scf.if
+// CHECK: %[[LANES:.*]] = arith.minui %{{.*}}, %c32
+// CHECK: %[[SIGNALS:.*]] = arith.cmpi ult, %[[TID]], %[[LANES]]
+// CHECK: scf.if %[[SIGNALS]]
 // CHECK: llvm.fence syncscope("device") release
 // CHECK-NOT: memref.load
 // CHECK: llvm.atomicrmw add {{.*}} syncscope("device") monotonic
-// CHECK: scf.for
+// CHECK: %[[NEXT:.*]] = arith.addi %[[TID]], %c32
+// CHECK: scf.for %[[K:.*]] = %[[NEXT]] to %{{.*}} step %c32
 // CHECK: memref.load %[[LISTS]]
 // CHECK: llvm.atomicrmw add {{.*}} syncscope("device") monotonic
 // Thread 0 records when its signals were issued: word 4.

@@ -14,21 +14,23 @@
 // CHECK-SAME: {"dtype": "f16", "id": 1, "name": "arg0", "role": "input", "shape": [4, 8]}
 // CHECK: inputs [1]
 // The speed model's view of each task-graph kernel: one task's estimate
-// (what tg-schedule plans with) and its features.
-// CHECK: kernels [{"model": {"device": "h100", "task_kernels": [{"blocks": 4, {{.*}}, "kernel": "k0_exp", {{.*}}, "task_us": {{[0-9.]+}}, "threads": 128, {{.*}}}]}, "name": "two_kernels_tasks"}]
+// (what tg-schedule plans with) and its body's, and the features.
+// CHECK: kernels [{"model": {"device": "h100", "task_kernels": [{"blocks": 4, "blocks_per_sm": 1, "body_us": {{[0-9.]+}}, {{.*}}, "kernel": "k0_exp", {{.*}}, "task_us": {{[0-9.]+}}, "threads": 128, {{.*}}}]}, "name": "two_kernels_tasks"}]
 // CHECK: outputs [0]
 // CHECK: steps [{"address_table": [1, 0], "block": [128, 1, 1], "deadline_ms": 2000, "dynamic_shared_bytes": {{[0-9]+}}, "grid": [4, 1, 1], "kernel": "two_kernels_tasks", "kind": "megakernel", "tables": {"event_lists": [{{.*}}], "needed": [{{.*}}], "queue_starts": [0, {{.*}}], "queues": [{{.*}}], "tasks": [{{.*}}]}, "task_kernel_buffers": [2], "task_kernels": [{{.*}}]}]
 // CHECK: version 6
 
 // The worker loop's synchronization in the kernel: the barrier that spreads
-// a wait's outcome, the release fence before the relaxed adds that signal
-// (on computed counter addresses: the end-of-run add is on the state), and
-// the wait itself, which LLVM places last: acquire polls with a sleep and a
-// clock, and the compare-and-swap that records a hang. No local memory.
+// a wait's outcome, the release fence before the relaxed adds that signal,
+// with no load between them (on computed counter addresses: the end-of-run
+// add is on the state), and the wait itself, which LLVM places last:
+// acquire polls with a sleep and a clock, and the compare-and-swap that
+// records a hang. No local memory.
 // PTX: .visible .entry two_kernels_tasks(
 // PTX: bar.red.or.pred
 // PTX: fence.acq_rel.gpu;
 // PTX-NOT: bar.sync
+// PTX-NOT: ld.global
 // PTX: atom.global.add.u64 %rd{{[0-9]+}}, [%rd{{[0-9]+}}], 1;
 // PTX-DAG: %globaltimer
 // PTX-DAG: ld.acquire.gpu.global.b64

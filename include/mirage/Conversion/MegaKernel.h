@@ -131,10 +131,11 @@ enum StateSlot : unsigned {
 /// What thread 0 records per task in the trace (%globaltimer, ns): when it
 /// reached the task (before loading its record, issuing its preload and
 /// waiting for its events), when it saw its events complete or gave up
-/// (before the barrier that hands them to the CTA), when the body began, when every
-/// thread had issued the body's writes (after the barrier, before the
-/// signal's fence), and when its signals were issued (after the fence and
-/// the counters' adds). The last run's times stay.
+/// (before the barrier that hands them to the CTA), when the body began, when
+/// every thread had issued the body's writes (after the barrier, before the
+/// signal's fence), and when lane 0's signals were issued (after its fence
+/// and adds; the first warp's other lanes signal the task's other events).
+/// The last run's times stay.
 enum TracePoint : unsigned {
   WaitBegan,
   WaitEnded,

@@ -7,11 +7,11 @@
 // (MegaKernel.h): every thread loads the task's body, block and buffer
 // addresses, thread 0 waits on the task's events with acquire loads, a
 // barrier hands the wait to the CTA, the CTA runs the body, a barrier
-// collects its writes and thread 0 signals each event the task triggers
-// (a release fence, then relaxed adds). Options: before the wait, the CTA
-// issues the copies of the task's read-only inputs' first stages into
-// shared memory (preload, on by default); the CTA prefetches into L2, before
-// the wait, what a coming task reads of the buffers no task writes
+// collects its writes and the first warp's lanes signal the events the task
+// triggers, one each (a release fence, then a relaxed add). Options: before the
+// wait, the CTA issues the copies of the task's read-only inputs' first stages
+// into shared memory (preload, on by default); the CTA prefetches into L2,
+// before the wait, what a coming task reads of the buffers no task writes
 // (prefetch-bytes); workers claim tasks from one shared counter instead of
 // running fixed queues (dynamic-dispatch), or, beside their queues, the
 // just-in-time tasks; with a trace buffer, thread 0 records each task's
@@ -49,6 +49,8 @@ using namespace mirage::megakernel;
 
 /// Backoff of a waiting thread: nanoseconds of the first sleep and the most.
 static constexpr int32_t kFirstSleepNs = 8, kMaxSleepNs = 256;
+/// The lanes that signal a task's events side by side: the first warp's.
+static constexpr int64_t kSignalLanes = 32;
 /// The L2 line a prefetch brings in.
 static constexpr int64_t kLineBytes = 128;
 
@@ -129,10 +131,10 @@ private:
   void emitDispatch(OpBuilder &b, const TaskOperands &task,
                     ArrayRef<func::FuncOp> functions, bool addresses);
   /// Runs task `task` (an i32 index): thread 0 waits on its events, the CTA
-  /// runs its body and thread 0 signals. Returns whether the wait gave up
-  /// (the same for every thread). With `claimNext`, thread 0 also claims
-  /// the next task from the shared counter once its wait is over (so that
-  /// the claim's latency hides behind the body), and `claimNext` holds the
+  /// runs its body and the first warp's lanes signal. Returns whether the wait
+  /// gave up (the same for every thread). With `claimNext`, thread 0 also
+  /// claims the next task from the shared counter once its wait is over (so
+  /// that the claim's latency hides behind the body), and `claimNext` holds the
   /// claim (i64, in thread 0).
   Value emitTask(OpBuilder &b, Value task, Value *claimNext);
   /// Thread 0 records %globaltimer as `point` of `task` where the trace
@@ -714,7 +716,7 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   // (docs/MegaKernel.md).
   Value lane = threadId;
   Value inFirstWarp = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            lane, constIndex(b, kWarpSize));
+                                            lane, constIndex(b, kSignalLanes));
   auto triggerFields = scf::IfOp::create(b, loc, TypeRange{i32, i32, i32},
                                          inFirstWarp, /*withElseRegion=*/true);
   {
@@ -735,12 +737,12 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
     scf::YieldOp::create(b, loc, ValueRange{count, event.getResult(0), more});
     b.setInsertionPointToStart(triggerFields.elseBlock());
     Value zero = constI32(b, 0);
-    scf::YieldOp::create(b, loc, ValueRange{zero, zero, zero});
+    scf::YieldOp::create(b, loc, ValueRange{zero, constI32(b, -1), zero});
   }
   // Every thread's writes are done (and shared memory free) before
   // the first warp signals.
   gpu::BarrierOp::create(b, loc);
-  // The task from its record, which the trigger's load below keeps live
+  // The task from its record, which the trigger loads above keep live
   // anyway.
   Value recordTask = arith::IndexCastOp::create(
       b, loc, i32,
@@ -749,25 +751,28 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   // Each signalling lane runs a release fence, then a relaxed add on its
   // event (NVPTX drops the ordering of an atomicrmw, printing a plain
   // atom.add, but keeps a fence's): the barrier made every thread's writes
-  // visible to it, and the fence is cumulative. Events past the warp's
-  // lanes are taken in turn.
+  // visible to it, and the fence is cumulative. Lane k signals events k,
+  // k + 32, ... (only hand-written graphs have more than 32: normalization
+  // gives a task one, and leaving out empty tasks at most 32, Tables.cpp).
   Value triggerCount = toIndex(b, triggerFields.getResult(0));
   Value more = toIndex(b, triggerFields.getResult(2));
   Value mustSignal = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::ult, lane,
       arith::MinUIOp::create(b, loc, triggerCount,
-                             constIndex(b, kWarpSize)));
+                             constIndex(b, kSignalLanes)));
   auto signal = scf::IfOp::create(b, loc, mustSignal);
   b.setInsertionPointToStart(signal.thenBlock());
   LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "device");
   increment(b, args[CountersArg], triggerFields.getResult(1));
   auto triggers = scf::ForOp::create(
-      b, loc,
-      arith::AddIOp::create(b, loc, lane, constIndex(b, kWarpSize)),
-      triggerCount, constIndex(b, kWarpSize));
+      b, loc, arith::AddIOp::create(b, loc, lane, constIndex(b, kSignalLanes)),
+      triggerCount, constIndex(b, kSignalLanes));
   b.setInsertionPointToStart(triggers.getBody());
-  increment(b, args[CountersArg],
-            loadEvent(b, record, Triggers, triggers.getInductionVar(), more));
+  Value entry = arith::AddIOp::create(
+      b, loc, more,
+      arith::SubIOp::create(b, loc, triggers.getInductionVar(),
+                            constIndex(b, 1)));
+  increment(b, args[CountersArg], load(b, args[EventListsArg], entry));
   b.setInsertionPointAfter(signal);
   emitTrace(b, recordTask, Signalled);
   return gaveUpHere;

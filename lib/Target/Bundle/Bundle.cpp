@@ -732,14 +732,12 @@ struct LoweredProgram {
   llvm::StringMap<json::Object> kernelModels;
 };
 
-/// What the speed model estimated for `device` and the features it
-/// estimated from, recorded beside what ptxas reports and the run measures.
-json::Object describeEstimate(llvm::StringRef device,
-                              const KernelProfile &profile,
+/// What the speed model estimated and the features it estimated from,
+/// recorded beside what ptxas reports and the run measures.
+json::Object describeEstimate(const KernelProfile &profile,
                               const KernelTimeBreakdown &time,
                               int64_t loadsInFlightPerSM) {
-  return json::Object{{"device", device.str()},
-                      {"estimate_us", time.us},
+  return json::Object{{"estimate_us", time.us},
                       {"bound", time.getBound().str()},
                       {"memory_us", time.memoryUs},
                       {"compute_us", time.computeUs},
@@ -758,8 +756,8 @@ json::Object describeEstimate(llvm::StringRef device,
 }
 
 /// The speed model's view of every kernel of `function` (a kernel graph
-/// whose ops are all kn.kernel), by the name convert-kn-to-gpu gives it
-/// (getKernelName).
+/// whose ops are all kn.kernel) for `device`, by the name
+/// convert-kn-to-gpu gives it (getKernelName).
 llvm::StringMap<json::Object> describeKernelModels(func::FuncOp function,
                                                    llvm::StringRef device) {
   llvm::StringMap<json::Object> models;
@@ -769,34 +767,37 @@ llvm::StringMap<json::Object> describeKernelModels(func::FuncOp function,
   int64_t index = 0;
   for (auto kernel : function.getBody().getOps<kn::KernelOp>()) {
     kn::KernelEstimate estimate = kn::estimateGraphKernel(kernel, *model);
-    models[getKernelName(function.getSymName(), index++)] = describeEstimate(
-        device, estimate.profile, estimate.time, estimate.loadsInFlightPerSM);
+    json::Object described = describeEstimate(estimate.profile, estimate.time,
+                                              estimate.loadsInFlightPerSM);
+    described["device"] = device.str();
+    models[getKernelName(function.getSymName(), index++)] =
+        std::move(described);
   }
   return models;
 }
 
-/// The speed model's view of a mega-kernel: per task-graph kernel, in the
-/// order of the manifest's `task_kernels`, one task's estimate (what
-/// tg-schedule plans with, tg::estimateTask) and the features and
-/// breakdown it comes from, which the trace's per-kernel body times are
-/// read against.
-json::Object describeTaskKernelModels(tg::GraphOp graph,
-                                      llvm::StringRef device) {
-  json::Array taskKernels;
-  std::optional<DeviceModel> model = DeviceModel::get(device);
+/// The speed model's view of a mega-kernel for `device`: per task-graph
+/// kernel, in the order of the manifest's `task_kernels`, one task's
+/// estimate as tg-schedule plans it (tg::estimateTask: `task_us`, and
+/// `body_us` without the fixed cost of its wait and signal, which the
+/// trace's body times are read against), with the features and breakdown
+/// of the whole kernel on the persistent workers it comes from.
+std::optional<json::Object> describeTaskKernelModels(tg::GraphOp graph,
+                                                     llvm::StringRef device) {
+  std::optional<DeviceModel> model = tg::findDeviceModel(graph, device);
   if (!model)
-    return json::Object{};
-  model->sms = tb::TargetAttr::lookup(graph).getSms();
+    return std::nullopt;
+  json::Array taskKernels;
   for (auto kernel : graph.getBodyBlock().getOps<tg::KernelOp>()) {
     auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
     tg::TaskEstimate estimate = tg::estimateTask(blockGraph, *model);
     json::Object entry =
-        describeEstimate(device, estimate.profile, estimate.time,
+        describeEstimate(estimate.profile, estimate.time,
                          getBlockGraphLoadsInFlight(blockGraph) *
                              static_cast<int64_t>(estimate.time.residentPerSM));
-    entry.erase("device");
     entry["kernel"] = kernel.getSymName().str();
     entry["task_us"] = estimate.micros;
+    entry["body_us"] = estimate.bodyMicros;
     taskKernels.push_back(std::move(entry));
   }
   return json::Object{{"device", device.str()},
@@ -921,8 +922,9 @@ llvm::Expected<LoweredProgram> lowerToMegaKernel(ModuleOp module,
   lowered.outputs = std::move(builder.outputs);
   lowered.steps = std::move(builder.steps);
   lowered.kernelNames.push_back(builder.kernelName);
-  lowered.kernelModels[builder.kernelName] =
-      describeTaskKernelModels(graph, options.device);
+  if (std::optional<json::Object> model =
+          describeTaskKernelModels(graph, options.device))
+    lowered.kernelModels[builder.kernelName] = std::move(*model);
   return lowered;
 }
 

@@ -308,7 +308,7 @@ def test_trace_tables():
     ours = {"device": {"name": "H200"}, "results": [
         {"name": "f_mega", "ok": True, "timing": {"median_us": 12.0},
          "kernels": [{"name": "f", "model": {"device": "h200", "task_kernels": [
-             {"kernel": "k1_matmul", "task_us": 6.25}]}}],
+             {"kernel": "k1_matmul", "task_us": 6.75, "body_us": 6.25}]}}],
          "megakernels": [{"step": 0, "kernel": "f", "trace": [
              {"kernel": "k1_matmul", "tasks": 4, "first_body_us": 0.5,
               "last_end_us": 10.5, "wait_us": 2.0, "body_us": 30.0,
@@ -323,7 +323,7 @@ def test_trace_tables():
     assert lines[0] == "### f_mega"
     assert lines[2] == ("| kernel | tasks | events seen us | first body us"
                         " | last end us | last signal us | span us"
-                        " | body us per task | model us per task"
+                        " | body us per task | model body us"
                         " | wait us per task | signal us per task"
                         " | GB/s over the span |")
     assert lines[4] == ("| k1_matmul | 4 | 0.4 | 0.5 | 10.5 | 10.8 | 10.0 | 7.50"
@@ -332,9 +332,16 @@ def test_trace_tables():
     # kernel the model does not list has no estimate.
     assert lines[5] == ("| (empty) | 2 | - | 11.0 | 11.5 | - | 0.5 | 0.10"
                         " | - | 0.50 | - | - |")
-    assert lines[7] == ("Model: one task as the speed model estimates it for"
-                        " h200 (tg::estimateTask, what tg-schedule plans"
-                        " with).")
+    assert lines[7] == ("Model body: one task's body as the speed model"
+                        " estimates it for h200 (tg::estimateTask, what"
+                        " tg-schedule plans with, less the fixed cost of its"
+                        " wait and signal).")
+    # A bundle built before the models were recorded: no estimates and no
+    # note.
+    ours["results"][0]["kernels"] = [{"name": "f"}]
+    lines = mr.trace_tables(mr.merge(ours, None)).splitlines()
+    assert lines[4].endswith(" | 7.50 | - | 0.50 | 0.50 | 2500 |")
+    assert len(lines) == 6
     assert "## Mega-kernel traces" in mr.summary_markdown(merged, [])
     # No trace, no section.
     assert mr.trace_tables(mr.merge(OURS, BASE)) == ""

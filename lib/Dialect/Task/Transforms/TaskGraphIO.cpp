@@ -21,13 +21,18 @@ using namespace mirage;
 using namespace mirage::tg;
 namespace tgc = mirage::taskgraph;
 
-FailureOr<DeviceModel> tg::getDeviceModel(Operation *op, StringRef name) {
+std::optional<DeviceModel> tg::findDeviceModel(Operation *op, StringRef name) {
   std::optional<DeviceModel> device = DeviceModel::get(name);
-  if (!device)
-    return op->emitError() << "unknown device '" << name
-                           << "'; expected h100 or h200";
-  device->sms = tb::TargetAttr::lookup(op).getSms();
-  return *device;
+  if (device)
+    device->sms = tb::TargetAttr::lookup(op).getSms();
+  return device;
+}
+
+FailureOr<DeviceModel> tg::getDeviceModel(Operation *op, StringRef name) {
+  if (std::optional<DeviceModel> device = findDeviceModel(op, name))
+    return *device;
+  return op->emitError() << "unknown device '" << name
+                         << "'; expected h100 or h200";
 }
 
 TaskEstimate tg::estimateTask(tb::GraphOp graph, const DeviceModel &device) {
@@ -43,8 +48,9 @@ TaskEstimate tg::estimateTask(tb::GraphOp graph, const DeviceModel &device) {
                                  /*launch=*/false);
   const KernelTimeBreakdown &time = estimate.time;
   double waves = std::max(1.0, time.waves);
-  estimate.micros = kTaskMicros + std::max({time.blockUs, time.memoryUs / waves,
-                                            time.computeUs / waves});
+  estimate.bodyMicros =
+      std::max({time.blockUs, time.memoryUs / waves, time.computeUs / waves});
+  estimate.micros = kTaskMicros + estimate.bodyMicros;
   return estimate;
 }
 

@@ -40,9 +40,12 @@ void exportGraph(GraphOp op, const taskgraph::TaskGraph &graph);
 /// persistent kernel: a task's fixed cost plus the larger of the block's
 /// critical path (estimateKernel's, one block per worker, no launch) and
 /// its round's share of the kernel's memory and arithmetic time; with the
-/// features and the breakdown it comes from.
+/// features and the breakdown (of the whole kernel on the persistent
+/// workers) it comes from.
 struct TaskEstimate {
   double micros = 0;
+  /// `micros` less the fixed cost: the body alone.
+  double bodyMicros = 0;
   KernelProfile profile;
   KernelTimeBreakdown time;
 };
@@ -51,6 +54,11 @@ TaskEstimate estimateTask(tb::GraphOp graph, const DeviceModel &device);
 /// What an empty task costs: reading its description, waiting on and
 /// signalling its events.
 constexpr double kEmptyTaskMicros = 0.2;
+
+/// The device model named `name`, with the SM count of the target in
+/// effect at `op`; none for an unknown name.
+std::optional<DeviceModel> findDeviceModel(mlir::Operation *op,
+                                           llvm::StringRef name);
 
 /// The device model named by a pass option, with the SM count of the
 /// target in effect at `op`; an error naming the valid devices otherwise.
