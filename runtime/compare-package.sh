@@ -43,7 +43,7 @@ done
 [ ${#rounds[@]} -gt 0 ] || usage
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
-cd "$(dirname "${BASH_SOURCE[0]}")"
+cd "$(dirname "${BASH_SOURCE[0]}")" || exit 2
 start=$(date +%s)
 elapsed() { echo $(( $(date +%s) - start )); }
 log() { echo "$*" >> "$outdir/times.txt"; }
@@ -105,7 +105,7 @@ else
 fi
 nvidia-smi --query-gpu=name,driver_version --format=csv >> "$outdir/times.txt" 2>&1 ||
   log "no nvidia-smi"
-cd "$outdir"
+cd "$outdir" || exit 2
 find . -type f -size +2M -delete
 tar -czf /tmp/compare-results.tgz --exclude=./res.tgz .
 find . -mindepth 1 -delete
