@@ -42,7 +42,10 @@ def MirageTileEqsat : Pass<"mirage-tile-eqsat", "::mlir::ModuleOp"> {
     candidates, the best loop structure found and the one chosen; when the
     best is not expressible as block graphs it says why, and it counts the
     candidates tried, not expressible, built and rejected, with the first
-    reason of each. Progress goes to stderr with `progress`.
+    reason of each. Progress goes to stderr with `progress`. With
+    `keep-candidates=N` the first N candidates that pass the checks stay
+    in the module beside the function, for timing on a GPU (the speed
+    model's ranking is not the GPU's).
 
     ```
     mirage-opt --mirage-tile-eqsat="top-k=512 device=h100" attention.mlir
@@ -79,6 +82,11 @@ def MirageTileEqsat : Pass<"mirage-tile-eqsat", "::mlir::ModuleOp"> {
            "chosen)">,
     Option<"replace", "replace", "bool", /*default=*/"true",
            "Replace the function by the chosen candidate">,
+    Option<"keepCandidates", "keep-candidates", "unsigned", /*default=*/"0",
+           "Also keep, beside the function, up to this many candidates that "
+           "build and pass the IR verifiers and the equivalence check, "
+           "whether or not they beat the baseline, as @<name>_tile<rank>, so "
+           "that a GPU run can time them">,
     Option<"baseline", "baseline", "std::string", /*default=*/"\"fused\"",
            "What the chosen candidate must beat to replace the function: "
            "fused (kn-fuse's kernels, by the speed model) or program (the "

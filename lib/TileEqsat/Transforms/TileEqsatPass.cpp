@@ -192,6 +192,9 @@ private:
     std::optional<unsigned> chosenRank;
     func::FuncOp chosen;
     std::string verdict;
+    // The candidates kept beside the function (keep-candidates), in rank
+    // order.
+    SmallVector<func::FuncOp> kept;
     // Candidates of both extractions, split where block graphs need it,
     // ranked by the estimate of what is built.
     struct Buildable {
@@ -213,7 +216,8 @@ private:
       return a.estimate.us < b.estimate.us;
     });
     for (auto [rank, candidate] : llvm::enumerate(buildables)) {
-      if (rank >= maxBuilt || !baselineError.empty())
+      if (rank >= maxBuilt || !baselineError.empty() ||
+          (chosen && kept.size() >= keepCandidates))
         break;
       auto fn = materializeProgram(
           builder, loc, llvm::formatv("{0}_tile{1}", name, rank + 1).str(),
@@ -246,6 +250,7 @@ private:
         continue;
       }
       std::optional<double> candidateUs;
+      bool faster = true;
       if (fusedUs) {
         auto us = estimateDefaultPath(*fn, /*fuse=*/false);
         if (!us) {
@@ -267,8 +272,11 @@ private:
                          << *fn << "\n";
           ++slower;
           fastestSlowerUs = std::min(fastestSlowerUs.value_or(*us), *us);
-          fn->erase();
-          continue;
+          faster = false;
+          if (kept.size() >= keepCandidates) {
+            fn->erase();
+            continue;
+          }
         }
         candidateUs = *us;
       }
@@ -283,12 +291,15 @@ private:
         fn->erase();
         continue;
       }
-      chosen = *fn;
-      chosenRank = rank;
-      chosenUs = candidateUs;
-      verdict = details ? describe(*checked, reference.getSymName())
-                        : describeBriefly(*checked);
-      break;
+      if (kept.size() < keepCandidates)
+        kept.push_back(*fn);
+      if (faster && !chosen) {
+        chosen = *fn;
+        chosenRank = rank;
+        chosenUs = candidateUs;
+        verdict = details ? describe(*checked, reference.getSymName())
+                          : describeBriefly(*checked);
+      }
     }
 
     // One short line unless `details`: the extraction's counts and the
@@ -374,6 +385,22 @@ private:
     } else {
       remark << "; kept the program (no candidate that was built passed the "
                 "IR verifier, the speed model and the equivalence check)";
+    }
+    if (keepCandidates > 0) {
+      // Beside the function, under their own names (a taken name gets a
+      // suffix).
+      SymbolTable symbols(function->getParentOp());
+      OpBuilder after(function);
+      after.setInsertionPointAfter(function);
+      remark << llvm::formatv("; kept {0} candidate{1} that passed the checks",
+                              kept.size(), kept.size() == 1 ? "" : "s");
+      for (func::FuncOp candidate : kept) {
+        auto copy = cast<func::FuncOp>(after.clone(*candidate));
+        symbols.insert(copy, after.getInsertionPoint());
+        after.setInsertionPointAfter(copy);
+        remark << (candidate == kept.front() ? ": @" : ", @")
+               << copy.getSymName();
+      }
     }
     remark.report();
     if (!use || !replace)
