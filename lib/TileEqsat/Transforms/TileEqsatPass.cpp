@@ -195,6 +195,8 @@ private:
     // The candidates kept beside the function (keep-candidates), in rank
     // order.
     SmallVector<func::FuncOp> kept;
+    // Candidates the loop reached.
+    size_t tried = 0;
     // Candidates of both extractions, split where block graphs need it,
     // ranked by the estimate of what is built.
     struct Buildable {
@@ -219,6 +221,7 @@ private:
       if (rank >= maxBuilt || !baselineError.empty() ||
           (chosen && kept.size() >= keepCandidates))
         break;
+      tried = rank + 1;
       auto fn = materializeProgram(
           builder, loc, llvm::formatv("{0}_tile{1}", name, rank + 1).str(),
           function.getFunctionType(), *program, candidate.term, materialize);
@@ -281,6 +284,14 @@ private:
         candidateUs = *us;
       }
       auto checked = checkEquivalence(*fn, reference, equivalence);
+      if (!faster && (!checked || (checked->verdict != Verdict::Proven &&
+                                   checked->verdict != Verdict::Tested))) {
+        // Checked only to be kept: counted among the slower ones already.
+        if (!checked)
+          llvm::consumeError(checked.takeError());
+        fn->erase();
+        continue;
+      }
       if (!checked || (checked->verdict != Verdict::Proven &&
                        checked->verdict != Verdict::Tested)) {
         std::string why = checked ? describe(*checked, reference.getSymName())
@@ -332,9 +343,7 @@ private:
           "as block graphs",
           result.structures, result.candidates.size(),
           result.structureSeconds + result.completionSeconds, buildables.size(),
-          std::min<size_t>(buildables.size(),
-                           chosenRank ? *chosenRank + 1 : unsigned(maxBuilt)),
-          inexpressible);
+          tried, inexpressible);
       if (!firstInexpressible.empty())
         remark << " (first: " << firstInexpressible << ")";
       remark << llvm::formatv(", {0} built, {1} rejected", built, rejected);
@@ -392,7 +401,8 @@ private:
       SymbolTable symbols(function->getParentOp());
       OpBuilder after(function);
       after.setInsertionPointAfter(function);
-      remark << llvm::formatv("; kept {0} candidate{1} that passed the checks",
+      remark << llvm::formatv("; kept {0} candidate{1} that passed the IR "
+                              "verifiers and the equivalence check",
                               kept.size(), kept.size() == 1 ? "" : "s");
       for (func::FuncOp candidate : kept) {
         auto copy = cast<func::FuncOp>(after.clone(*candidate));
