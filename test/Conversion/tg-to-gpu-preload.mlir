@@ -5,6 +5,7 @@
 // stages are preloaded.
 // RUN: mirage-opt %s --mirage-to-task-graph=workers=4 --convert-tg-to-gpu=pipeline-stages=3 2>/dev/null | FileCheck %s
 // RUN: mirage-opt %s --mirage-to-task-graph=workers=4 --convert-tg-to-gpu="pipeline-stages=3 preload=false" 2>/dev/null | FileCheck %s --check-prefix=OFF
+// RUN: mirage-opt %s --mirage-to-task-graph=workers=4 --convert-tg-to-gpu="pipeline-stages=3 preload-spares-leader=true" 2>/dev/null | FileCheck %s --check-prefix=SPARES
 
 // The matmul's body: stages 0 and 1 of the normalized row only, one group
 // each, then the loop's wait leaves stages - 1 = 2 groups pending.
@@ -49,6 +50,22 @@
 // CHECK-NEXT: nvvm.cp.async.wait.group 0
 // CHECK: func.call @f_tasks_body0(
 // CHECK: func.call @f_tasks_body1(
+
+// With preload-spares-leader the first warp (thread 0 polls) issues no
+// preload copies: warps past it call the preloads with their own thread
+// index, and the second calls them again for the first's share.
+// SPARES: gpu.func @f_tasks(
+// SPARES: %[[WARP:.*]] = arith.divui %[[TID:.*]], %c32
+// SPARES: %[[NOTFIRST:.*]] = arith.cmpi ne, %[[WARP]], %c0
+// SPARES: scf.if %[[NOTFIRST]]
+// SPARES: func.call @f_tasks_preload0(%[[TID]],
+// SPARES: func.call @f_tasks_preload1(%[[TID]],
+// SPARES: %[[SECOND:.*]] = arith.cmpi eq, %[[WARP]], %c1
+// SPARES: scf.if %[[SECOND]]
+// SPARES: %[[SHARE:.*]] = arith.subi %[[TID]], %c32
+// SPARES: func.call @f_tasks_preload0(%[[SHARE]],
+// SPARES: func.call @f_tasks_preload1(%[[SHARE]],
+// SPARES: llvm.load {{.*}} atomic syncscope("device") acquire
 
 // Without preload the body copies both operands' first stages.
 // OFF-NOT: @f_tasks_preload

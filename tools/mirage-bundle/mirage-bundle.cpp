@@ -154,6 +154,11 @@ static cl::opt<bool>
                      "before waiting on the producers: a mega-kernel task's "
                      "wait, a per-operator kernel's griddepcontrol.wait"),
             cl::cat(bundleCategory));
+static cl::opt<bool> preloadSparesLeader(
+    "preload-spares-leader", cl::init(false),
+    cl::desc("Mega-kernel: the first warp, whose thread 0 polls the events, "
+             "issues no preload copies; the second issues its share too"),
+    cl::cat(bundleCategory));
 static cl::opt<bool> dynamicDispatch(
     "dynamic-dispatch",
     cl::desc("Mega-kernel: workers claim tasks in the graph's order from one "
@@ -240,6 +245,7 @@ int main(int argc, char **argv) {
   options.prefetchAhead = prefetchAhead;
   options.dynamicDispatch = dynamicDispatch;
   options.preload = preload;
+  options.preloadSparesLeader = preloadSparesLeader;
   options.nameSuffix = nameSuffix;
 
   int failures = 0;

@@ -266,6 +266,11 @@ def ConvertTaskToGPU : Pass<"convert-tg-to-gpu", "::mlir::ModuleOp"> {
     Option<"preload", "preload", "bool", /*default=*/"true",
            "Issue each task's cp.async copies of its read-only inputs' first "
            "pipeline stages before it waits on its producers">,
+    Option<"preloadSparesLeader", "preload-spares-leader", "bool",
+           /*default=*/"false",
+           "With preload, the first warp (whose thread 0 polls the events) "
+           "issues no preload copies: the second issues its share as well "
+           "(an experiment: the polls may then not queue behind them)">,
   ];
 }
 

@@ -146,6 +146,11 @@ struct MirageToMegaKernelOptions
                      "stages before it waits on its producers "
                      "(convert-tg-to-gpu)"),
       llvm::cl::init(true)};
+  Option<bool> preloadSparesLeader{
+      *this, "preload-spares-leader",
+      llvm::cl::desc("The first warp issues no preload copies, the second "
+                     "its share too (convert-tg-to-gpu)"),
+      llvm::cl::init(false)};
   Option<unsigned> prefetchAhead{
       *this, "prefetch-ahead",
       llvm::cl::desc("How many tasks ahead a worker prefetches "

@@ -57,6 +57,9 @@ struct BundleOptions {
   /// wait (mega-kernel) or before griddepcontrol.wait (per-operator kernels
   /// with dependent launch).
   bool preload = true;
+  /// Mega-kernel: the first warp issues no preload copies, the second its
+  /// share too (convert-tg-to-gpu preload-spares-leader).
+  bool preloadSparesLeader = false;
   /// Appended to the bundle's name: variants of one program side by side.
   std::string nameSuffix;
   /// Per-operator kernels start with griddepcontrol where the chip has it,

@@ -49,6 +49,7 @@ void mirage::buildMirageToMegaKernelPipeline(
   lowering.prefetchAhead = options.prefetchAhead;
   lowering.dynamicDispatch = options.dynamicDispatch;
   lowering.preload = options.preload;
+  lowering.preloadSparesLeader = options.preloadSparesLeader;
   pm.addPass(createConvertTaskToGPU(lowering));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   device.addPass(createCanonicalizerPass());

@@ -92,9 +92,9 @@ class MegaKernelLowering {
 public:
   MegaKernelLowering(tg::GraphOp graph, Tables tables,
                      const codegen::Options &options,
-                     const PrefetchOptions &prefetch)
+                     const PrefetchOptions &prefetch, bool preloadSparesLeader)
       : graph(graph), tables(std::move(tables)), options(options),
-        prefetch(prefetch) {}
+        prefetch(prefetch), preloadSparesLeader(preloadSparesLeader) {}
 
   LogicalResult lower();
 
@@ -127,9 +127,11 @@ private:
   /// Calls `functions[body]` for the task (a switch over the bodies; an
   /// empty task, or a null function, does nothing), passing the thread
   /// index, the block coordinates and the kernel's buffers, as memrefs or,
-  /// with `addresses`, as device addresses (i64).
+  /// with `addresses`, as device addresses (i64). `thread` stands in for
+  /// the thread index where given.
   void emitDispatch(OpBuilder &b, const TaskOperands &task,
-                    ArrayRef<func::FuncOp> functions, bool addresses);
+                    ArrayRef<func::FuncOp> functions, bool addresses,
+                    Value thread = Value());
   /// Runs task `task` (an i32 index): thread 0 waits on its events, the CTA
   /// runs its body and the first warp's lanes signal. Returns whether the wait
   /// gave up (the same for every thread). With `claimNext`, thread 0 also
@@ -171,6 +173,11 @@ private:
   /// queue position `position` (all of them up to there at the queue's
   /// start, `begin`; none past its `end`).
   void emitPrefetches(OpBuilder &b, Value position, Value begin, Value end);
+  /// The thread index, read anew (see emitDispatch).
+  Value readThreadIndex(OpBuilder &b);
+  /// The task's preload copies (before its wait): by every thread, or,
+  /// with preloadSparesLeader, by every warp but the first.
+  void emitPreloads(OpBuilder &b, const TaskOperands &operands);
 
   Value constI32(OpBuilder &b, int64_t value) {
     return arith::ConstantIntOp::create(b, loc, value, 32);
@@ -253,6 +260,8 @@ private:
   Tables tables;
   codegen::Options options;
   PrefetchOptions prefetch;
+  /// The first warp issues no preload copies (preload-spares-leader).
+  bool preloadSparesLeader;
   Location loc = graph.getLoc();
   gpu::GPUModuleOp module;
   std::optional<LLVMTypeConverter> converter;
@@ -550,17 +559,14 @@ MegaKernelLowering::loadTaskOperands(OpBuilder &b, Value taskRecord) {
 
 void MegaKernelLowering::emitDispatch(OpBuilder &b, const TaskOperands &task,
                                       ArrayRef<func::FuncOp> functions,
-                                      bool addresses) {
+                                      bool addresses, Value thread) {
   // The thread index, read anew for every task (volatile): what the bodies
   // derive from it then stays inside them instead of being hoisted out of
   // the queue loop and held in registers across all tasks. The bound (one
   // min, never taken) tells LLVM its range, as %tid.x's own read would:
   // without it the bodies' tile-copy loops keep a variable trip count and
   // are not unrolled.
-  Value threadIdPerTask = arith::MinUIOp::create(
-      b, loc,
-      toIndex(b, readRegister(b, b.getI32Type(), "mov.u32 $0, %tid.x;", "=r")),
-      constIndex(b, tables.threads - 1));
+  Value threadIdPerTask = thread ? thread : readThreadIndex(b);
   SmallVector<int64_t> cases(functions.size());
   std::iota(cases.begin(), cases.end(), 0);
   auto dispatch =
@@ -592,6 +598,47 @@ void MegaKernelLowering::emitDispatch(OpBuilder &b, const TaskOperands &task,
   OpBuilder::InsertionGuard guard(b);
   b.createBlock(&dispatch.getDefaultRegion());
   scf::YieldOp::create(b, loc);
+}
+
+Value MegaKernelLowering::readThreadIndex(OpBuilder &b) {
+  return arith::MinUIOp::create(
+      b, loc,
+      toIndex(b, readRegister(b, b.getI32Type(), "mov.u32 $0, %tid.x;", "=r")),
+      constIndex(b, tables.threads - 1));
+}
+
+void MegaKernelLowering::emitPreloads(OpBuilder &b,
+                                      const TaskOperands &operands) {
+  if (!preloadSparesLeader) {
+    emitDispatch(b, operands, preloaders, /*addresses=*/false);
+    return;
+  }
+  // The first warp, whose thread 0 polls the task's events, issues no
+  // copies; the second issues the first's share after its own. A thread
+  // with more (older) groups pending waits for them in its first
+  // wait_group too; one with none relies on the barrier after it, as every
+  // thread does for the others' copies (BlockGraph.cpp).
+  Value thread = readThreadIndex(b);
+  Value warp =
+      arith::DivUIOp::create(b, loc, thread, constIndex(b, kSignalLanes));
+  auto notFirst =
+      scf::IfOp::create(b, loc,
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                              warp, constIndex(b, 0)));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(notFirst.thenBlock());
+    emitDispatch(b, operands, preloaders, /*addresses=*/false, thread);
+  }
+  auto second =
+      scf::IfOp::create(b, loc,
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              warp, constIndex(b, 1)));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(second.thenBlock());
+  emitDispatch(
+      b, operands, preloaders, /*addresses=*/false,
+      arith::SubIOp::create(b, loc, thread, constIndex(b, kSignalLanes)));
 }
 
 void MegaKernelLowering::emitPrefetches(OpBuilder &b, Value position,
@@ -651,7 +698,7 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   TaskOperands operands = loadTaskOperands(b, record);
   // The copies of what no task writes start before the wait.
   if (hasAny(preloaders))
-    emitDispatch(b, operands, preloaders, /*addresses=*/false);
+    emitPreloads(b, operands);
   // Thread 0 waits on the task's events in turn, until one gives up; the
   // deadline bounds them together.
   Value none = arith::ConstantIntOp::create(b, loc, 0, 1);
@@ -1190,7 +1237,7 @@ struct ConvertTaskToGPU
             << "just-in-time tasks, claimed by the workers as they go: "
             << tables->jitTasks;
       if (failed(MegaKernelLowering(graph, std::move(*tables), graphOptions,
-                                    prefetch)
+                                    prefetch, preloadSparesLeader)
                      .lower()))
         return signalPassFailure();
     }

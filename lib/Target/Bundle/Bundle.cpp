@@ -893,6 +893,7 @@ llvm::Expected<LoweredProgram> lowerToMegaKernel(ModuleOp module,
   pipeline.prefetchAhead = options.prefetchAhead;
   pipeline.dynamicDispatch = options.dynamicDispatch;
   pipeline.preload = options.preload;
+  pipeline.preloadSparesLeader = options.preloadSparesLeader;
   log << "  lowering: mirage-to-megakernel (" << options.chip << ")\n";
   {
     DiagnosticCollector diagnostics(module.getContext());
