@@ -17,6 +17,8 @@ import json
 import pathlib
 import sys
 
+import mirage_report as mr
+
 
 def runs_by_bundle(results):
     """{bundle name: [result, ...]} in the order the round first ran each."""
@@ -29,18 +31,12 @@ def runs_by_bundle(results):
 def check_text(result):
     """PASS or FAIL with the worst relative L2 error over the outputs, or
     why nothing was checked."""
-    check = result.get("check") or {}
-    errors = [o["rel_l2"] for o in check.get("outputs") or []
-              if o.get("rel_l2") is not None]
-    if "pass" in check:
-        verdict = "PASS" if check["pass"] else "FAIL"
-        return f"{verdict} {max(errors):.2e}" if errors else verdict
-    return check.get("skipped") or ("ran" if result.get("ok") else "FAIL")
-
-
-def median(result, mode):
-    entry = ((result.get("timings") or {}).get(mode)) or {}
-    return entry.get("median_us")
+    verdict = mr.passed(result)
+    if verdict is None:
+        return (result.get("check") or {}).get("skipped") or "ran"
+    worst = mr.worst_rel_l2(result)
+    text = "PASS" if verdict else "FAIL"
+    return f"{text} {worst:.2e}" if worst is not None else text
 
 
 def times_text(values):
@@ -58,8 +54,8 @@ def round_table(name, results):
              "| bundle | check | graph µs | PDL µs |", "| --- | --- | --- | --- |"]
     for bundle, runs in runs_by_bundle(results).items():
         lines.append(f"| {bundle} | {check_text(runs[-1])} | "
-                     f"{times_text([median(r, 'graph') for r in runs])} | "
-                     f"{times_text([median(r, 'pdl') for r in runs])} |")
+                     f"{times_text([mr.mode_times(r).get('graph') for r in runs])} | "
+                     f"{times_text([mr.mode_times(r).get('pdl') for r in runs])} |")
     return "\n".join(lines)
 
 

@@ -793,8 +793,7 @@ std::optional<json::Object> describeTaskKernelModels(tg::GraphOp graph,
     tg::TaskEstimate estimate = tg::estimateTask(blockGraph, *model);
     json::Object entry =
         describeEstimate(estimate.profile, estimate.time,
-                         getBlockGraphLoadsInFlight(blockGraph) *
-                             static_cast<int64_t>(estimate.time.residentPerSM));
+                         kn::getLoadsInFlightPerSM(blockGraph, estimate.time));
     entry["kernel"] = kernel.getSymName().str();
     entry["task_us"] = estimate.micros;
     entry["body_us"] = estimate.bodyMicros;

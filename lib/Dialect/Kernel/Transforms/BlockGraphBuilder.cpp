@@ -147,9 +147,14 @@ KernelEstimate kn::estimateGraphKernel(KernelOp kernel, DeviceModel device) {
   estimate.profile = getKernelProfile(kernel, device);
   estimate.time = estimateKernel(estimate.profile, device);
   estimate.loadsInFlightPerSM =
-      getBlockGraphLoadsInFlight(kernel.getBlockGraph()) *
-      static_cast<int64_t>(estimate.time.residentPerSM);
+      getLoadsInFlightPerSM(kernel.getBlockGraph(), estimate.time);
   return estimate;
+}
+
+int64_t kn::getLoadsInFlightPerSM(tb::GraphOp graph,
+                                  const KernelTimeBreakdown &time) {
+  return getBlockGraphLoadsInFlight(graph) *
+         static_cast<int64_t>(time.residentPerSM);
 }
 
 KernelProfile kn::getKernelProfile(KernelOp kernel,

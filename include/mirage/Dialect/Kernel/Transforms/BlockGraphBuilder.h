@@ -124,6 +124,10 @@ struct KernelEstimate {
   int64_t loadsInFlightPerSM = 0;
 };
 KernelEstimate estimateGraphKernel(KernelOp kernel, DeviceModel device);
+/// The input-tile bytes the blocks of `graph` keep in flight per SM, with
+/// `time`'s blocks resident (KernelEstimate::loadsInFlightPerSM).
+int64_t getLoadsInFlightPerSM(tb::GraphOp graph,
+                              const KernelTimeBreakdown &time);
 
 } // namespace mirage::kn
 
