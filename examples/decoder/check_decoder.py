@@ -30,8 +30,8 @@ For each seed:
 For information it also reports how far an emulation of f16 storage (every
 op's result rounded to the element type) lands from the float64 result, and
 that five plausible wrong decoders (MUTATIONS) are far from the interpreter.
---mlp / --dtype / --qkv-layout check a generator variant instead of the
-committed file.
+--mlp / --dtype / --qkv-layout / --weight-layout check a generator variant
+instead of the committed file.
 
 The project's Python package (python/) has no interpreter binding, so the
 interpreter is reached through mirage-bundle, which needs nothing but the
@@ -167,13 +167,17 @@ def reference_decoder(cfg, w, rnd=None, mutation=None):
             return np.concatenate([v[..., D // 2:], -v[..., :D // 2]], axis=-1)
         return np.concatenate([-v[..., D // 2:], v[..., :D // 2]], axis=-1)
 
+    def weight(name):
+        """A projection weight as the [in, out] matrix that x multiplies."""
+        return w[name] if cfg.weight_layout == "in-out" else w[name].T
+
     cos, sin = w["cos"][0], w["sin"][0]
     x = w["x"][0]  # [H]
     new_kv = []
     for l in range(cfg.layers):
         p = f"l{l}_"
         xn = rmsnorm(x, w[p + "attn_norm_w"])
-        qkv = r(xn @ w[p + "w_qkv"])
+        qkv = r(xn @ weight(p + "w_qkv"))
         if cfg.qkv_layout == "grouped":
             # Per KV head: its query heads (h = kv_head * group + g), k, v.
             per_kv_head = qkv.reshape(Hk, group + 2, D)
@@ -202,16 +206,16 @@ def reference_decoder(cfg, w, rnd=None, mutation=None):
             e = r(np.exp(r(s - s.max())))
             prob = r(e / r(e.sum()))
             heads.append(r(prob @ values[kvh]))
-        attn = r(np.concatenate(heads) @ w[p + "w_o"])
+        attn = r(np.concatenate(heads) @ weight(p + "w_o"))
         hid = r(x + attn)
         hn = rmsnorm(hid, w[p + "mlp_norm_w"])
         if cfg.mlp == "fused":
-            gu = r(hn @ w[p + "w_gate_up"])
+            gu = r(hn @ weight(p + "w_gate_up"))
             g, u = gu[:I], gu[I:]
         else:
-            g, u = r(hn @ w[p + "w_gate"]), r(hn @ w[p + "w_up"])
+            g, u = r(hn @ weight(p + "w_gate")), r(hn @ weight(p + "w_up"))
         act = r(r(g / (1.0 + np.exp(-g))) * u)
-        x = r(hid + r(act @ w[p + "w_down"]))
+        x = r(hid + r(act @ weight(p + "w_down")))
         new_kv += [k[:, None, :], v[:, None, :]]
     outs = [x[None, :]]
     if cfg.kv_outputs:
@@ -313,15 +317,18 @@ def main(argv=None):
                     help="check this generator variant instead of the committed program")
     ap.add_argument("--qkv-layout", choices=("blocked", "grouped"),
                     help="check this generator variant instead of the committed program")
+    ap.add_argument("--weight-layout", choices=("in-out", "out-in"),
+                    help="check this generator variant instead of the committed program")
     ap.add_argument("--keep", help="keep the generated programs and bundles here")
     ns = ap.parse_args(argv)
 
     cfg = gen.PRESETS[ns.preset]
-    if ns.mlp or ns.dtype or ns.qkv_layout:
+    if ns.mlp or ns.dtype or ns.qkv_layout or ns.weight_layout:
         cfg = dataclasses.replace(cfg, mlp=ns.mlp or cfg.mlp, dtype=ns.dtype or cfg.dtype,
-                                  qkv_layout=ns.qkv_layout or cfg.qkv_layout)
+                                  qkv_layout=ns.qkv_layout or cfg.qkv_layout,
+                                  weight_layout=ns.weight_layout or cfg.weight_layout)
         print(f"checking a variant of the {ns.preset} preset: mlp {cfg.mlp}, {cfg.dtype}, "
-              f"QKV {cfg.qkv_layout}")
+              f"QKV {cfg.qkv_layout}, weights {cfg.weight_layout}")
     else:
         committed = ROOT / "examples" / {"small": "decoder_small.mlir",
                                          "qwen3-8b": "qwen3_decode.mlir"}[ns.preset]

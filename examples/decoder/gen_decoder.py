@@ -45,6 +45,9 @@ class Config:
     # "blocked": w_qkv's columns q | k | v, each head-major; "grouped": per KV
     # head its query heads, its k, its v (Megatron-LM's GQA layout)
     qkv_layout: str = "blocked"
+    # "in-out": projection weights [in, out], multiplied as given; "out-in":
+    # [out, in] as PyTorch's nn.Linear stores them, multiplied transposed
+    weight_layout: str = "in-out"
     kv_outputs: bool = True  # return the new k and v of every layer too
 
     def check(self) -> None:
@@ -69,6 +72,9 @@ class Config:
             raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {self.dtype}")
         if self.mlp not in ("fused", "separate"):
             raise ValueError(f"mlp must be 'fused' or 'separate', got {self.mlp}")
+        if self.weight_layout not in ("in-out", "out-in"):
+            raise ValueError("weight_layout must be 'in-out' or 'out-in', got "
+                             f"{self.weight_layout}")
         if self.qkv_layout not in ("blocked", "grouped"):
             raise ValueError("qkv_layout must be 'blocked' or 'grouped', got "
                              f"{self.qkv_layout}")
@@ -234,6 +240,13 @@ def build(cfg: Config) -> Program:
         args.append(Arg(name, tuple(shape), role, layer, fan_in))
         return name
 
+    def weight(name, fan_in, fan_out, layer):
+        """A projection weight as the matmul's [in, out] operand."""
+        if cfg.weight_layout == "in-out":
+            return arg(name, (fan_in, fan_out), "weight", layer, fan_in)
+        stored = arg(name, (fan_out, fan_in), "weight", layer, fan_in)
+        return b.transpose(name + "_t", stored, (1, 0))
+
     x = arg("x", (1, H), "hidden")
     cos = arg("cos", (1, D), "cos")
     sin = arg("sin", (1, D), "sin")
@@ -246,19 +259,19 @@ def build(cfg: Config) -> Program:
     for l in range(cfg.layers):
         p = f"l{l}_"
         attn_norm_w = arg(p + "attn_norm_w", (H,), "norm", l)
-        w_qkv = arg(p + "w_qkv", (H, (Hq + 2 * Hk) * D), "weight", l, H)
+        w_qkv = weight(p + "w_qkv", H, (Hq + 2 * Hk) * D, l)
         q_norm_w = arg(p + "q_norm_w", (D,), "norm", l)
         k_norm_w = arg(p + "k_norm_w", (D,), "norm", l)
         k_cache = arg(p + "k_cache", (Hk, P, D), "k_cache", l)
         v_cache = arg(p + "v_cache", (Hk, P, D), "v_cache", l)
-        w_o = arg(p + "w_o", (Hq * D, H), "weight", l, Hq * D)
+        w_o = weight(p + "w_o", Hq * D, H, l)
         mlp_norm_w = arg(p + "mlp_norm_w", (H,), "norm", l)
         if cfg.mlp == "fused":
-            w_gate_up = arg(p + "w_gate_up", (H, 2 * I), "weight", l, H)
+            w_gate_up = weight(p + "w_gate_up", H, 2 * I, l)
         else:
-            w_gate = arg(p + "w_gate", (H, I), "weight", l, H)
-            w_up = arg(p + "w_up", (H, I), "weight", l, H)
-        w_down = arg(p + "w_down", (I, H), "weight", l, I)
+            w_gate = weight(p + "w_gate", H, I, l)
+            w_up = weight(p + "w_up", H, I, l)
+        w_down = weight(p + "w_down", I, H, l)
 
         b.comment(f"---- layer {l}: attention")
         xn = b.rms_norm(p + "x_norm", x, attn_norm_w, cfg.eps)
@@ -373,6 +386,9 @@ def header(cfg: Config, command: Optional[str]) -> List[str]:
         "// head dim, hidden]; mlp_norm_w [hidden];",
         f"// {gate_up}; w_down [intermediate, hidden].",
     ]
+    if cfg.weight_layout == "out-in":
+        lines += ["// Each projection weight (w_*) is stored with the two dims above swapped, [out, in]",
+                  "// as PyTorch's nn.Linear keeps it, and multiplied through kn.transpose."]
     return lines
 
 
@@ -427,6 +443,10 @@ def parse_args(argv):
                     help="w_qkv's columns: q | k | v, each head-major (default), or "
                          "grouped per KV head (its query heads, its k, its v), as "
                          "Megatron-LM lays out grouped-query attention")
+    ap.add_argument("--weight-layout", choices=("in-out", "out-in"),
+                    help="projection weights [in, out] multiplied as given (default), "
+                         "or [out, in] as PyTorch's nn.Linear stores them, multiplied "
+                         "transposed")
     ap.add_argument("--no-kv-outputs", action="store_true",
                     help="return only the hidden state, not the new k and v per layer")
     ap.add_argument("--reference", metavar="FUNC",
@@ -440,7 +460,7 @@ def config_from_args(ns) -> Config:
     cfg = PRESETS[ns.preset]
     changes = {}
     for field in ("layers", "hidden", "q_heads", "kv_heads", "head_dim", "intermediate",
-                  "cache_len", "eps", "dtype", "name", "mlp", "qkv_layout"):
+                  "cache_len", "eps", "dtype", "name", "mlp", "qkv_layout", "weight_layout"):
         value = getattr(ns, field)
         if value is not None:
             changes[field] = value
@@ -453,7 +473,7 @@ def command_line(ns) -> str:
     """The generator command that reproduces this configuration, for the header."""
     parts = ["examples/decoder/gen_decoder.py", f"--preset {ns.preset}"]
     for field in ("layers", "hidden", "q_heads", "kv_heads", "head_dim", "intermediate",
-                  "cache_len", "eps", "dtype", "name", "mlp", "qkv_layout"):
+                  "cache_len", "eps", "dtype", "name", "mlp", "qkv_layout", "weight_layout"):
         value = getattr(ns, field)
         if value is not None:
             parts.append(f"--{field.replace('_', '-')} {value}")

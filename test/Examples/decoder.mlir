@@ -30,6 +30,15 @@
 // BLOCKED: tb.graph grid [1] threads {{[0-9]+}} forloop 1
 // BLOCKED-NEXT: ^bb0(%{{.*}}: tensor<1x6144xf16>
 
+// With the projection weights stored [out, in] (--weight-layout out-in),
+// each transpose is read in place by its matmul's kernel: the same 9 kernels,
+// no transpose of its own.
+// RUN: %PYTHON %examples/decoder/gen_decoder.py --preset qwen3-8b --weight-layout out-in -o %t.outin.mlir
+// RUN: mirage-opt %t.outin.mlir --kn-fuse | FileCheck %s --check-prefix=OUTIN
+// OUTIN-COUNT-9: tb.graph grid
+// OUTIN-NOT: tb.graph grid
+// OUTIN-NOT: kn.transpose
+
 // QWEN3-LABEL: func.func @qwen3_decode(
 // QWEN3-SAME: tensor<1x4096xf16>, %{{.*}}: tensor<1x128xf16>, %{{.*}}: tensor<1x128xf16>, %{{.*}}: tensor<4096xf16>, %{{.*}}: tensor<4096x6144xf16>
 // QWEN3-SAME: tensor<8x1023x128xf16>, %{{.*}}: tensor<8x1023x128xf16>, %{{.*}}: tensor<4096x4096xf16>, %{{.*}}: tensor<4096xf16>, %{{.*}}: tensor<4096x24576xf16>, %{{.*}}: tensor<12288x4096xf16>)

@@ -1,10 +1,13 @@
-// The bundle inputs: a weight (the right operand of a matmul) is drawn at
-// 1/sqrt(fan-in), everything else in [-1, 1); a reference that is not finite
-// on those inputs stops the bundle.
+// The bundle inputs: a weight (the right operand of a matmul, directly or
+// through transposes and reshapes) is drawn at 1/sqrt(fan-in), everything
+// else in [-1, 1); a reference that is not finite on those inputs stops the
+// bundle.
 // RUN: rm -rf %t && mirage-bundle %s -o %t --ptxas=none --function norm_linear
 // RUN: %PYTHON %S/Inputs/print-manifest.py %t/norm_linear/manifest.json | FileCheck %s
 // RUN: rm -rf %t && mirage-bundle %s -o %t --ptxas=none --function norm_linear --scale-weights=false
 // RUN: %PYTHON %S/Inputs/print-manifest.py %t/norm_linear/manifest.json | FileCheck %s --check-prefix=UNSCALED
+// RUN: rm -rf %t && mirage-bundle %s -o %t --ptxas=none --function linear_out_in
+// RUN: %PYTHON %S/Inputs/print-manifest.py %t/linear_out_in/manifest.json | FileCheck %s --check-prefix=OUTIN
 // RUN: not mirage-bundle %s -o %t --ptxas=none --function square_root 2>&1 | FileCheck %s --check-prefix=NONFINITE
 
 // The weight's fan-in is 64: scale 1/8. The norm weight and x keep 1.
@@ -14,6 +17,18 @@
 func.func @norm_linear(%x: tensor<4x64xf16>, %g: tensor<64xf16>, %w: tensor<64x8xf16>) -> tensor<4x8xf16> {
   %y = kn.rms_norm %x weight %g {eps = 1.0e-6 : f64} : tensor<4x64xf16>, tensor<64xf16>
   %z = kn.matmul %y, %w : tensor<4x64xf16>, tensor<64x8xf16>
+  return %z : tensor<4x8xf16>
+}
+
+// A weight stored [out, in] (as PyTorch's nn.Linear keeps it) reaches the
+// matmul through a transpose and a reshape: still scaled by its fan-in, 64.
+// The matmul's left operand is not a weight, though a transpose feeds it.
+// OUTIN: inputs_generator {"high": 1, "kind": "uniform", "low": -1, "scales": [1, 0.125], "seed": 1}
+func.func @linear_out_in(%x: tensor<64x4xf16>, %w: tensor<2x4x64xf16>) -> tensor<4x8xf16> {
+  %xt = kn.transpose %x permutation [1, 0] : tensor<64x4xf16>
+  %w2 = kn.reshape %w : tensor<2x4x64xf16> -> tensor<8x64xf16>
+  %wt = kn.transpose %w2 permutation [1, 0] : tensor<8x64xf16>
+  %z = kn.matmul %xt, %wt : tensor<4x64xf16>, tensor<64x8xf16>
   return %z : tensor<4x8xf16>
 }
 

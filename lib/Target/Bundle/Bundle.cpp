@@ -123,10 +123,28 @@ static double getFanIn(Operation *op) {
   return std::max(1.0, work.multiplyAdds / double(getNumElements(result)));
 }
 
+/// The largest fan-in of the contractions that take `value` as their right
+/// operand, directly or through operators that only move its elements
+/// (a weight stored [out, in] and transposed), or 1 when none does.
+static double getWeightFanIn(Value value) {
+  double fanIn = 1;
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    auto semantics = dyn_cast<SemanticsOpInterface>(user);
+    if (semantics && user->getNumOperands() == 1 &&
+        user->getNumResults() == 1 &&
+        getOpInfo(semantics.getOpKind()).movesData)
+      fanIn = std::max(fanIn, getWeightFanIn(user->getResult(0)));
+    else if (use.getOperandNumber() == 1)
+      fanIn = std::max(fanIn, getFanIn(user));
+  }
+  return fanIn;
+}
+
 /// The input generator of the bundles of `reference`: a weight (an argument
-/// that is the right operand of a contraction) is scaled by 1/sqrt(fan-in),
-/// so that the contraction's sums keep the scale of the activations;
-/// activations, caches and norm weights keep [-1, 1). Otherwise a
+/// that is the right operand of a contraction, or moved into one) is scaled by
+/// 1/sqrt(fan-in), so that the contraction's sums keep the scale of the
+/// activations; activations, caches and norm weights keep [-1, 1). Otherwise a
 /// model-sized program overflows f16 (a Qwen3-8B-shaped layer sums 12288
 /// products of two [-1, 1) values). Without `options.scaleWeights`, every
 /// input is in [-1, 1).
@@ -135,10 +153,7 @@ rt::UniformGenerator getInputGenerator(func::FuncOp reference,
   rt::UniformGenerator generator;
   generator.seed = options.seed;
   for (BlockArgument arg : reference.getArguments()) {
-    double fanIn = 1;
-    for (OpOperand &use : arg.getUses())
-      if (options.scaleWeights && use.getOperandNumber() == 1)
-        fanIn = std::max(fanIn, getFanIn(use.getOwner()));
+    double fanIn = options.scaleWeights ? getWeightFanIn(arg) : 1;
     generator.scales.push_back(1.0 / std::sqrt(fanIn));
   }
   return generator;
