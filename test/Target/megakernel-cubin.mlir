@@ -1,6 +1,6 @@
 // ptxas accepts the mega-kernel of every example and of the Qwen3-shaped
-// decode step for sm_90a, with no register spills (spill_bytes counts
-// ptxas's spill stores and loads).
+// decode step (also with its preload warp) for sm_90a, with no register
+// spills (spill_bytes counts ptxas's spill stores and loads).
 // REQUIRES: ptxas
 // RUN: rm -rf %t
 // RUN: mirage-bundle %examples/decoder_small.mlir -o %t --megakernel --no-reference
@@ -11,6 +11,7 @@
 // RUN: mirage-bundle %examples/ntrans.mlir -o %t --megakernel --no-reference
 // RUN: mirage-bundle %examples/qknorm_gqa.mlir -o %t --megakernel --no-reference
 // RUN: mirage-bundle %examples/qwen3_decode.mlir -o %t --megakernel --no-reference
+// RUN: mirage-bundle %examples/qwen3_decode.mlir -o %t --megakernel --no-reference --preload-warp --suffix=_preload_warp
 // RUN: mirage-bundle %examples/rmsnorm_linear.mlir -o %t --megakernel --no-reference
 // RUN: %PYTHON %S/Inputs/print-kernel-resources.py %t > %t.resources
 // RUN: FileCheck %s < %t.resources
@@ -36,6 +37,7 @@
 // CHECK-DAG: qknorm_gqa_bs1_megakernel v6 qknorm_gqa_bs1_tasks: spill_bytes 0
 // CHECK-DAG: qknorm_gqa_bs8_megakernel v6 qknorm_gqa_bs8_tasks: spill_bytes 0
 // CHECK-DAG: qwen3_decode_megakernel v6 qwen3_decode_tasks: spill_bytes 0
+// CHECK-DAG: qwen3_decode_megakernel_preload_warp v6 qwen3_decode_tasks: spill_bytes 0
 // CHECK-DAG: rmsnorm_linear_bs1_megakernel v6 rmsnorm_linear_bs1_tasks: spill_bytes 0
 // CHECK-DAG: rmsnorm_linear_bs1_fused_megakernel v6 rmsnorm_linear_bs1_fused_tasks: spill_bytes 0
 // CHECK-DAG: rmsnorm_linear_bs8_megakernel v6 rmsnorm_linear_bs8_tasks: spill_bytes 0

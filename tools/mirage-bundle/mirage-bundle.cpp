@@ -159,6 +159,12 @@ static cl::opt<bool> preloadSparesLeader(
     cl::desc("Mega-kernel: the first warp, whose thread 0 polls the events, "
              "issues no preload copies; the second issues its share too"),
     cl::cat(bundleCategory));
+static cl::opt<bool> preloadWarp(
+    "preload-warp", cl::init(false),
+    cl::desc("Mega-kernel: a warp beside the bodies' issues the preload "
+             "copies of tasks whose shared memory the task before does not "
+             "use, while that task runs"),
+    cl::cat(bundleCategory));
 static cl::opt<bool> dynamicDispatch(
     "dynamic-dispatch",
     cl::desc("Mega-kernel: workers claim tasks in the graph's order from one "
@@ -246,6 +252,7 @@ int main(int argc, char **argv) {
   options.dynamicDispatch = dynamicDispatch;
   options.preload = preload;
   options.preloadSparesLeader = preloadSparesLeader;
+  options.preloadWarp = preloadWarp;
   options.nameSuffix = nameSuffix;
 
   int failures = 0;

@@ -203,6 +203,18 @@ def ConvertTaskToGPU : Pass<"convert-tg-to-gpu", "::mlir::ModuleOp"> {
       writes are read early; the copies land in the task's own shared
       memory, which the previous task on the worker no longer uses (the
       barrier after its body).
+    - with `preload-warp` as well (static queues only), the CTA runs a warp
+      beside the bodies' threads, whose barriers become named barrier 1
+      over their own threads. The bodies without preload copies go to the
+      top of shared memory, the others stay at its bottom. A task whose
+      shared memory the task before it on the worker does not use has its
+      preload copies issued by that warp, as soon as the last earlier task
+      whose shared memory overlaps has finished (the decode layer's O
+      projection, while attention runs): the warp's lanes issue every body
+      thread's share, wait for them and each count them landed (a release
+      add on a shared-memory word); thread 0 acquires that count before
+      the task's barrier, and after each body counts the task finished (a
+      release store) for the warp.
     - with `prefetch-bytes` above 0, per body whose block reads buffers
       that no kernel of the graph writes (weights, caches), a private
       `func.func @<graph>_prefetch<k>`: the CTA's threads issue
@@ -271,6 +283,13 @@ def ConvertTaskToGPU : Pass<"convert-tg-to-gpu", "::mlir::ModuleOp"> {
            "With preload, the first warp (whose thread 0 polls the events) "
            "issues no preload copies: the second issues its share as well "
            "(an experiment: the polls may then not queue behind them)">,
+    Option<"preloadWarp", "preload-warp", "bool", /*default=*/"false",
+           "With preload, a warp beside the bodies' issues the preload "
+           "copies of a task whose shared memory the task before it on the "
+           "worker does not use, as soon as the tasks that use it finish: "
+           "bodies without preload copies are placed at the top of shared "
+           "memory, so that the weights of a projection after attention "
+           "stream while attention runs">,
   ];
 }
 

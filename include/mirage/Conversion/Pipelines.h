@@ -151,6 +151,12 @@ struct MirageToMegaKernelOptions
       llvm::cl::desc("The first warp issues no preload copies, the second "
                      "its share too (convert-tg-to-gpu)"),
       llvm::cl::init(false)};
+  Option<bool> preloadWarp{
+      *this, "preload-warp",
+      llvm::cl::desc("A warp beside the bodies' issues the preload copies of "
+                     "tasks whose shared memory is free early "
+                     "(convert-tg-to-gpu)"),
+      llvm::cl::init(false)};
   Option<unsigned> prefetchAhead{
       *this, "prefetch-ahead",
       llvm::cl::desc("How many tasks ahead a worker prefetches "

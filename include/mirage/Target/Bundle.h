@@ -60,6 +60,10 @@ struct BundleOptions {
   /// Mega-kernel: the first warp issues no preload copies, the second its
   /// share too (convert-tg-to-gpu preload-spares-leader).
   bool preloadSparesLeader = false;
+  /// Mega-kernel: a warp beside the bodies' issues the preload copies of
+  /// tasks whose shared memory is free early (convert-tg-to-gpu
+  /// preload-warp).
+  bool preloadWarp = false;
   /// Appended to the bundle's name: variants of one program side by side.
   std::string nameSuffix;
   /// Per-operator kernels start with griddepcontrol where the chip has it,

@@ -1025,9 +1025,16 @@ void BlockGraphEmitter::bindArguments(OpBuilder &b, Block &entry,
   kb->asyncProxyReadsShared = plan.usesWgmma();
   auto workgroup = gpu::AddressSpaceAttr::get(
       b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
-  sharedMemory = gpu::DynamicSharedMemoryOp::create(
-      b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                              MemRefLayoutAttrInterface(), workgroup));
+  auto bytesType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                   MemRefLayoutAttrInterface(), workgroup);
+  sharedMemory = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
+  const Options &options = plan.getOptions();
+  if (taskBody && options.taskSharedBase)
+    sharedMemory = memref::ViewOp::create(
+        b, loc, bytesType, sharedMemory, kb->index(options.taskSharedBase),
+        ValueRange{kb->index(plan.getSharedMemoryBytes())});
+  if (taskBody && options.taskBarrierThreads)
+    kb->barrierThreads = options.taskBarrierThreads;
   static constexpr gpu::Dimension dims[] = {
       gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
   size_t gridRank = graph.getGrid().size();

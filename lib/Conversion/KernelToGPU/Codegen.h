@@ -111,6 +111,15 @@ struct Options {
   /// graph's threads, the consumers, the registers it gives up (setmaxnreg,
   /// sm_90a only): see BlockGraphPlan::isWarpSpecialized.
   bool warpSpecialize = false;
+  /// A mega-kernel task body's byte offset into the dynamic shared memory
+  /// (a multiple of 1 KiB): bodies placed apart, so that a task's preloaded
+  /// copies can land while another task runs (convert-tg-to-gpu
+  /// preload-warp).
+  int64_t taskSharedBase = 0;
+  /// 0: a task body's barriers synchronize the whole CTA. Else they are
+  /// named barrier 1 over the first `taskBarrierThreads` threads, the
+  /// body's, while a warp beside them issues preloads.
+  int64_t taskBarrierThreads = 0;
 };
 
 //===----------------------------------------------------------------------===//
@@ -247,7 +256,8 @@ public:
   bool asyncProxyReadsShared = false;
   /// 0: barrier() synchronizes the whole block (bar.sync 0). Else it is
   /// named barrier 1 over the first `barrierThreads` threads: the consumers
-  /// of a warp-specialized kernel, whose producer warps do not take part.
+  /// of a warp-specialized kernel, whose producer warps do not take part,
+  /// or a mega-kernel task body's threads beside its preload warp.
   int64_t barrierThreads = 0;
   /// The wgmma groups a warpgroup's matmul leaves in flight when it returns
   /// (wgmma.wait_group's count): 1 in a loop that keeps one in flight

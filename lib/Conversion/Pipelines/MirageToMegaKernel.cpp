@@ -50,6 +50,7 @@ void mirage::buildMirageToMegaKernelPipeline(
   lowering.dynamicDispatch = options.dynamicDispatch;
   lowering.preload = options.preload;
   lowering.preloadSparesLeader = options.preloadSparesLeader;
+  lowering.preloadWarp = options.preloadWarp;
   pm.addPass(createConvertTaskToGPU(lowering));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   device.addPass(createCanonicalizerPass());

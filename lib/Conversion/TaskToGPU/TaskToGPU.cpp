@@ -10,7 +10,9 @@
 // collects its writes and the first warp's lanes signal the events the task
 // triggers, one each (a release fence, then a relaxed add). Options: before the
 // wait, the CTA issues the copies of the task's read-only inputs' first stages
-// into shared memory (preload, on by default); the CTA prefetches into L2,
+// into shared memory (preload, on by default), or a warp beside the bodies'
+// issues them while the task before runs, in shared memory it does not use
+// (preload-warp); the CTA prefetches into L2,
 // before the wait, what a coming task reads of the buffers no task writes
 // (prefetch-bytes); workers claim tasks from one shared counter instead of
 // running fixed queues (dynamic-dispatch), or, beside their queues, the
@@ -53,6 +55,11 @@ static constexpr int32_t kFirstSleepNs = 8, kMaxSleepNs = 256;
 static constexpr int64_t kSignalLanes = 32;
 /// The L2 line a prefetch brings in.
 static constexpr int64_t kLineBytes = 128;
+/// The preload warp's lanes (preload-warp), and its backoff between polls.
+static constexpr int64_t kWarpLanes = 32;
+static constexpr int32_t kPreloadWarpSleepNs = 64;
+/// The alignment of a task body's shared memory (the swizzle's period).
+static constexpr int64_t kBodySharedAlignment = 1024;
 
 namespace {
 /// What a worker prefetches: at most `bytes` of each task's read-only
@@ -67,6 +74,21 @@ struct PrefetchOptions {
 /// aligns the dynamic share after it to 1 KiB).
 constexpr llvm::StringLiteral kClaimedTaskSuffix = "_claimed_task";
 constexpr int64_t kClaimedTaskSharedBytes = 1024;
+/// With a preload warp, two shared-memory words (the same static share):
+/// how many tasks of its queue the worker finished, and how many preload
+/// copies of the warp's lanes landed (one per lane per task).
+constexpr llvm::StringLiteral kPreloadWordsSuffix = "_preload_words";
+enum PreloadWord : int64_t { FinishedWord, LandedWord, kPreloadWords };
+/// The finished count once the bodies' threads left their queue (at its
+/// end, or stopped by a wait that gave up): past every count the warp
+/// waits for, and telling it to issue no more copies.
+constexpr int32_t kQueueStopped = std::numeric_limits<int32_t>::max();
+/// The shared memory "before" a queue's first task, [0, kAllShared): it
+/// overlaps every body's, so the task's own threads issue its copies (the
+/// warp alone issues them more slowly, and the body would wait for every
+/// preloaded stage instead of its first: a 1-layer step started 1 µs
+/// later).
+constexpr int32_t kAllShared = std::numeric_limits<int32_t>::max();
 
 /// The kernel's inputs that are concatenations (tg.concat), as the body's
 /// lowering reads them.
@@ -92,9 +114,11 @@ class MegaKernelLowering {
 public:
   MegaKernelLowering(tg::GraphOp graph, Tables tables,
                      const codegen::Options &options,
-                     const PrefetchOptions &prefetch, bool preloadSparesLeader)
+                     const PrefetchOptions &prefetch, bool preloadSparesLeader,
+                     bool preloadWarp)
       : graph(graph), tables(std::move(tables)), options(options),
-        prefetch(prefetch), preloadSparesLeader(preloadSparesLeader) {}
+        prefetch(prefetch), preloadSparesLeader(preloadSparesLeader),
+        preloadWarp(preloadWarp) {}
 
   LogicalResult lower();
 
@@ -138,7 +162,15 @@ private:
   /// claims the next task from the shared counter once its wait is over (so
   /// that the claim's latency hides behind the body), and `claimNext` holds the
   /// claim (i64, in thread 0).
-  Value emitTask(OpBuilder &b, Value task, Value *claimNext);
+  /// A task's part in the preload warp's protocol (preload-warp): whether
+  /// the warp issues its preload copies (i1), how many of its lanes' copies
+  /// thread 0 waits to have landed before the body (i32), and the count of
+  /// the worker's tasks finished once it ends (i32).
+  struct WarpPreload {
+    Value byWarp, landedTarget, finished;
+  };
+  Value emitTask(OpBuilder &b, Value task, Value *claimNext,
+                 const WarpPreload *warp = nullptr);
   /// Thread 0 records %globaltimer as `point` of `task` where the trace
   /// argument is not null, at once (a time held across the body's call
   /// would be spilled).
@@ -178,6 +210,37 @@ private:
   /// The task's preload copies (before its wait): by every thread, or,
   /// with preloadSparesLeader, by every warp but the first.
   void emitPreloads(OpBuilder &b, const TaskOperands &operands);
+  /// What the preload warp and the body's threads both derive from a
+  /// task's body index: whether the body has preload copies (i1), and the
+  /// bytes of shared memory it uses, [begin, end) (i32; empty for an empty
+  /// task).
+  struct BodyFacts {
+    Value preloads, begin, end;
+  };
+  BodyFacts getBodyFacts(OpBuilder &b, Value body);
+  /// Whether the shared memory of two bodies' tasks overlaps (i1).
+  Value overlaps(OpBuilder &b, const BodyFacts &one, const BodyFacts &other);
+  /// Whether the preload warp issues the preload copies of a task with
+  /// body `facts` after one with body `previous` on the same worker: where
+  /// they do not overlap, the copies can land while the previous task runs.
+  Value isPreloadedByWarp(OpBuilder &b, const BodyFacts &previous,
+                          const BodyFacts &facts);
+  /// The preload warp's loop over the worker's queue (preload-warp).
+  void emitPreloadWarp(OpBuilder &b, Value failedBefore);
+  /// The 32-bit shared-memory address of a preload word.
+  Value getPreloadWord(OpBuilder &b, PreloadWord word);
+  /// Inline PTX with side effects and a memory clobber; `result` null for
+  /// none.
+  Value emitPtx(OpBuilder &b, Type result, StringRef ptx, StringRef constraints,
+                ValueRange operands);
+  /// The threads the kernel is launched with: the bodies', and the preload
+  /// warp.
+  int64_t getLaunchThreads() const {
+    return tables.threads + (preloadWarp ? kWarpLanes : 0);
+  }
+  /// A barrier over the bodies' threads (named barrier 1 beside a preload
+  /// warp), ORing `value` (i32) over them where given.
+  Value emitBodyBarrier(OpBuilder &b, Value value = Value());
 
   Value constI32(OpBuilder &b, int64_t value) {
     return arith::ConstantIntOp::create(b, loc, value, 32);
@@ -262,6 +325,11 @@ private:
   PrefetchOptions prefetch;
   /// The first warp issues no preload copies (preload-spares-leader).
   bool preloadSparesLeader;
+  /// A warp beside the bodies' issues the preload copies of tasks whose
+  /// shared memory is free early (preload-warp).
+  bool preloadWarp;
+  /// Per body, the bytes of shared memory it uses, [begin, end).
+  SmallVector<std::pair<int64_t, int64_t>> sharedRanges;
   Location loc = graph.getLoc();
   gpu::GPUModuleOp module;
   std::optional<LLVMTypeConverter> converter;
@@ -324,27 +392,32 @@ func::FuncOp MegaKernelLowering::createTaskFunction(OpBuilder &b,
 
 LogicalResult MegaKernelLowering::buildBodies() {
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  for (size_t index = 0; index < tables.bodies.size(); ++index) {
+  codegen::Options bodyOptions = options;
+  if (preloadWarp)
+    bodyOptions.taskBarrierThreads = tables.threads;
+  // Lowers body `index` with its shared memory from byte `base`.
+  auto lower = [&](size_t index,
+                   int64_t base) -> FailureOr<codegen::LoweredBody> {
     tg::KernelOp kernel = tables.bodies[index];
-    auto blockGraph = cast<tb::GraphOp>(kernel.getBlockGraph());
     SmallVector<Type> operandTypes =
         llvm::to_vector(ValueRange(kernel.getBodyOperands()).getTypes());
-    func::FuncOp body =
-        createTaskFunction(b, kernel, "body", index, operandTypes);
     auto addReturn = [&](func::FuncOp function) {
       OpBuilder end = OpBuilder::atBlockEnd(&function.getBody().front());
       func::ReturnOp::create(end, kernel.getLoc());
     };
+    func::FuncOp body =
+        createTaskFunction(b, kernel, "body", index, operandTypes);
     addReturn(body);
     func::FuncOp preloader;
     if (options.preload && !tables.readOnlyInputs[index].empty()) {
       preloader = createTaskFunction(b, kernel, "preload", index, operandTypes);
       addReturn(preloader);
     }
-    Block *entry = &body.getBody().front();
+    codegen::Options placed = bodyOptions;
+    placed.taskSharedBase = base;
     FailureOr<codegen::LoweredBody> lowered = codegen::lowerBlockGraphBody(
-        blockGraph, *entry, options,
-        preloader ? &preloader.getBody().front() : nullptr,
+        cast<tb::GraphOp>(kernel.getBlockGraph()), body.getBody().front(),
+        placed, preloader ? &preloader.getBody().front() : nullptr,
         tables.readOnlyInputs[index], getConcatInputs(kernel));
     if (failed(lowered))
       return kernel.emitOpError()
@@ -354,9 +427,47 @@ LogicalResult MegaKernelLowering::buildBodies() {
       preloader.erase();
       preloader = nullptr;
     }
-    sharedMemoryBytes = std::max(sharedMemoryBytes, lowered->sharedBytes);
-    bodies.push_back(body);
-    preloaders.push_back(preloader);
+    bodies[index] = body;
+    preloaders[index] = preloader;
+    return lowered;
+  };
+  size_t numBodies = tables.bodies.size();
+  bodies.assign(numBodies, nullptr);
+  preloaders.assign(numBodies, nullptr);
+  SmallVector<int64_t> bytes(numBodies);
+  for (size_t index = 0; index < numBodies; ++index) {
+    FailureOr<codegen::LoweredBody> lowered = lower(index, 0);
+    if (failed(lowered))
+      return failure();
+    bytes[index] = lowered->sharedBytes;
+    sharedMemoryBytes = std::max(sharedMemoryBytes, bytes[index]);
+  }
+  // With a preload warp, the bodies without preload copies (none of their
+  // read-only inputs' tiles is copied in their prologue: the decode
+  // layer's attention) go to the top of the shared memory the largest body
+  // takes, away from the others' preloaded stages at its bottom: the
+  // kernel's footprint, and how many workers fit on an SM, stay the same.
+  for (size_t index = 0; index < numBodies; ++index) {
+    int64_t base = 0;
+    if (preloadWarp && !preloaders[index] && bytes[index])
+      base = llvm::alignDown(sharedMemoryBytes - bytes[index],
+                             kBodySharedAlignment);
+    if (base) {
+      // In its place among the functions.
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfter(bodies[index]);
+      bodies[index].erase();
+      if (failed(lower(index, base)))
+        return failure();
+    }
+    sharedRanges.emplace_back(base, base + bytes[index]);
+  }
+  if (preloadWarp) {
+    InFlightDiagnostic remark = graph.emitRemark()
+                                << "preload warp: shared memory per body";
+    for (auto [index, range] : llvm::enumerate(sharedRanges))
+      remark << (index ? ", " : ": ") << index << " [" << range.first << ", "
+             << range.second << ")" << (preloaders[index] ? " preloaded" : "");
   }
   return success();
 }
@@ -641,6 +752,222 @@ void MegaKernelLowering::emitPreloads(OpBuilder &b,
       arith::SubIOp::create(b, loc, thread, constIndex(b, kSignalLanes)));
 }
 
+MegaKernelLowering::BodyFacts MegaKernelLowering::getBodyFacts(OpBuilder &b,
+                                                               Value body) {
+  Type i1 = b.getI1Type(), i32 = b.getI32Type();
+  SmallVector<int64_t> cases(bodies.size());
+  std::iota(cases.begin(), cases.end(), 0);
+  auto facts = scf::IndexSwitchOp::create(b, loc, TypeRange{i1, i32, i32},
+                                          toIndex(b, body), cases,
+                                          static_cast<unsigned>(cases.size()));
+  OpBuilder::InsertionGuard guard(b);
+  auto yield = [&](bool preloads, int64_t begin, int64_t end) {
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{arith::ConstantIntOp::create(b, loc, preloads, 1),
+                   constI32(b, begin), constI32(b, end)});
+  };
+  for (size_t index = 0; index < bodies.size(); ++index) {
+    b.createBlock(&facts.getCaseRegions()[index]);
+    yield(bool(preloaders[index]), sharedRanges[index].first,
+          sharedRanges[index].second);
+  }
+  // An empty task (body -1) uses no shared memory.
+  b.createBlock(&facts.getDefaultRegion());
+  yield(false, 0, 0);
+  return {facts.getResult(0), facts.getResult(1), facts.getResult(2)};
+}
+
+Value MegaKernelLowering::overlaps(OpBuilder &b, const BodyFacts &one,
+                                   const BodyFacts &other) {
+  auto less = [&](Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y)
+        .getResult();
+  };
+  Value both = arith::AndIOp::create(b, loc, less(one.begin, one.end),
+                                     less(other.begin, other.end));
+  Value meet = arith::AndIOp::create(b, loc, less(one.begin, other.end),
+                                     less(other.begin, one.end));
+  return arith::AndIOp::create(b, loc, both, meet);
+}
+
+Value MegaKernelLowering::isPreloadedByWarp(OpBuilder &b,
+                                            const BodyFacts &previous,
+                                            const BodyFacts &facts) {
+  Value apart =
+      arith::XOrIOp::create(b, loc, overlaps(b, previous, facts),
+                            arith::ConstantIntOp::create(b, loc, 1, 1));
+  return arith::AndIOp::create(b, loc, facts.preloads, apart);
+}
+
+Value MegaKernelLowering::emitPtx(OpBuilder &b, Type result, StringRef ptx,
+                                  StringRef constraints, ValueRange operands) {
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, result ? TypeRange{result} : TypeRange{}, operands, ptx,
+      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  return result ? asmOp.getResult(0) : Value();
+}
+
+Value MegaKernelLowering::getPreloadWord(OpBuilder &b, PreloadWord word) {
+  auto wordsType = MemRefType::get(
+      {kPreloadWords}, b.getI32Type(), MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::GPUDialect::getWorkgroupAddressSpace()));
+  Value words = memref::GetGlobalOp::create(
+      b, loc, wordsType, (graph.getSymName() + kPreloadWordsSuffix).str());
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, words);
+  return arith::IndexCastOp::create(
+      b, loc, b.getI32Type(),
+      arith::AddIOp::create(b, loc, base, constIndex(b, 4 * word)));
+}
+
+Value MegaKernelLowering::emitBodyBarrier(OpBuilder &b, Value value) {
+  MLIRContext *context = b.getContext();
+  Value id, count;
+  if (preloadWarp) {
+    id = constI32(b, 1);
+    count = constI32(b, tables.threads);
+  }
+  if (!value) {
+    if (preloadWarp)
+      NVVM::BarrierOp::create(b, loc, TypeRange(), id, count,
+                              NVVM::BarrierReductionAttr(), Value());
+    else
+      gpu::BarrierOp::create(b, loc);
+    return Value();
+  }
+  if (!preloadWarp)
+    return NVVM::BarrierOp::create(b, loc, TypeRange{b.getI32Type()}, id, count,
+                                   NVVM::BarrierReductionAttr::get(
+                                       context, NVVM::BarrierReduction::OR),
+                                   value)
+        .getRes();
+  // NVVM's barrier op reduces on barrier 0 only: the intrinsic itself
+  // (convergent, unlike inline assembly).
+  Value predicate = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                          value, constI32(b, 0));
+  Value any = LLVM::CallIntrinsicOp::create(
+                  b, loc, b.getI1Type(),
+                  b.getStringAttr("llvm.nvvm.barrier.cta.red.or.aligned.count"),
+                  ValueRange{id, count, predicate})
+                  .getResult(0);
+  return arith::ExtUIOp::create(b, loc, b.getI32Type(), any);
+}
+
+void MegaKernelLowering::emitPreloadWarp(OpBuilder &b, Value failedBefore) {
+  Type i32 = b.getI32Type();
+  // Read anew, bounded, as the bodies' thread index (emitDispatch).
+  Value lane = arith::MinUIOp::create(
+      b, loc,
+      arith::SubIOp::create(
+          b, loc, toIndex(b, readRegister(b, i32, "mov.u32 $0, %tid.x;", "=r")),
+          constIndex(b, tables.threads)),
+      constIndex(b, kWarpLanes - 1));
+  Value begin = toIndex(b, load(b, args[QueueStartsArg], worker));
+  Value end =
+      toIndex(b, load(b, args[QueueStartsArg],
+                      arith::AddIOp::create(b, loc, worker, constIndex(b, 1))));
+  auto bodyAt = [&](Value position) {
+    Value task = load(b, args[QueuesArg], position);
+    Value record = arith::MulIOp::create(b, loc, toIndex(b, task),
+                                         constIndex(b, kTaskFields));
+    return std::make_pair(record, getBodyFacts(b, loadField(b, record, Body)));
+  };
+  // The previous task's shared memory, as the bodies' threads track it.
+  Value zero = constI32(b, 0);
+  auto queue = scf::ForOp::create(b, loc, begin, end, constIndex(b, 1),
+                                  ValueRange{zero, constI32(b, kAllShared)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(queue.getBody());
+  Value position = queue.getInductionVar();
+  auto [record, facts] = bodyAt(position);
+  BodyFacts previous{Value(), queue.getRegionIterArgs()[0],
+                     queue.getRegionIterArgs()[1]};
+  Value byWarp = arith::AndIOp::create(
+      b, loc, isPreloadedByWarp(b, previous, facts),
+      arith::XOrIOp::create(b, loc, failedBefore,
+                            arith::ConstantIntOp::create(b, loc, 1, 1)));
+  auto issue = scf::IfOp::create(b, loc, byWarp);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(issue.thenBlock());
+    // The tasks that must finish first: up to the last one before this
+    // whose shared memory overlaps its (the one just before never does).
+    auto scan = scf::WhileOp::create(b, loc, TypeRange{b.getIndexType(), i32},
+                                     ValueRange{position, zero});
+    {
+      Block *before = b.createBlock(&scan.getBefore(), {},
+                                    {b.getIndexType(), i32}, {loc, loc});
+      Value at = before->getArgument(0), need = before->getArgument(1);
+      Value more = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, at, begin),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, need, zero));
+      scf::ConditionOp::create(b, loc, more, ValueRange{at, need});
+      Block *after = b.createBlock(&scan.getAfter(), {},
+                                   {b.getIndexType(), i32}, {loc, loc});
+      Value earlier = arith::SubIOp::create(b, loc, after->getArgument(0),
+                                            constIndex(b, 1));
+      Value hit = overlaps(b, bodyAt(earlier).second, facts);
+      Value finishedThrough = arith::IndexCastOp::create(
+          b, loc, i32,
+          arith::SubIOp::create(
+              b, loc, arith::AddIOp::create(b, loc, earlier, constIndex(b, 1)),
+              begin));
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{earlier, arith::SelectOp::create(b, loc, hit,
+                                                      finishedThrough, zero)});
+    }
+    b.setInsertionPointAfter(scan);
+    Value need = scan.getResult(1);
+    // Every lane polls the finished count (an acquire: the bodies' threads
+    // are done with that shared memory before thread 0 counts).
+    auto spin = scf::WhileOp::create(b, loc, TypeRange{i32}, ValueRange{});
+    {
+      b.createBlock(&spin.getBefore());
+      Value finished =
+          emitPtx(b, i32, "ld.acquire.cta.shared.u32 $0, [$1];",
+                  "=r,r,~{memory}", getPreloadWord(b, FinishedWord));
+      scf::ConditionOp::create(b, loc,
+                               arith::CmpIOp::create(b, loc,
+                                                     arith::CmpIPredicate::slt,
+                                                     finished, need),
+                               ValueRange{finished});
+      b.createBlock(&spin.getAfter(), {}, {i32}, {loc});
+      NVVM::NanosleepOp::create(b, loc, constI32(b, kPreloadWarpSleepNs));
+      scf::YieldOp::create(b, loc);
+    }
+    b.setInsertionPointAfter(spin);
+    // A worker whose queue stopped (a wait gave up) needs no more copies.
+    auto running = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                              spin.getResult(0), constI32(b, kQueueStopped)));
+    b.setInsertionPointToStart(running.thenBlock());
+    // The lanes issue the copies of every body thread in turn and wait for
+    // them; once every lane's have landed (the warp barrier), each counts
+    // one (a release add).
+    TaskOperands operands = loadTaskOperands(b, record);
+    auto shares = scf::ForOp::create(b, loc, constIndex(b, 0),
+                                     constIndex(b, tables.threads),
+                                     constIndex(b, kWarpLanes));
+    {
+      OpBuilder::InsertionGuard share(b);
+      b.setInsertionPointToStart(shares.getBody());
+      emitDispatch(
+          b, operands, preloaders, /*addresses=*/false,
+          arith::AddIOp::create(b, loc, lane, shares.getInductionVar()));
+    }
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
+    NVVM::SyncWarpOp::create(b, loc, constI32(b, -1));
+    emitPtx(b, Type(), "red.release.cta.shared.add.u32 [$0], 1;", "r,~{memory}",
+            getPreloadWord(b, LandedWord));
+  }
+  scf::YieldOp::create(b, loc, ValueRange{facts.begin, facts.end});
+}
+
 void MegaKernelLowering::emitPrefetches(OpBuilder &b, Value position,
                                         Value begin, Value end) {
   Value ahead =
@@ -689,16 +1016,28 @@ Value MegaKernelLowering::emitClaim(OpBuilder &b, Value when) {
   return claim.getResult(0);
 }
 
-Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
-  MLIRContext *context = graph.getContext();
+Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext,
+                                   const WarpPreload *warp) {
   Type i32 = b.getI32Type();
   emitTrace(b, task, WaitBegan);
   Value record = arith::MulIOp::create(b, loc, toIndex(b, task),
                                        constIndex(b, kTaskFields));
   TaskOperands operands = loadTaskOperands(b, record);
-  // The copies of what no task writes start before the wait.
-  if (hasAny(preloaders))
-    emitPreloads(b, operands);
+  // The copies of what no task writes start before the wait (unless the
+  // preload warp issues them).
+  if (hasAny(preloaders)) {
+    if (!warp) {
+      emitPreloads(b, operands);
+    } else {
+      auto own = scf::IfOp::create(
+          b, loc,
+          arith::XOrIOp::create(b, loc, warp->byWarp,
+                                arith::ConstantIntOp::create(b, loc, 1, 1)));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(own.thenBlock());
+      emitPreloads(b, operands);
+    }
+  }
   // Thread 0 waits on the task's events in turn, until one gives up; the
   // deadline bounds them together.
   Value none = arith::ConstantIntOp::create(b, loc, 0, 1);
@@ -725,6 +1064,25 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
     b.setInsertionPointAfter(next);
     scf::YieldOp::create(b, loc, next.getResult(0));
     b.setInsertionPointAfter(events);
+    if (warp) {
+      // The preload warp's copies for this task have landed: its lanes'
+      // releases, acquired here, pass to the CTA with the barrier below.
+      auto landed = scf::IfOp::create(b, loc, warp->byWarp);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(landed.thenBlock());
+      auto spin = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+      b.createBlock(&spin.getBefore());
+      Value count = emitPtx(b, i32, "ld.acquire.cta.shared.u32 $0, [$1];",
+                            "=r,r,~{memory}", getPreloadWord(b, LandedWord));
+      scf::ConditionOp::create(b, loc,
+                               arith::CmpIOp::create(b, loc,
+                                                     arith::CmpIPredicate::slt,
+                                                     count, warp->landedTarget),
+                               ValueRange{});
+      b.createBlock(&spin.getAfter());
+      NVVM::NanosleepOp::create(b, loc, constI32(b, kFirstSleepNs));
+      scf::YieldOp::create(b, loc);
+    }
     scf::YieldOp::create(b, loc, events.getResult(0));
     b.setInsertionPointToStart(wait.elseBlock());
     scf::YieldOp::create(b, loc, none);
@@ -735,15 +1093,10 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
     *claimNext = emitClaim(
         b, arith::XOrIOp::create(b, loc, wait.getResult(0),
                                  arith::ConstantIntOp::create(b, loc, 1, 1)));
-  // The barrier hands thread 0's acquire to the CTA and tells every
-  // thread whether the wait gave up.
+  // The barrier hands thread 0's acquire to the bodies' threads and tells
+  // each whether the wait gave up.
   Value gaveUp = arith::ExtUIOp::create(b, loc, i32, wait.getResult(0));
-  Value anyGaveUp =
-      NVVM::BarrierOp::create(
-          b, loc, TypeRange{i32}, Value(), Value(),
-          NVVM::BarrierReductionAttr::get(context, NVVM::BarrierReduction::OR),
-          gaveUp)
-          .getRes();
+  Value anyGaveUp = emitBodyBarrier(b, gaveUp);
   Value gaveUpHere = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
                                            anyGaveUp, constI32(b, 0));
   auto body = scf::IfOp::create(b, loc, gaveUpHere, /*withElseRegion=*/true);
@@ -788,7 +1141,15 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext) {
   }
   // Every thread's writes are done (and shared memory free) before
   // the first warp signals.
-  gpu::BarrierOp::create(b, loc);
+  emitBodyBarrier(b);
+  if (warp) {
+    // The preload warp may now copy into this task's shared memory.
+    auto finished = scf::IfOp::create(b, loc, isLeader);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(finished.thenBlock());
+    emitPtx(b, Type(), "st.release.cta.shared.u32 [$0], $1;", "r,r,~{memory}",
+            ValueRange{getPreloadWord(b, FinishedWord), warp->finished});
+  }
   // The task from its record, which the trigger loads above keep live
   // anyway.
   Value recordTask = arith::IndexCastOp::create(
@@ -924,20 +1285,57 @@ void MegaKernelLowering::emitStaticQueue(OpBuilder &b, Value failedBefore) {
     gpu::BarrierOp::create(b, loc);
   }
   // `stopped` once any wait of this worker gave up, after which it runs
-  // nothing more.
-  auto queue = scf::ForOp::create(b, loc, begin, end, constIndex(b, 1),
-                                  ValueRange{failedBefore, loadEntry(begin)});
+  // nothing more. With a preload warp, also the previous task's shared
+  // memory and how many tasks the warp preloaded, as the warp tracks them.
+  SmallVector<Value> initial = {failedBefore, loadEntry(begin)};
+  if (preloadWarp)
+    initial.append({constI32(b, 0), constI32(b, kAllShared), constI32(b, 0)});
+  auto queue =
+      scf::ForOp::create(b, loc, begin, end, constIndex(b, 1), initial);
   OpBuilder::InsertionGuard guard(b);
   // The claimed just-in-time tasks left after the queue.
   if (tables.jitTasks) {
     b.setInsertionPointAfter(queue);
     emitJitTasks(b, Value(), queue.getResult(0), claimed, firstClaim);
   }
+  if (preloadWarp) {
+    // Once the queue ends or stops, the warp waits for nothing more.
+    b.setInsertionPointAfter(queue);
+    auto release = scf::IfOp::create(b, loc, isLeader);
+    b.setInsertionPointToStart(release.thenBlock());
+    emitPtx(b, Type(), "st.release.cta.shared.u32 [$0], $1;", "r,r,~{memory}",
+            ValueRange{getPreloadWord(b, FinishedWord),
+                       constI32(b, kQueueStopped)});
+  }
   b.setInsertionPointToStart(queue.getBody());
   Value stopped = queue.getRegionIterArgs()[0];
   Value task = queue.getRegionIterArgs()[1];
   Value next = loadEntry(
       arith::AddIOp::create(b, loc, queue.getInductionVar(), constIndex(b, 1)));
+  WarpPreload warp;
+  SmallVector<Value> warpState;
+  if (preloadWarp) {
+    Value record = arith::MulIOp::create(b, loc, toIndex(b, task),
+                                         constIndex(b, kTaskFields));
+    BodyFacts facts = getBodyFacts(b, loadField(b, record, Body));
+    BodyFacts previous{Value(), queue.getRegionIterArgs()[2],
+                       queue.getRegionIterArgs()[3]};
+    warp.byWarp = isPreloadedByWarp(b, previous, facts);
+    Value count = arith::AddIOp::create(
+        b, loc, queue.getRegionIterArgs()[4],
+        arith::ExtUIOp::create(b, loc, b.getI32Type(), warp.byWarp));
+    warp.landedTarget =
+        arith::MulIOp::create(b, loc, count, constI32(b, kWarpLanes));
+    warp.finished = arith::IndexCastOp::create(
+        b, loc, b.getI32Type(),
+        arith::SubIOp::create(b, loc,
+                              arith::AddIOp::create(b, loc,
+                                                    queue.getInductionVar(),
+                                                    constIndex(b, 1)),
+                              begin));
+    warpState = {facts.begin, facts.end, count};
+  }
+  const WarpPreload *warpPart = preloadWarp ? &warp : nullptr;
   auto run = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, stopped,
                                /*withElseRegion=*/true);
   b.setInsertionPointToStart(run.thenBlock());
@@ -946,7 +1344,8 @@ void MegaKernelLowering::emitStaticQueue(OpBuilder &b, Value failedBefore) {
   if (hasAny(prefetchers))
     emitPrefetches(b, queue.getInductionVar(), begin, end);
   if (!tables.jitTasks) {
-    scf::YieldOp::create(b, loc, emitTask(b, task, /*claimNext=*/nullptr));
+    scf::YieldOp::create(b, loc,
+                         emitTask(b, task, /*claimNext=*/nullptr, warpPart));
   } else {
     // The claimed just-in-time tasks that come before this one first.
     Value stoppedBefore = emitJitTasks(b, task, stopped, claimed, firstClaim);
@@ -960,7 +1359,9 @@ void MegaKernelLowering::emitStaticQueue(OpBuilder &b, Value failedBefore) {
     scf::YieldOp::create(b, loc, after.getResult(0));
   }
   b.setInsertionPointAfter(run);
-  scf::YieldOp::create(b, loc, ValueRange{run.getResult(0), next});
+  SmallVector<Value> carried = {run.getResult(0), next};
+  llvm::append_range(carried, warpState);
+  scf::YieldOp::create(b, loc, carried);
 }
 
 void MegaKernelLowering::emitDynamicQueue(OpBuilder &b, Value failedBefore) {
@@ -1033,7 +1434,7 @@ void MegaKernelLowering::buildKernel() {
                                        b.getFunctionType(argTypes, {}));
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   kernel.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(tables.threads), 1, 1}));
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(getLaunchThreads()), 1, 1}));
   kernel.setKnownGridSizeAttr(
       b.getDenseI32ArrayAttr({static_cast<int32_t>(tables.workers), 1, 1}));
   // Every worker must be resident at once (they wait on each other): ptxas
@@ -1060,6 +1461,15 @@ void MegaKernelLowering::buildKernel() {
               b, loc, b.getI64Type(),
               getElementPointer(b, args[TraceArg], constI32(b, 0))),
           constI64(b, 0)));
+  if (preloadWarp) {
+    // The preload words start at 0; the barrier below publishes them.
+    auto words = scf::IfOp::create(b, loc, isLeader);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(words.thenBlock());
+    for (PreloadWord word : {FinishedWord, LandedWord})
+      emitPtx(b, Type(), "st.shared.u32 [$0], 0;", "r,~{memory}",
+              getPreloadWord(b, word));
+  }
   // A run after a failed one (whose counters lag the epoch) runs nothing
   // at all, rather than wait out every deadline. Every thread must agree
   // (another worker may fail while this one starts): a barrier ORs what
@@ -1077,10 +1487,22 @@ void MegaKernelLowering::buildKernel() {
                               failedRead)
           .getRes(),
       constI32(b, 0));
-  if (tables.dynamic)
+  if (tables.dynamic) {
     emitDynamicQueue(b, failedBefore);
-  else
+  } else if (!preloadWarp) {
     emitStaticQueue(b, failedBefore);
+  } else {
+    auto roles = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, threadId,
+                              constIndex(b, tables.threads)),
+        /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(roles.thenBlock());
+    emitStaticQueue(b, failedBefore);
+    b.setInsertionPointToStart(roles.elseBlock());
+    emitPreloadWarp(b, failedBefore);
+  }
 
   // The last worker to finish advances the epoch for the next run (which
   // reads it after this kernel ends: no ordering needed).
@@ -1122,18 +1544,22 @@ LogicalResult MegaKernelLowering::lower() {
   if (failed(buildBodies()))
     return failure();
   buildPrefetchers();
-  if (tables.dynamic || tables.jitTasks) {
+  auto addSharedWords = [&](StringRef suffix, int64_t words) {
     OpBuilder end = OpBuilder::atBlockEnd(module.getBody());
     memref::GlobalOp::create(
-        end, loc, (graph.getSymName() + kClaimedTaskSuffix).str(),
+        end, loc, (graph.getSymName() + suffix).str(),
         end.getStringAttr("private"),
         MemRefType::get(
-            {1}, end.getI32Type(), MemRefLayoutAttrInterface(),
+            {words}, end.getI32Type(), MemRefLayoutAttrInterface(),
             gpu::AddressSpaceAttr::get(
                 context, gpu::GPUDialect::getWorkgroupAddressSpace())),
         /*initial_value=*/Attribute(), /*constant=*/false,
         /*alignment=*/IntegerAttr());
-  }
+  };
+  if (tables.dynamic || tables.jitTasks)
+    addSharedWords(kClaimedTaskSuffix, 1);
+  if (preloadWarp)
+    addSharedWords(kPreloadWordsSuffix, kPreloadWords);
   buildKernel();
   parent->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   b.getUnitAttr());
@@ -1167,7 +1593,7 @@ LogicalResult MegaKernelLowering::lower() {
                          SymbolRefAttr::get(
                              module.getSymNameAttr(),
                              {FlatSymbolRefAttr::get(graph.getSymNameAttr())})),
-          b.getNamedAttr("threads", b.getI64IntegerAttr(tables.threads)),
+          b.getNamedAttr("threads", b.getI64IntegerAttr(getLaunchThreads())),
           b.getNamedAttr("dynamic_shared_bytes",
                          b.getI64IntegerAttr(sharedMemoryBytes)),
           b.getNamedAttr("bodies", b.getI64IntegerAttr(
@@ -1189,6 +1615,9 @@ struct ConvertTaskToGPU
     if (auto error = checkPrefetchOptions("convert-tg-to-gpu", prefetchBytes,
                                           prefetchAhead))
       return error;
+    if (preloadWarp && (!preload || dynamicDispatch || preloadSparesLeader))
+      return std::string("convert-tg-to-gpu: preload-warp needs preload and "
+                         "static queues, without preload-spares-leader");
     if (chip.empty())
       return std::nullopt;
     return checkOptionValue("convert-tg-to-gpu", "chip", chip,
@@ -1220,10 +1649,22 @@ struct ConvertTaskToGPU
       FailureOr<Tables> tables = buildTables(graph, dynamicDispatch);
       if (failed(tables))
         return signalPassFailure();
-      // The claimed-task word takes static shared memory beside the
-      // bodies' dynamic share.
+      if (preloadWarp && tables->threads % kWarpLanes) {
+        graph.emitError() << "convert-tg-to-gpu preload-warp: the bodies run "
+                          << tables->threads << " threads, not whole warps";
+        return signalPassFailure();
+      }
+      if (preloadWarp && tables->jitTasks) {
+        graph.emitError() << "convert-tg-to-gpu preload-warp: the graph has "
+                          << tables->jitTasks
+                          << " just-in-time tasks; the preload warp follows "
+                             "static queues only";
+        return signalPassFailure();
+      }
+      // The claimed-task word, or the preload words, take static shared
+      // memory beside the bodies' dynamic share.
       codegen::Options graphOptions = options;
-      if ((tables->dynamic || tables->jitTasks) &&
+      if ((tables->dynamic || tables->jitTasks || preloadWarp) &&
           graphOptions.chipSharedMemory)
         graphOptions.chipSharedMemory -= kClaimedTaskSharedBytes;
       graph.emitRemark() << "waits: " << tables->counterWaits
@@ -1237,7 +1678,7 @@ struct ConvertTaskToGPU
             << "just-in-time tasks, claimed by the workers as they go: "
             << tables->jitTasks;
       if (failed(MegaKernelLowering(graph, std::move(*tables), graphOptions,
-                                    prefetch, preloadSparesLeader)
+                                    prefetch, preloadSparesLeader, preloadWarp)
                      .lower()))
         return signalPassFailure();
     }

@@ -908,6 +908,7 @@ llvm::Expected<LoweredProgram> lowerToMegaKernel(ModuleOp module,
   pipeline.dynamicDispatch = options.dynamicDispatch;
   pipeline.preload = options.preload;
   pipeline.preloadSparesLeader = options.preloadSparesLeader;
+  pipeline.preloadWarp = options.preloadWarp;
   log << "  lowering: mirage-to-megakernel (" << options.chip << ")\n";
   {
     DiagnosticCollector diagnostics(module.getContext());
