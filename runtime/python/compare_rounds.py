@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tables of a compare.sh run's rounds (mirage-run --json files).
 
-    compare_rounds.py ROUND.json [ROUND.json ...] [--trace A B]
+    compare_rounds.py ROUND.json [ROUND.json ...] [--trace A B [--layers N]]
 
 Per round, one line per bundle in the order the round first ran it: its
 check (the relative L2 error against the reference, or why there is none),
@@ -9,7 +9,13 @@ each of its runs' median as a CUDA graph (and with programmatic dependent
 launch where the bundle has it) in the order they ran, and their mean.
 With --trace, the phases of mega-kernel bundles A and B side by side (from
 each one's last traced run): when each phase's first body began and its
-last ended (µs from the first wait) and its body time per task.
+last ended (µs from the first wait) and its body time per task. With
+--layers N as well, each trace is a step of N layers of as many phases
+each, and the table gives per phase of a layer, averaged over the layers
+(all but the first and the last when N > 2), its hand-off (from the
+previous phase's last signal to its first wait's end), its run (to its
+last body's end), its signal (to its last signal) and its total (from the
+previous phase's last signal to its own), then the layer's sum.
 """
 
 import argparse
@@ -94,11 +100,59 @@ def trace_table(a, trace_a, b, trace_b):
     return "\n".join(lines)
 
 
+PER_LAYER = ("handoff", "run", "signal", "total")
+
+
+def layer_profile(trace, layers):
+    """Per phase of a layer: its name (the middle layer's kernel without its
+    k<index>_ prefix) and the PER_LAYER times averaged over the layers but
+    the first and the last (all of them for 2 layers or fewer); None when
+    the trace is not `layers` layers of as many phases each."""
+    if layers < 1 or not trace or len(trace) % layers:
+        return None
+    per = len(trace) // layers
+    kept = range(1, layers - 1) if layers > 2 else range(layers)
+    profile = []
+    for position in range(per):
+        sums = dict.fromkeys(PER_LAYER, 0.0)
+        for layer in kept:
+            index = layer * per + position
+            phase = trace[index]
+            before = trace[index - 1]["last_signal_us"] if index else 0.0
+            sums["handoff"] += phase["first_wait_end_us"] - before
+            sums["run"] += phase["last_end_us"] - phase["first_wait_end_us"]
+            sums["signal"] += phase["last_signal_us"] - phase["last_end_us"]
+            sums["total"] += phase["last_signal_us"] - before
+        name = trace[kept[len(kept) // 2] * per + position]["kernel"]
+        profile.append((name.split("_", 1)[-1],
+                        {key: value / len(kept) for key, value in sums.items()}))
+    return profile
+
+
+def layer_table(a, profile_a, b, profile_b):
+    """The two profiles side by side, phase by phase, then the sums."""
+    head = " | ".join(f"{name}: {key}" for name in (a, b) for key in PER_LAYER)
+    lines = [f"| phase | {head} |", "| --- |" + " --- |" * (2 * len(PER_LAYER))]
+    rows = list(zip(profile_a, profile_b))
+    for (name, times_a), (_, times_b) in rows:
+        lines.append("| " + " | ".join(
+            [name] + [f"{times[key]:.2f}" for times in (times_a, times_b)
+                      for key in PER_LAYER]) + " |")
+    totals = [f"{sum(t['total'] for _, t in profile):.2f}"
+              for profile in (profile_a, profile_b)]
+    lines.append("| layer | " + " | ".join(
+        ["", "", "", totals[0], "", "", "", totals[1]]) + " |")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rounds", nargs="+", help="mirage-run --json files")
     parser.add_argument("--trace", nargs=2, metavar=("A", "B"),
                         help="mega-kernel bundles whose phases to compare")
+    parser.add_argument("--layers", type=int, metavar="N",
+                        help="with --trace: the traces are N layers of as many "
+                             "phases each; compare a layer's phases, averaged")
     options = parser.parse_args(argv)
     every = []
     for path in options.rounds:
@@ -116,7 +170,20 @@ def main(argv=None):
             print(f"compare_rounds.py: no trace of {', '.join(missing)}",
                   file=sys.stderr)
             return 1
-        print(trace_table(a, trace_a, b, trace_b))
+        if not options.layers:
+            print(trace_table(a, trace_a, b, trace_b))
+            return 0
+        profiles = [layer_profile(trace, options.layers)
+                    for trace in (trace_a, trace_b)]
+        if None in profiles or len(profiles[0]) != len(profiles[1]):
+            print(f"compare_rounds.py: the traces of {a} and {b} are not "
+                  f"{options.layers} layers of the same phase count",
+                  file=sys.stderr)
+            return 1
+        print(layer_table(a, profiles[0], b, profiles[1]))
+    elif options.layers:
+        print("compare_rounds.py: --layers goes with --trace", file=sys.stderr)
+        return 1
     return 0
 
 
