@@ -9,6 +9,10 @@
 // copies that landed.
 // RUN: mirage-opt %examples/qwen3_decode.mlir --mirage-to-task-graph --convert-tg-to-gpu="chip=sm_90a preload-warp=true" -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s --implicit-check-not=gpu.barrier < %t
+// decoder_small's bodies all have preload copies (they read the caches):
+// the warp could take no task after another, and is left out.
+// RUN: mirage-opt %examples/decoder_small.mlir --mirage-to-task-graph --convert-tg-to-gpu="chip=sm_90a preload-warp=true" -o %t.small 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: FileCheck %s --check-prefix=SMALL-KERNEL --implicit-check-not=preload_words < %t.small
 // RUN: not mirage-opt %examples/qwen3_decode.mlir --mirage-to-task-graph --convert-tg-to-gpu="preload=false preload-warp=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTIONS
 // RUN: not mirage-opt %examples/qwen3_decode.mlir --mirage-to-task-graph --convert-tg-to-gpu="dynamic-dispatch=true preload-warp=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTIONS
 // RUN: not mirage-opt %examples/qwen3_decode.mlir --mirage-to-task-graph --convert-tg-to-gpu="preload-spares-leader=true preload-warp=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTIONS
@@ -68,6 +72,10 @@
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK: nvvm.bar.warp.sync %c-1_i32
 // CHECK: "red.release.cta.shared.add.u32 [$0], 1;"
+
+// SMALL: remark: preload warp: left out, as every body with shared memory has preload copies (none runs apart from the others' preloaded stages)
+// SMALL-KERNEL: threads = 128 : i64
+// SMALL-KERNEL: known_block_size = array<i32: 128, 1, 1>
 
 // OPTIONS: convert-tg-to-gpu: preload-warp needs preload and static queues, without preload-spares-leader
 // JIT: error: convert-tg-to-gpu preload-warp: the graph has {{[0-9]+}} just-in-time tasks; the preload warp follows static queues only

@@ -214,7 +214,9 @@ def ConvertTaskToGPU : Pass<"convert-tg-to-gpu", "::mlir::ModuleOp"> {
       thread's share, wait for them and each count them landed (a release
       add on a shared-memory word); thread 0 acquires that count before
       the task's barrier, and after each body counts the task finished (a
-      release store) for the warp.
+      release store) for the warp. Where every body with shared memory has
+      preload copies, no task can run apart from another's: the warp is
+      left out (a remark).
     - with `prefetch-bytes` above 0, per body whose block reads buffers
       that no kernel of the graph writes (weights, caches), a private
       `func.func @<graph>_prefetch<k>`: the CTA's threads issue

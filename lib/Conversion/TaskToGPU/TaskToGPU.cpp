@@ -393,8 +393,6 @@ func::FuncOp MegaKernelLowering::createTaskFunction(OpBuilder &b,
 LogicalResult MegaKernelLowering::buildBodies() {
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   codegen::Options bodyOptions = options;
-  if (preloadWarp)
-    bodyOptions.taskBarrierThreads = tables.threads;
   // Lowers body `index` with its shared memory from byte `base`.
   auto lower = [&](size_t index,
                    int64_t base) -> FailureOr<codegen::LoweredBody> {
@@ -435,12 +433,44 @@ LogicalResult MegaKernelLowering::buildBodies() {
   bodies.assign(numBodies, nullptr);
   preloaders.assign(numBodies, nullptr);
   SmallVector<int64_t> bytes(numBodies);
-  for (size_t index = 0; index < numBodies; ++index) {
-    FailureOr<codegen::LoweredBody> lowered = lower(index, 0);
-    if (failed(lowered))
-      return failure();
-    bytes[index] = lowered->sharedBytes;
-    sharedMemoryBytes = std::max(sharedMemoryBytes, bytes[index]);
+  auto lowerAll = [&]() -> LogicalResult {
+    for (size_t index = 0; index < numBodies; ++index) {
+      for (func::FuncOp function : {bodies[index], preloaders[index]})
+        if (function)
+          function.erase();
+      FailureOr<codegen::LoweredBody> lowered = lower(index, 0);
+      if (failed(lowered))
+        return failure();
+      bytes[index] = lowered->sharedBytes;
+    }
+    sharedMemoryBytes = bytes.empty() ? 0 : *llvm::max_element(bytes);
+    return success();
+  };
+  if (failed(lowerAll()))
+    return failure();
+  // Whether body `index` runs apart from the others' preloaded stages
+  // (below).
+  auto isApart = [&](size_t index) {
+    return !preloaders[index] && bytes[index] &&
+           llvm::alignDown(sharedMemoryBytes - bytes[index],
+                           kBodySharedAlignment) > 0;
+  };
+  if (preloadWarp) {
+    if (llvm::none_of(llvm::seq(numBodies), isApart)) {
+      // The warp could take no task after another: only its cost stays.
+      graph.emitRemark() << "preload warp: left out, as every body with "
+                            "shared memory has preload copies (none runs "
+                            "apart from the others' preloaded stages)";
+      preloadWarp = false;
+    } else {
+      // Its words take static shared memory; the bodies' barriers leave it
+      // out.
+      if (bodyOptions.chipSharedMemory)
+        bodyOptions.chipSharedMemory -= kClaimedTaskSharedBytes;
+      bodyOptions.taskBarrierThreads = tables.threads;
+      if (failed(lowerAll()))
+        return failure();
+    }
   }
   // With a preload warp, the bodies without preload copies (none of their
   // read-only inputs' tiles is copied in their prologue: the decode
@@ -449,7 +479,7 @@ LogicalResult MegaKernelLowering::buildBodies() {
   // kernel's footprint, and how many workers fit on an SM, stay the same.
   for (size_t index = 0; index < numBodies; ++index) {
     int64_t base = 0;
-    if (preloadWarp && !preloaders[index] && bytes[index])
+    if (preloadWarp && isApart(index))
       base = llvm::alignDown(sharedMemoryBytes - bytes[index],
                              kBodySharedAlignment);
     if (base) {
@@ -1661,10 +1691,10 @@ struct ConvertTaskToGPU
                              "static queues only";
         return signalPassFailure();
       }
-      // The claimed-task word, or the preload words, take static shared
-      // memory beside the bodies' dynamic share.
+      // The claimed-task word takes static shared memory beside the
+      // bodies' dynamic share (the preload words too: buildBodies).
       codegen::Options graphOptions = options;
-      if ((tables->dynamic || tables->jitTasks || preloadWarp) &&
+      if ((tables->dynamic || tables->jitTasks) &&
           graphOptions.chipSharedMemory)
         graphOptions.chipSharedMemory -= kClaimedTaskSharedBytes;
       graph.emitRemark() << "waits: " << tables->counterWaits
