@@ -51,12 +51,13 @@ using namespace mirage::megakernel;
 
 /// Backoff of a waiting thread: nanoseconds of the first sleep and the most.
 static constexpr int32_t kFirstSleepNs = 8, kMaxSleepNs = 256;
+/// A warp's lanes.
+static constexpr int64_t kWarpLanes = 32;
 /// The lanes that signal a task's events side by side: the first warp's.
-static constexpr int64_t kSignalLanes = 32;
+static constexpr int64_t kSignalLanes = kWarpLanes;
 /// The L2 line a prefetch brings in.
 static constexpr int64_t kLineBytes = 128;
-/// The preload warp's lanes (preload-warp), and its backoff between polls.
-static constexpr int64_t kWarpLanes = 32;
+/// The preload warp's backoff between polls (preload-warp).
 static constexpr int32_t kPreloadWarpSleepNs = 64;
 /// The alignment of a task body's shared memory (the swizzle's period).
 static constexpr int64_t kBodySharedAlignment = 1024;
@@ -205,8 +206,9 @@ private:
   /// queue position `position` (all of them up to there at the queue's
   /// start, `begin`; none past its `end`).
   void emitPrefetches(OpBuilder &b, Value position, Value begin, Value end);
-  /// The thread index, read anew (see emitDispatch).
-  Value readThreadIndex(OpBuilder &b);
+  /// The thread index, read anew (see emitDispatch), less `first`, bounded
+  /// by `count` threads (by default the bodies').
+  Value readThreadIndex(OpBuilder &b, int64_t first = 0, int64_t count = 0);
   /// The task's preload copies (before its wait): by every thread, or,
   /// with preloadSparesLeader, by every warp but the first.
   void emitPreloads(OpBuilder &b, const TaskOperands &operands);
@@ -229,6 +231,12 @@ private:
   void emitPreloadWarp(OpBuilder &b, Value failedBefore);
   /// The 32-bit shared-memory address of a preload word.
   Value getPreloadWord(OpBuilder &b, PreloadWord word);
+  /// Polls a preload word with CTA-scope acquire loads, sleeping `sleepNs`
+  /// between them, until it reaches `target` (i32); the value last read.
+  Value emitWaitForWord(OpBuilder &b, PreloadWord word, Value target,
+                        int32_t sleepNs);
+  /// Thread 0 stores the finished count (i32) with CTA-scope release.
+  void emitStoreFinished(OpBuilder &b, Value count);
   /// Inline PTX with side effects and a memory clobber; `result` null for
   /// none.
   Value emitPtx(OpBuilder &b, Type result, StringRef ptx, StringRef constraints,
@@ -448,15 +456,16 @@ LogicalResult MegaKernelLowering::buildBodies() {
   };
   if (failed(lowerAll()))
     return failure();
-  // Whether body `index` runs apart from the others' preloaded stages
-  // (below).
-  auto isApart = [&](size_t index) {
-    return !preloaders[index] && bytes[index] &&
-           llvm::alignDown(sharedMemoryBytes - bytes[index],
-                           kBodySharedAlignment) > 0;
+  // Where body `index` starts at the top of shared memory, apart from the
+  // others' preloaded stages (below), or 0.
+  auto getTopBase = [&](size_t index) -> int64_t {
+    if (preloaders[index] || !bytes[index])
+      return 0;
+    return llvm::alignDown(sharedMemoryBytes - bytes[index],
+                           kBodySharedAlignment);
   };
   if (preloadWarp) {
-    if (llvm::none_of(llvm::seq(numBodies), isApart)) {
+    if (llvm::none_of(llvm::seq(numBodies), getTopBase)) {
       // The warp could take no task after another: only its cost stays.
       graph.emitRemark() << "preload warp: left out, as every body with "
                             "shared memory has preload copies (none runs "
@@ -478,10 +487,7 @@ LogicalResult MegaKernelLowering::buildBodies() {
   // takes, away from the others' preloaded stages at its bottom: the
   // kernel's footprint, and how many workers fit on an SM, stay the same.
   for (size_t index = 0; index < numBodies; ++index) {
-    int64_t base = 0;
-    if (preloadWarp && isApart(index))
-      base = llvm::alignDown(sharedMemoryBytes - bytes[index],
-                             kBodySharedAlignment);
+    int64_t base = preloadWarp ? getTopBase(index) : 0;
     if (base) {
       // In its place among the functions.
       OpBuilder::InsertionGuard guard(b);
@@ -741,11 +747,14 @@ void MegaKernelLowering::emitDispatch(OpBuilder &b, const TaskOperands &task,
   scf::YieldOp::create(b, loc);
 }
 
-Value MegaKernelLowering::readThreadIndex(OpBuilder &b) {
+Value MegaKernelLowering::readThreadIndex(OpBuilder &b, int64_t first,
+                                          int64_t count) {
+  Value tid =
+      toIndex(b, readRegister(b, b.getI32Type(), "mov.u32 $0, %tid.x;", "=r"));
+  if (first)
+    tid = arith::SubIOp::create(b, loc, tid, constIndex(b, first));
   return arith::MinUIOp::create(
-      b, loc,
-      toIndex(b, readRegister(b, b.getI32Type(), "mov.u32 $0, %tid.x;", "=r")),
-      constIndex(b, tables.threads - 1));
+      b, loc, tid, constIndex(b, (count ? count : tables.threads) - 1));
 }
 
 void MegaKernelLowering::emitPreloads(OpBuilder &b,
@@ -852,6 +861,32 @@ Value MegaKernelLowering::getPreloadWord(OpBuilder &b, PreloadWord word) {
       arith::AddIOp::create(b, loc, base, constIndex(b, 4 * word)));
 }
 
+Value MegaKernelLowering::emitWaitForWord(OpBuilder &b, PreloadWord word,
+                                          Value target, int32_t sleepNs) {
+  Type i32 = b.getI32Type();
+  auto spin = scf::WhileOp::create(b, loc, TypeRange{i32}, ValueRange{});
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&spin.getBefore());
+  Value value = emitPtx(b, i32, "ld.acquire.cta.shared.u32 $0, [$1];",
+                        "=r,r,~{memory}", getPreloadWord(b, word));
+  scf::ConditionOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, value, target),
+      ValueRange{value});
+  b.createBlock(&spin.getAfter(), {}, {i32}, {loc});
+  NVVM::NanosleepOp::create(b, loc, constI32(b, sleepNs));
+  scf::YieldOp::create(b, loc);
+  return spin.getResult(0);
+}
+
+void MegaKernelLowering::emitStoreFinished(OpBuilder &b, Value count) {
+  auto leader = scf::IfOp::create(b, loc, isLeader);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(leader.thenBlock());
+  emitPtx(b, Type(), "st.release.cta.shared.u32 [$0], $1;", "r,r,~{memory}",
+          ValueRange{getPreloadWord(b, FinishedWord), count});
+}
+
 Value MegaKernelLowering::emitBodyBarrier(OpBuilder &b, Value value) {
   MLIRContext *context = b.getContext();
   Value id, count;
@@ -887,13 +922,7 @@ Value MegaKernelLowering::emitBodyBarrier(OpBuilder &b, Value value) {
 
 void MegaKernelLowering::emitPreloadWarp(OpBuilder &b, Value failedBefore) {
   Type i32 = b.getI32Type();
-  // Read anew, bounded, as the bodies' thread index (emitDispatch).
-  Value lane = arith::MinUIOp::create(
-      b, loc,
-      arith::SubIOp::create(
-          b, loc, toIndex(b, readRegister(b, i32, "mov.u32 $0, %tid.x;", "=r")),
-          constIndex(b, tables.threads)),
-      constIndex(b, kWarpLanes - 1));
+  Value lane = readThreadIndex(b, tables.threads, kWarpLanes);
   Value begin = toIndex(b, load(b, args[QueueStartsArg], worker));
   Value end =
       toIndex(b, load(b, args[QueueStartsArg],
@@ -952,29 +981,15 @@ void MegaKernelLowering::emitPreloadWarp(OpBuilder &b, Value failedBefore) {
     }
     b.setInsertionPointAfter(scan);
     Value need = scan.getResult(1);
-    // Every lane polls the finished count (an acquire: the bodies' threads
-    // are done with that shared memory before thread 0 counts).
-    auto spin = scf::WhileOp::create(b, loc, TypeRange{i32}, ValueRange{});
-    {
-      b.createBlock(&spin.getBefore());
-      Value finished =
-          emitPtx(b, i32, "ld.acquire.cta.shared.u32 $0, [$1];",
-                  "=r,r,~{memory}", getPreloadWord(b, FinishedWord));
-      scf::ConditionOp::create(b, loc,
-                               arith::CmpIOp::create(b, loc,
-                                                     arith::CmpIPredicate::slt,
-                                                     finished, need),
-                               ValueRange{finished});
-      b.createBlock(&spin.getAfter(), {}, {i32}, {loc});
-      NVVM::NanosleepOp::create(b, loc, constI32(b, kPreloadWarpSleepNs));
-      scf::YieldOp::create(b, loc);
-    }
-    b.setInsertionPointAfter(spin);
+    // Every lane polls the finished count (the bodies' threads are done
+    // with that shared memory before thread 0 counts).
+    Value finished =
+        emitWaitForWord(b, FinishedWord, need, kPreloadWarpSleepNs);
     // A worker whose queue stopped (a wait gave up) needs no more copies.
     auto running = scf::IfOp::create(
         b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                              spin.getResult(0), constI32(b, kQueueStopped)));
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, finished,
+                              constI32(b, kQueueStopped)));
     b.setInsertionPointToStart(running.thenBlock());
     // The lanes issue the copies of every body thread in turn and wait for
     // them; once every lane's have landed (the warp barrier), each counts
@@ -1100,18 +1115,7 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext,
       auto landed = scf::IfOp::create(b, loc, warp->byWarp);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(landed.thenBlock());
-      auto spin = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
-      b.createBlock(&spin.getBefore());
-      Value count = emitPtx(b, i32, "ld.acquire.cta.shared.u32 $0, [$1];",
-                            "=r,r,~{memory}", getPreloadWord(b, LandedWord));
-      scf::ConditionOp::create(b, loc,
-                               arith::CmpIOp::create(b, loc,
-                                                     arith::CmpIPredicate::slt,
-                                                     count, warp->landedTarget),
-                               ValueRange{});
-      b.createBlock(&spin.getAfter());
-      NVVM::NanosleepOp::create(b, loc, constI32(b, kFirstSleepNs));
-      scf::YieldOp::create(b, loc);
+      emitWaitForWord(b, LandedWord, warp->landedTarget, kFirstSleepNs);
     }
     scf::YieldOp::create(b, loc, events.getResult(0));
     b.setInsertionPointToStart(wait.elseBlock());
@@ -1172,14 +1176,9 @@ Value MegaKernelLowering::emitTask(OpBuilder &b, Value task, Value *claimNext,
   // Every thread's writes are done (and shared memory free) before
   // the first warp signals.
   emitBodyBarrier(b);
-  if (warp) {
-    // The preload warp may now copy into this task's shared memory.
-    auto finished = scf::IfOp::create(b, loc, isLeader);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(finished.thenBlock());
-    emitPtx(b, Type(), "st.release.cta.shared.u32 [$0], $1;", "r,r,~{memory}",
-            ValueRange{getPreloadWord(b, FinishedWord), warp->finished});
-  }
+  // The preload warp may now copy into this task's shared memory.
+  if (warp)
+    emitStoreFinished(b, warp->finished);
   // The task from its record, which the trigger loads above keep live
   // anyway.
   Value recordTask = arith::IndexCastOp::create(
@@ -1331,11 +1330,7 @@ void MegaKernelLowering::emitStaticQueue(OpBuilder &b, Value failedBefore) {
   if (preloadWarp) {
     // Once the queue ends or stops, the warp waits for nothing more.
     b.setInsertionPointAfter(queue);
-    auto release = scf::IfOp::create(b, loc, isLeader);
-    b.setInsertionPointToStart(release.thenBlock());
-    emitPtx(b, Type(), "st.release.cta.shared.u32 [$0], $1;", "r,r,~{memory}",
-            ValueRange{getPreloadWord(b, FinishedWord),
-                       constI32(b, kQueueStopped)});
+    emitStoreFinished(b, constI32(b, kQueueStopped));
   }
   b.setInsertionPointToStart(queue.getBody());
   Value stopped = queue.getRegionIterArgs()[0];
