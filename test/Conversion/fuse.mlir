@@ -479,6 +479,22 @@ func.func @partitioned(%x: tensor<64x512xf32>) -> tensor<64x512xf32> {
   return %n : tensor<64x512xf32>
 }
 
+// A partitioned op between two that read the same value: the exp and the add
+// do not fuse, since the kernel would both feed the neg and read it.
+// CHECK-LABEL: func.func @partitioned_between
+// CHECK: %[[E:.*]] = kn.kernel(%arg0)
+// CHECK: tb.exp
+// CHECK: %[[N:.*]] = kn.neg %[[E]] {kn.partition
+// CHECK: kn.kernel(%[[E]], %[[N]])
+// CHECK: tb.add
+// CHECK: return
+func.func @partitioned_between(%x: tensor<64x512xf32>) -> tensor<64x512xf32> {
+  %e = kn.exp %x : tensor<64x512xf32>
+  %n = kn.neg %e {kn.partition = array<i64: 8, 1>} : tensor<64x512xf32>
+  %s = kn.add %e, %n : tensor<64x512xf32>, tensor<64x512xf32>
+  return %s : tensor<64x512xf32>
+}
+
 // A collective separates what is before it from what is after it.
 // CHECK-LABEL: func.func @all_reduce
 // CHECK: %[[E:.*]] = kn.kernel(%arg0)

@@ -1654,9 +1654,11 @@ std::optional<double> Fuser::getCost(int group) {
 }
 
 bool Fuser::wouldCycle(int a, int b) {
-  // A path from one group to the other through a third group, or through a
-  // concatenation view (which stays outside every kernel: merged, the
-  // groups would read the view of their own result).
+  // A path from one group to the other through a third group, or through an
+  // op no group takes (a concatenation view, which stays outside every
+  // kernel: merged, the groups would read the view of their own result; an
+  // op with its own kn.partition, a collective: merged, the group would
+  // both feed it and read it).
   auto reaches = [&](int from, int to) {
     SmallVector<int> stack;
     llvm::DenseSet<int> seen;
@@ -1674,8 +1676,11 @@ bool Fuser::wouldCycle(int a, int b) {
               continue;
             }
             auto it = indexOf.find(user);
-            if (it == indexOf.end())
+            if (it == indexOf.end()) {
+              for (Value through : user->getResults())
+                values.push_back({through, true});
               continue;
+            }
             int target = groupOf[it->second];
             if (target == group || (skipDirect && target == to && !viaView))
               continue;
