@@ -8,6 +8,8 @@
 // RUN: %PYTHON %S/Inputs/print-manifest.py %t/norm_linear/manifest.json | FileCheck %s --check-prefix=UNSCALED
 // RUN: rm -rf %t && mirage-bundle %s -o %t --ptxas=none --function linear_out_in
 // RUN: %PYTHON %S/Inputs/print-manifest.py %t/linear_out_in/manifest.json | FileCheck %s --check-prefix=OUTIN
+// RUN: rm -rf %t && mirage-bundle %s -o %t --ptxas=none --function fused_linear
+// RUN: %PYTHON %S/Inputs/print-manifest.py %t/fused_linear/manifest.json | FileCheck %s --check-prefix=FUSED
 // RUN: not mirage-bundle %s -o %t --ptxas=none --function square_root 2>&1 | FileCheck %s --check-prefix=NONFINITE
 
 // The weight's fan-in is 64: scale 1/8. The norm weight and x keep 1.
@@ -29,6 +31,25 @@ func.func @linear_out_in(%x: tensor<64x4xf16>, %w: tensor<2x4x64xf16>) -> tensor
   %w2 = kn.reshape %w : tensor<2x4x64xf16> -> tensor<8x64xf16>
   %wt = kn.transpose %w2 permutation [1, 0] : tensor<8x64xf16>
   %z = kn.matmul %xt, %wt : tensor<4x64xf16>, tensor<64x8xf16>
+  return %z : tensor<4x8xf16>
+}
+
+// A pre-fused kernel: its block graph sums tiles of 16 rows of the weight
+// over 4 iterations, a fan-in of 64 (the weight's scale 1/8). x is the left
+// operand, walked by the loop too: 1.
+// FUSED: inputs_generator {"high": 1, "kind": "uniform", "low": -1, "scales": [1, 0.125], "seed": 1}
+func.func @fused_linear(%x: tensor<4x64xf16>, %w: tensor<64x8xf16>) -> tensor<4x8xf16> {
+  %z = kn.kernel(%x, %w) {
+    tb.graph grid [2] threads 128 forloop 4 {
+    ^bb0(%a: tensor<4x64xf16>, %b: tensor<64x8xf16>):
+      %at = tb.input_iterator %a imap <x -> replica> fmap <i -> 1> : tensor<4x64xf16> -> !tb.tile<4x16xf16>
+      %bt = tb.input_iterator %b imap <x -> 1> fmap <i -> 0> : tensor<64x8xf16> -> !tb.tile<16x4xf16>
+      %p = tb.matmul %at, %bt : !tb.tile<4x16xf16>, !tb.tile<16x4xf16>
+      %s = tb.accum_sum %p : !tb.tile<4x4xf16>
+      %o = tb.output_saver %s omap <x -> 1> : !tb.tile<4x4xf16> -> tensor<4x8xf16>
+      tb.yield %o : tensor<4x8xf16>
+    }
+  } : (tensor<4x64xf16>, tensor<64x8xf16>) -> tensor<4x8xf16>
   return %z : tensor<4x8xf16>
 }
 

@@ -18,6 +18,7 @@
 #include "mirage/Conversion/KernelToGPU.h"
 #include "mirage/Conversion/MegaKernel.h"
 #include "mirage/Conversion/Pipelines.h"
+#include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
 #include "mirage/Dialect/Kernel/Transforms/BlockGraphBuilder.h"
 #include "mirage/Dialect/Task/IR/Task.h"
@@ -123,13 +124,63 @@ static double getFanIn(Operation *op) {
   return std::max(1.0, work.multiplyAdds / double(getNumElements(result)));
 }
 
+static double getWeightFanIn(Value value);
+
+/// Whether `value`, a tile of a block graph, is summed over the for-loop's
+/// iterations (reaches a tb.accum_sum).
+static bool isSummedOverLoop(Value value) {
+  SmallVector<Value> work{value};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value tile = work.pop_back_val();
+    if (!seen.insert(tile).second)
+      continue;
+    for (Operation *user : tile.getUsers()) {
+      if (isa<tb::AccumSumOp>(user))
+        return true;
+      if (!user->hasTrait<mirage::OpTrait::IsAccumulator>())
+        llvm::append_range(work, user->getResults());
+    }
+  }
+  return false;
+}
+
+/// The fan-in of the contractions a graph-defined kernel feeds with its
+/// operand `index`: in its block graph, a tile contraction sums the tile's
+/// k, times the iterations when the for-loop walks the operand and the
+/// products are accumulated (a pre-fused program, a tile-eqsat candidate).
+static double getKernelWeightFanIn(kn::KernelOp kernel, unsigned index) {
+  tb::GraphOp graph = kernel.getBlockGraph();
+  if (!graph || index >= graph.getBodyBlock().getNumArguments())
+    return 1;
+  double fanIn = 1;
+  for (Operation *user : graph.getBodyBlock().getArgument(index).getUsers()) {
+    auto iterator = dyn_cast<tb::InputIteratorOp>(user);
+    if (!iterator)
+      continue;
+    Value tile = iterator.getResult();
+    double tileFanIn = getWeightFanIn(tile);
+    if (tileFanIn > 1 && !iterator.getFmap().isReplica() &&
+        isSummedOverLoop(tile))
+      tileFanIn *= static_cast<double>(graph.getForloopRange());
+    fanIn = std::max(fanIn, tileFanIn);
+  }
+  return fanIn;
+}
+
 /// The largest fan-in of the contractions that take `value` as their right
 /// operand, directly or through operators that only move its elements
-/// (a weight stored [out, in] and transposed), or 1 when none does.
+/// (a weight stored [out, in] and transposed), or in the block graph of a
+/// kernel that reads it, or 1 when none does.
 static double getWeightFanIn(Value value) {
   double fanIn = 1;
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
+    if (auto kernel = dyn_cast<kn::KernelOp>(user)) {
+      fanIn = std::max(fanIn,
+                       getKernelWeightFanIn(kernel, use.getOperandNumber()));
+      continue;
+    }
     auto semantics = dyn_cast<SemanticsOpInterface>(user);
     if (semantics && user->getNumOperands() == 1 &&
         user->getNumResults() == 1 &&
