@@ -56,9 +56,13 @@ struct MaterializeOptions {
 /// (loop fission, valid because no iteration touches what another writes)
 /// before a second sequential loop and before a statement that reads a
 /// tensor the kernel wrote in another region (a block graph cannot read back
-/// what it writes to device memory). What is split then goes through device
-/// memory between kernels.
-Term splitForBlockGraphs(const TileContext &context, const Term &term);
+/// what it writes to device memory); and around a statement that stores the
+/// concatenation of two loads into at least `concatCopyElements` elements
+/// per block (a KV-cache append: a block graph would hold the whole slice in
+/// shared memory), which materializeProgram makes a `kn.concat`. What is
+/// split then goes through device memory between kernels.
+Term splitForBlockGraphs(const TileContext &context, const Term &term,
+                         int64_t concatCopyElements);
 
 /// A function `name` with `type` whose body is `term` as graph-defined
 /// kernels, `program`'s inputs bound to the arguments and its outputs

@@ -8,12 +8,14 @@
 
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
+#include "mirage/IR/OperatorOps.h"
 #include "mirage/IR/SemanticsOpInterface.h"
 #include "mirage/TileEqsat/Analysis.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <array>
 #include <map>
 #include <set>
 
@@ -826,10 +828,150 @@ llvm::Error KernelBuilder::build() {
   return llvm::Error::success();
 }
 
+/// The elements of the region `index` selects in `tensor` (one per element
+/// index, the tensor's size where whole); std::nullopt when a dim is tiled
+/// by a loop (its size is chosen when the kernel is built).
+std::optional<int64_t> getFixedRegionElements(const TileContext &context,
+                                              const Term &term,
+                                              const TensorInfo &tensor,
+                                              unsigned index) {
+  const TileOps &ops = context.getOps();
+  int64_t elements = 1;
+  for (auto [d, child] : llvm::enumerate(term[index].children)) {
+    const ENode &e = term[child];
+    if (e.op == ops.fulltile)
+      elements *= tensor.shape[d];
+    else if (e.op != ops.elem)
+      return std::nullopt;
+  }
+  return elements;
+}
+
+/// Whether statement `item` stores the concatenation of two loads into a
+/// region of at least `minElements` elements per block: the KV-cache append
+/// of an attention block (a head's whole cache and its new rows), which a
+/// block graph would hold whole in shared memory (its concatenated dim is
+/// never tiled), so it gets a kernel of its own (materializeProgram makes it
+/// a kn.concat).
+bool isLargeConcatCopy(const TileContext &context, const Term &term,
+                       unsigned item, int64_t minElements) {
+  const TileOps &ops = context.getOps();
+  const ENode &store = term[item];
+  if (store.op != ops.store)
+    return false;
+  const ENode &value = term[store.children[1]];
+  if (value.op != ops.concat ||
+      llvm::any_of(value.children,
+                   [&](unsigned child) { return term[child].op != ops.load; }))
+    return false;
+  const TensorInfo *tensor =
+      context.getTensor(term[store.children[0]].payload.getSymbol());
+  std::optional<int64_t> elements =
+      tensor ? getFixedRegionElements(context, term, *tensor, store.children[2])
+             : std::nullopt;
+  return elements && *elements >= minElements;
+}
+
+/// A kernel that only stores the concatenation of two tensors into a third.
+struct ConcatCopy {
+  std::string result;
+  std::array<std::string, 2> parts;
+  int64_t dim = 0;
+};
+
+/// The kernel `root` as a ConcatCopy, when its loops give every block its
+/// own part of the result and together cover it: each loop variable indexes
+/// one dim, alike in the result's region and both parts' (an element per
+/// iteration, or a tile of a loop over the whole dim), and the other dims
+/// are whole; std::nullopt otherwise.
+std::optional<ConcatCopy> matchConcatCopy(const TileContext &context,
+                                          const Term &term, unsigned root) {
+  const TileOps &ops = context.getOps();
+  const Language &language = context.getLanguage();
+  SmallVector<unsigned> loops;
+  unsigned current = root;
+  while (term[current].op == ops.loop) {
+    loops.push_back(current);
+    current = term[current].children[3];
+  }
+  SmallVector<unsigned> items;
+  for (unsigned item : getSequence(context, term, current))
+    if (term[item].op != ops.dummy)
+      items.push_back(item);
+  if (items.size() != 1 || term[items[0]].op != ops.store)
+    return std::nullopt;
+  const ENode &store = term[items[0]];
+  const ENode &value = term[store.children[1]];
+  if (value.op != ops.concat || value.children.size() != 2 ||
+      !value.payload.isInt())
+    return std::nullopt;
+  ConcatCopy copy;
+  copy.dim = value.payload.getInt();
+  auto nameOf = [&](unsigned tensorNode) {
+    return language.getSymbolName(term[tensorNode].payload.getSymbol()).str();
+  };
+  copy.result = nameOf(store.children[0]);
+  const TensorInfo *result =
+      context.getTensor(term[store.children[0]].payload.getSymbol());
+  if (!result)
+    return std::nullopt;
+  const ENode &region = term[store.children[2]];
+  // The parts' regions index their dims as the result's does.
+  for (auto [i, child] : llvm::enumerate(value.children)) {
+    const ENode &load = term[child];
+    if (load.op != ops.load)
+      return std::nullopt;
+    copy.parts[i] = nameOf(load.children[0]);
+    const ENode &partRegion = term[load.children[1]];
+    if (partRegion.children.size() != region.children.size())
+      return std::nullopt;
+    for (auto [d, pair] :
+         llvm::enumerate(llvm::zip(partRegion.children, region.children))) {
+      const ENode &a = term[std::get<0>(pair)], &b = term[std::get<1>(pair)];
+      if (a.op != b.op || a.payload != b.payload ||
+          (int64_t(d) == copy.dim && a.op != ops.fulltile))
+        return std::nullopt;
+    }
+  }
+  // Every loop indexes one dim and covers it; every other dim is whole.
+  SmallVector<bool> covered(region.children.size(), false);
+  for (unsigned loopNode : loops) {
+    const ENode &loop = term[loopNode];
+    auto start = getConstant(context, term[loop.children[0]]);
+    auto end = getConstant(context, term[loop.children[1]]);
+    std::optional<double> step = getConstant(context, term[loop.children[2]]);
+    if (!start || !end || *start != 0)
+      return std::nullopt;
+    int64_t indexed = -1;
+    for (auto [d, child] : llvm::enumerate(region.children)) {
+      const ENode &e = term[child];
+      if ((e.op == ops.tile || e.op == ops.elem) && e.payload == loop.payload) {
+        if (indexed >= 0)
+          return std::nullopt;
+        indexed = d;
+      }
+    }
+    if (indexed < 0 || covered[indexed])
+      return std::nullopt;
+    int64_t size = result->shape[indexed];
+    bool element = term[region.children[indexed]].op == ops.elem;
+    bool whole =
+        element ? step && *end == *step * double(size) : *end == double(size);
+    if (!whole)
+      return std::nullopt;
+    covered[indexed] = true;
+  }
+  for (auto [d, child] : llvm::enumerate(region.children))
+    if (!covered[d] && term[child].op != ops.fulltile)
+      return std::nullopt;
+  return copy;
+}
+
 } // namespace
 
 Term mirage::tile::splitForBlockGraphs(const TileContext &context,
-                                       const Term &term) {
+                                       const Term &term,
+                                       int64_t concatCopyElements) {
   const TileOps &ops = context.getOps();
   std::vector<TileData> data = analyzeTermNodes(context, term);
   Term out = term;
@@ -853,17 +995,22 @@ Term mirage::tile::splitForBlockGraphs(const TileContext &context,
     // Parts of the block's chain.
     SmallVector<SmallVector<unsigned>> parts(1);
     TileData written;
-    bool sequential = false;
+    bool sequential = false, afterCopy = false;
     for (unsigned item : getSequence(context, term, current)) {
       const TileData &d = data[item];
       bool loop = term[item].op == ops.loop;
-      bool readBack = llvm::any_of(d.reads, [&](const Access &read) {
+      bool copy = isLargeConcatCopy(context, term, item, concatCopyElements);
+      // A loop's accesses cover all its iterations; its body's are per
+      // iteration (a tile of what an earlier statement stored whole).
+      const TileData &perIteration = loop ? data[term[item].children[3]] : d;
+      bool readBack = llvm::any_of(perIteration.reads, [&](const Access &read) {
         return llvm::any_of(
                    written.writes,
                    [&](const Access &w) { return w.tensor == read.tensor; }) &&
                !llvm::is_contained(written.writes, read);
       });
-      if (!parts.back().empty() && ((loop && sequential) || readBack)) {
+      if (!parts.back().empty() &&
+          ((loop && sequential) || readBack || copy || afterCopy)) {
         // Fission of every grid loop between the part and the rest must be
         // valid.
         TileData rest = d;
@@ -880,6 +1027,7 @@ Term mirage::tile::splitForBlockGraphs(const TileContext &context,
       parts.back().push_back(item);
       written = parts.back().size() == 1 ? d : sequenceData(written, d);
       sequential |= loop;
+      afterCopy = copy;
     }
     if (parts.size() == 1) {
       kernels.push_back(root);
@@ -975,6 +1123,26 @@ mirage::tile::materializeProgram(OpBuilder &builder, Location loc,
       continue;
     }
     ++kernelNumber;
+    // A whole concatenation (the KV-cache append split off by
+    // splitForBlockGraphs) is kn.concat, which the default block graphs tile
+    // along any dim.
+    if (auto copy = matchConcatCopy(context, term, root)) {
+      Value first = device.lookup(copy->parts[0]);
+      Value second = device.lookup(copy->parts[1]);
+      const TensorInfo *info = context.lookupTensor(copy->result);
+      if (first && second && info) {
+        auto concat = createOperatorOp<kn::KernelDialect>(
+            builder, loc, OpKind::Concat, ValueRange{first, second},
+            TypeRange{RankedTensorType::get(info->shape, program.elementType)},
+            {builder.getNamedAttr("dim",
+                                  builder.getI64IntegerAttr(copy->dim))});
+        if (succeeded(concat)) {
+          device[copy->result] = (*concat)->getResult(0);
+          zeroed.erase(copy->result);
+          continue;
+        }
+      }
+    }
     std::set<std::string> later;
     for (size_t j = k + 1; j < kernels.size(); ++j)
       later.insert(loads[j].begin(), loads[j].end());

@@ -204,10 +204,16 @@ private:
       ProgramEstimate estimate;
     };
     std::vector<Buildable> buildables;
+    // A concatenation whose result and operands cannot share a block's
+    // shared memory gets a kernel of its own.
+    int64_t concatCopyElements =
+        deviceModel.smemPerBlock /
+        (2 * int64_t(program->elementType.getIntOrFloatBitWidth() / 8));
     llvm::StringSet<> seenTerms;
     for (const ExtractionResult *list : {&result, &unconstrained})
       for (const Candidate &c : list->candidates) {
-        Term split = splitForBlockGraphs(*program->context, c.term);
+        Term split =
+            splitForBlockGraphs(*program->context, c.term, concatCopyElements);
         if (!seenTerms.insert(program->context->toString(split)).second)
           continue;
         ProgramEstimate estimate =
