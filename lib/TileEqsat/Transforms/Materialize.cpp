@@ -51,13 +51,15 @@ struct LoopInfo {
 class KernelBuilder {
 public:
   KernelBuilder(OpBuilder &builder, Location loc, const TileProgram &program,
-                const Term &term, const MaterializeOptions &options,
-                unsigned root, llvm::StringMap<Value> &device,
+                const Term &term, const std::vector<TileData> &data,
+                const MaterializeOptions &options, unsigned root,
+                llvm::StringMap<Value> &device,
                 const std::set<std::string> &laterLoads,
                 std::set<std::string> &zeroed)
       : builder(builder), loc(loc), context(*program.context),
-        ops(context.getOps()), program(program), term(term), options(options),
-        root(root), device(device), laterLoads(laterLoads), zeroed(zeroed) {}
+        ops(context.getOps()), program(program), term(term), data(data),
+        options(options), root(root), device(device), laterLoads(laterLoads),
+        zeroed(zeroed) {}
 
   llvm::Error build();
 
@@ -99,6 +101,8 @@ private:
   const TileOps &ops;
   const TileProgram &program;
   const Term &term;
+  /// analyzeTermNodes of the term, computed once for all its kernels.
+  const std::vector<TileData> &data;
   const MaterializeOptions &options;
   unsigned root;
   llvm::StringMap<Value> &device;
@@ -170,7 +174,6 @@ llvm::Expected<LoopInfo> KernelBuilder::loopInfo(unsigned node) {
 }
 
 llvm::Error KernelBuilder::analyzeStructure() {
-  std::vector<TileData> data = analyzeTermNodes(context, term);
   unsigned current = root;
   while (grid.size() < 3 && term[current].op == ops.loop) {
     unsigned bodyNode = term[current].children[3];
@@ -1068,6 +1071,7 @@ mirage::tile::materializeProgram(OpBuilder &builder, Location loc,
   for (auto [input, arg] : llvm::zip(program.inputs, entry->getArguments()))
     device[input] = arg;
   SmallVector<unsigned> kernels = getSequence(context, term, term.getRoot());
+  std::vector<TileData> data = analyzeTermNodes(context, term);
   // Per kernel, the tensors later kernels load.
   std::vector<std::set<std::string>> loads(kernels.size());
   for (auto [k, root] : llvm::enumerate(kernels)) {
@@ -1146,8 +1150,8 @@ mirage::tile::materializeProgram(OpBuilder &builder, Location loc,
     std::set<std::string> later;
     for (size_t j = k + 1; j < kernels.size(); ++j)
       later.insert(loads[j].begin(), loads[j].end());
-    KernelBuilder kernel(builder, loc, program, term, options, root, device,
-                         later, zeroed);
+    KernelBuilder kernel(builder, loc, program, term, data, options, root,
+                         device, later, zeroed);
     if (llvm::Error e = kernel.build()) {
       function.erase();
       return llvm::createStringError(llvm::formatv("kernel {0}: {1}",
