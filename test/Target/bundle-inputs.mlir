@@ -10,6 +10,8 @@
 // RUN: %PYTHON %S/Inputs/print-manifest.py %t/linear_out_in/manifest.json | FileCheck %s --check-prefix=OUTIN
 // RUN: rm -rf %t && mirage-bundle %s -o %t --ptxas=none --function fused_linear
 // RUN: %PYTHON %S/Inputs/print-manifest.py %t/fused_linear/manifest.json | FileCheck %s --check-prefix=FUSED
+// RUN: rm -rf %t && mirage-bundle %s -o %t --ptxas=none --function fused_linear_columns
+// RUN: %PYTHON %S/Inputs/print-manifest.py %t/fused_linear_columns/manifest.json | FileCheck %s --check-prefix=COLUMNS
 // RUN: not mirage-bundle %s -o %t --ptxas=none --function square_root 2>&1 | FileCheck %s --check-prefix=NONFINITE
 
 // The weight's fan-in is 64: scale 1/8. The norm weight and x keep 1.
@@ -47,6 +49,24 @@ func.func @fused_linear(%x: tensor<4x64xf16>, %w: tensor<64x8xf16>) -> tensor<4x
       %p = tb.matmul %at, %bt : !tb.tile<4x16xf16>, !tb.tile<16x4xf16>
       %s = tb.accum_sum %p : !tb.tile<4x4xf16>
       %o = tb.output_saver %s omap <x -> 1> : !tb.tile<4x4xf16> -> tensor<4x8xf16>
+      tb.yield %o : tensor<4x8xf16>
+    }
+  } : (tensor<4x64xf16>, tensor<64x8xf16>) -> tensor<4x8xf16>
+  return %z : tensor<4x8xf16>
+}
+
+// The loop walks the weight's columns (not the contracted dim) and
+// concatenates the products: the fan-in is the tile's k, 64, not 64 x 4.
+// COLUMNS: inputs_generator {"high": 1, "kind": "uniform", "low": -1, "scales": [1, 0.125], "seed": 1}
+func.func @fused_linear_columns(%x: tensor<4x64xf16>, %w: tensor<64x8xf16>) -> tensor<4x8xf16> {
+  %z = kn.kernel(%x, %w) {
+    tb.graph grid [2] threads 128 forloop 4 {
+    ^bb0(%a: tensor<4x64xf16>, %b: tensor<64x8xf16>):
+      %at = tb.input_iterator %a imap <x -> 0> fmap <i -> replica> : tensor<4x64xf16> -> !tb.tile<2x64xf16>
+      %bt = tb.input_iterator %b imap <x -> replica> fmap <i -> 1> : tensor<64x8xf16> -> !tb.tile<64x2xf16>
+      %p = tb.matmul %at, %bt : !tb.tile<2x64xf16>, !tb.tile<64x2xf16>
+      %c = tb.accum_concat %p dim 1 : !tb.tile<2x2xf16> -> !tb.tile<2x8xf16>
+      %o = tb.output_saver %c omap <x -> 0> : !tb.tile<2x8xf16> -> tensor<4x8xf16>
       tb.yield %o : tensor<4x8xf16>
     }
   } : (tensor<4x64xf16>, tensor<64x8xf16>) -> tensor<4x8xf16>

@@ -126,19 +126,21 @@ static double getFanIn(Operation *op) {
 
 static double getWeightFanIn(Value value);
 
-/// Whether `value`, a tile of a block graph, is summed over the for-loop's
-/// iterations (reaches a tb.accum_sum).
-static bool isSummedOverLoop(Value value) {
-  SmallVector<Value> work{value};
+/// Whether `product`, a tile contraction's result in a block graph, is
+/// summed over the for-loop's iterations: it reaches an accumulating sum
+/// through no other contraction.
+static bool isSummedOverLoop(Value product) {
+  SmallVector<Value> work{product};
   llvm::DenseSet<Value> seen;
   while (!work.empty()) {
     Value tile = work.pop_back_val();
     if (!seen.insert(tile).second)
       continue;
     for (Operation *user : tile.getUsers()) {
-      if (isa<tb::AccumSumOp>(user))
+      if (isa<tb::AccumSumOp, tb::AccumRescaledSumOp>(user))
         return true;
-      if (!user->hasTrait<mirage::OpTrait::IsAccumulator>())
+      if (!user->hasTrait<mirage::OpTrait::IsAccumulator>() &&
+          getFanIn(user) <= 1)
         llvm::append_range(work, user->getResults());
     }
   }
@@ -146,24 +148,30 @@ static bool isSummedOverLoop(Value value) {
 }
 
 /// The fan-in of the contractions a graph-defined kernel feeds with its
-/// operand `index`: in its block graph, a tile contraction sums the tile's
-/// k, times the iterations when the for-loop walks the operand and the
-/// products are accumulated (a pre-fused program, a tile-eqsat candidate).
+/// operand `index` (a pre-fused program, a tile-eqsat candidate): in its
+/// block graph, a tile contraction sums the tile's k, times the iterations
+/// where the for-loop walks the weight's contracted dim (it is the right
+/// operand of a matmul, not moved before) and the products are summed.
 static double getKernelWeightFanIn(kn::KernelOp kernel, unsigned index) {
   tb::GraphOp graph = kernel.getBlockGraph();
   if (!graph || index >= graph.getBodyBlock().getNumArguments())
     return 1;
+  BlockArgument weight = graph.getBodyBlock().getArgument(index);
+  int64_t contracted = cast<ShapedType>(weight.getType()).getRank() - 2;
   double fanIn = 1;
-  for (Operation *user : graph.getBodyBlock().getArgument(index).getUsers()) {
+  for (Operation *user : weight.getUsers()) {
     auto iterator = dyn_cast<tb::InputIteratorOp>(user);
     if (!iterator)
       continue;
     Value tile = iterator.getResult();
-    double tileFanIn = getWeightFanIn(tile);
-    if (tileFanIn > 1 && !iterator.getFmap().isReplica() &&
-        isSummedOverLoop(tile))
-      tileFanIn *= static_cast<double>(graph.getForloopRange());
-    fanIn = std::max(fanIn, tileFanIn);
+    fanIn = std::max(fanIn, getWeightFanIn(tile));
+    if (contracted < 0 || iterator.getFmap().getDim() != contracted)
+      continue;
+    for (OpOperand &use : tile.getUses())
+      if (isa<tb::MatmulOp>(use.getOwner()) && use.getOperandNumber() == 1 &&
+          isSummedOverLoop(use.getOwner()->getResult(0)))
+        fanIn = std::max(fanIn, getFanIn(use.getOwner()) *
+                                    double(graph.getForloopRange()));
   }
   return fanIn;
 }

@@ -882,11 +882,12 @@ struct ConcatCopy {
   int64_t dim = 0;
 };
 
-/// The kernel `root` as a ConcatCopy, when its loops give every block its
-/// own part of the result and together cover it: each loop variable indexes
-/// one dim, alike in the result's region and both parts' (an element per
-/// iteration, or a tile of a loop over the whole dim), and the other dims
-/// are whole; std::nullopt otherwise.
+/// The kernel `root` as a ConcatCopy, when its loops together cover the
+/// result: each loop variable the copy uses indexes one dim, alike in the
+/// result's region and both parts' (an element per iteration, or a tile of a
+/// loop over the whole dim; a loop it does not use repeats the same copy),
+/// the other dims are whole, and the parts are the result cut along the
+/// concatenated dim; std::nullopt otherwise.
 std::optional<ConcatCopy> matchConcatCopy(const TileContext &context,
                                           const Term &term, unsigned root) {
   const TileOps &ops = context.getOps();
@@ -936,7 +937,8 @@ std::optional<ConcatCopy> matchConcatCopy(const TileContext &context,
         return std::nullopt;
     }
   }
-  // Every loop indexes one dim and covers it; every other dim is whole.
+  // Every loop that indexes the copy indexes one dim and covers it; every
+  // other dim is whole.
   SmallVector<bool> covered(region.children.size(), false);
   for (unsigned loopNode : loops) {
     const ENode &loop = term[loopNode];
@@ -954,7 +956,10 @@ std::optional<ConcatCopy> matchConcatCopy(const TileContext &context,
         indexed = d;
       }
     }
-    if (indexed < 0 || covered[indexed])
+    // A loop the copy does not index writes the same part every time.
+    if (indexed < 0)
+      continue;
+    if (covered[indexed])
       return std::nullopt;
     int64_t size = result->shape[indexed];
     bool element = term[region.children[indexed]].op == ops.elem;
@@ -967,6 +972,19 @@ std::optional<ConcatCopy> matchConcatCopy(const TileContext &context,
   for (auto [d, child] : llvm::enumerate(region.children))
     if (!covered[d] && term[child].op != ops.fulltile)
       return std::nullopt;
+  // The parts are the result, cut along the concatenated dim.
+  int64_t along = 0;
+  for (const std::string &part : copy.parts) {
+    const TensorInfo *info = context.lookupTensor(part);
+    if (!info || info->shape.size() != result->shape.size())
+      return std::nullopt;
+    for (auto [d, size] : llvm::enumerate(info->shape))
+      if (int64_t(d) != copy.dim && size != result->shape[d])
+        return std::nullopt;
+    along += info->shape[copy.dim];
+  }
+  if (along != result->shape[copy.dim])
+    return std::nullopt;
   return copy;
 }
 

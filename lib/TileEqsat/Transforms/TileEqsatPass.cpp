@@ -212,7 +212,8 @@ private:
     // shared memory gets a kernel of its own.
     int64_t concatCopyElements =
         deviceModel.smemPerBlock /
-        (2 * int64_t(program->elementType.getIntOrFloatBitWidth() / 8));
+        (2 * std::max<int64_t>(1, program->elementType.getIntOrFloatBitWidth() /
+                                      8));
     llvm::StringSet<> seenTerms;
     for (const ExtractionResult *list : {&result, &unconstrained})
       for (const Candidate &c : list->candidates) {
@@ -499,7 +500,9 @@ private:
 
   /// A hash of `fn`'s body: every op's name, attributes and properties,
   /// result types and operands (numbered in walk order), all uniqued in the
-  /// context, so equal bodies hash equal without printing them.
+  /// context, and its regions' blocks and ops, so equal bodies hash equal
+  /// without printing them (different ones collide with a probability of
+  /// about 2^-64 per pair).
   static uint64_t fingerprintBody(func::FuncOp fn) {
     llvm::DenseMap<Value, unsigned> numbers;
     auto number = [&](Value value) {
@@ -519,11 +522,15 @@ private:
       for (Value result : op->getResults())
         hash = llvm::hash_combine(hash, result.getType().getAsOpaquePointer(),
                                   number(result));
-      for (Region &region : op->getRegions())
-        for (Block &block : region)
+      for (Region &region : op->getRegions()) {
+        hash = llvm::hash_combine(hash, region.getBlocks().size());
+        for (Block &block : region) {
+          hash = llvm::hash_combine(hash, block.getOperations().size());
           for (BlockArgument arg : block.getArguments())
             hash = llvm::hash_combine(hash, arg.getType().getAsOpaquePointer(),
                                       number(arg));
+        }
+      }
     });
     return static_cast<uint64_t>(static_cast<size_t>(hash));
   }

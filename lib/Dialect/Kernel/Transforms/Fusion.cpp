@@ -1665,14 +1665,17 @@ bool Fuser::wouldCycle(int a, int b) {
     auto pushUsers = [&](int group, bool skipDirect) {
       for (int member : groups[group]) {
         SmallVector<std::pair<Value, bool>> values;
+        llvm::DenseSet<std::pair<Value, unsigned>> visited;
         for (Value result : candidates[member]->getResults())
           values.push_back({result, false});
         while (!values.empty()) {
-          auto [value, viaView] = values.pop_back_val();
+          auto [value, indirect] = values.pop_back_val();
+          if (!visited.insert({value, unsigned(indirect)}).second)
+            continue;
           for (Operation *user : value.getUsers()) {
             bool view = isConcatView(user);
             if (isa<ReshapeOp>(user) || view) {
-              values.push_back({user->getResult(0), viaView || view});
+              values.push_back({user->getResult(0), indirect || view});
               continue;
             }
             auto it = indexOf.find(user);
@@ -1682,7 +1685,7 @@ bool Fuser::wouldCycle(int a, int b) {
               continue;
             }
             int target = groupOf[it->second];
-            if (target == group || (skipDirect && target == to && !viaView))
+            if (target == group || (skipDirect && target == to && !indirect))
               continue;
             if (seen.insert(target).second)
               stack.push_back(target);
