@@ -1017,7 +1017,15 @@ Term mirage::tile::splitForBlockGraphs(const TileContext &context,
     SmallVector<SmallVector<unsigned>> parts(1);
     TileData written;
     bool sequential = false, afterCopy = false;
-    for (unsigned item : getSequence(context, term, current)) {
+    SmallVector<unsigned> items = getSequence(context, term, current);
+    // What the chain does from each item on: a cut before item i is a loop
+    // fission between the part and all of it.
+    std::vector<TileData> suffix(items.size());
+    for (size_t i = items.size(); i-- > 0;)
+      suffix[i] = i + 1 == items.size()
+                      ? data[items[i]]
+                      : sequenceData(data[items[i]], suffix[i + 1]);
+    for (auto [position, item] : llvm::enumerate(items)) {
       const TileData &d = data[item];
       bool loop = term[item].op == ops.loop;
       bool copy = isLargeConcatCopy(context, term, item, concatCopyElements);
@@ -1034,9 +1042,8 @@ Term mirage::tile::splitForBlockGraphs(const TileContext &context,
           ((loop && sequential) || readBack || copy || afterCopy)) {
         // Fission of every grid loop between the part and the rest must be
         // valid.
-        TileData rest = d;
         bool valid = llvm::all_of(grid, [&](unsigned g) {
-          return !conflictsAcrossIterations(written, rest,
+          return !conflictsAcrossIterations(written, suffix[position],
                                             term[g].payload.getSymbol());
         });
         if (valid) {
