@@ -6,6 +6,26 @@
 // RUN: mirage-opt %s --mirage-to-task-graph=workers=4 --convert-tg-to-gpu=pipeline-stages=3 2>/dev/null | FileCheck %s
 // RUN: mirage-opt %s --mirage-to-task-graph=workers=4 --convert-tg-to-gpu="pipeline-stages=3 preload=false" 2>/dev/null | FileCheck %s --check-prefix=OFF
 // RUN: mirage-opt %s --mirage-to-task-graph=workers=4 --convert-tg-to-gpu="pipeline-stages=3 preload-spares-leader=true" 2>/dev/null | FileCheck %s --check-prefix=SPARES
+// RUN: mirage-opt %s --mirage-to-task-graph=workers=4 --convert-tg-to-gpu="pipeline-stages=3 preload-stages=1" 2>/dev/null | FileCheck %s --check-prefix=STAGES
+
+// With preload-stages=1 the preload copies the weight's stage 0 only; the
+// body's prologue copies its stage 1 beside the row's, still one group per
+// stage after the preload's, so the loop's waits are unchanged.
+// STAGES-LABEL: func.func private @f_tasks_body1(
+// STAGES-NOT: device_async_copy %arg3
+// STAGES: nvgpu.device_async_copy %arg2
+// STAGES-NOT: device_async_copy %arg3
+// STAGES: nvvm.cp.async.commit.group
+// STAGES: nvgpu.device_async_copy %arg2
+// STAGES: nvgpu.device_async_copy %arg3
+// STAGES: nvvm.cp.async.commit.group
+// STAGES-NEXT: gpu.barrier
+// STAGES: nvvm.cp.async.wait.group 2
+// STAGES-LABEL: func.func private @f_tasks_preload1(
+// STAGES: nvgpu.device_async_copy %arg3
+// STAGES-NOT: device_async_copy
+// STAGES: nvvm.cp.async.commit.group
+// STAGES-NEXT: return
 
 // The matmul's body: stages 0 and 1 of the normalized row only, one group
 // each, then the loop's wait leaves stages - 1 = 2 groups pending.

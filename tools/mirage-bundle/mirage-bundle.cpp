@@ -165,6 +165,11 @@ static cl::opt<bool> preloadWarp(
              "copies of tasks whose shared memory the task before does not "
              "use, while that task runs"),
     cl::cat(bundleCategory));
+static cl::opt<unsigned> preloadStages(
+    "preload-stages", cl::init(0),
+    cl::desc("Mega-kernel: the most pipeline stages a task copies before its "
+             "wait (0: all its prologue has); the body copies the rest"),
+    cl::cat(bundleCategory));
 static cl::opt<bool> dynamicDispatch(
     "dynamic-dispatch",
     cl::desc("Mega-kernel: workers claim tasks in the graph's order from one "
@@ -253,6 +258,7 @@ int main(int argc, char **argv) {
   options.preload = preload;
   options.preloadSparesLeader = preloadSparesLeader;
   options.preloadWarp = preloadWarp;
+  options.preloadStages = preloadStages;
   options.nameSuffix = nameSuffix;
 
   int failures = 0;

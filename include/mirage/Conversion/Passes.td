@@ -196,7 +196,8 @@ def ConvertTaskToGPU : Pass<"convert-tg-to-gpu", "::mlir::ModuleOp"> {
       buffers that no kernel of the graph writes (weights, caches) with
       cp.async in its prologue, a private `func.func @<graph>_preload<k>`
       that issues those copies (loop-invariant tiles and the first
-      stages - 1 pipeline stages, one commit group per stage). A worker
+      stages - 1 pipeline stages, or at most `preload-stages` of them, one
+      commit group per stage). A worker
       calls it after loading the task's record and before thread 0 waits,
       so that the task's weights stream while its producers finish; the
       body leaves those copies out of its prologue. Only buffers no task
@@ -285,6 +286,11 @@ def ConvertTaskToGPU : Pass<"convert-tg-to-gpu", "::mlir::ModuleOp"> {
            "With preload, the first warp (whose thread 0 polls the events) "
            "issues no preload copies: the second issues its share as well "
            "(an experiment: the polls may then not queue behind them)">,
+    Option<"preloadStages", "preload-stages", "unsigned", /*default=*/"0",
+           "With preload, the most pipeline stages a task copies before its "
+           "wait (0: all stages - 1 its prologue has); the body copies the "
+           "later ones, so that fewer bytes are in flight when thread 0 "
+           "polls the events">,
     Option<"preloadWarp", "preload-warp", "bool", /*default=*/"false",
            "With preload, a warp beside the bodies' issues the preload "
            "copies of a task whose shared memory the task before it on the "

@@ -151,6 +151,11 @@ struct MirageToMegaKernelOptions
       llvm::cl::desc("The first warp issues no preload copies, the second "
                      "its share too (convert-tg-to-gpu)"),
       llvm::cl::init(false)};
+  Option<unsigned> preloadStages{
+      *this, "preload-stages",
+      llvm::cl::desc("The most pipeline stages a task copies before its "
+                     "wait (convert-tg-to-gpu; 0: all its prologue has)"),
+      llvm::cl::init(0)};
   Option<bool> preloadWarp{
       *this, "preload-warp",
       llvm::cl::desc("A warp beside the bodies' issues the preload copies of "

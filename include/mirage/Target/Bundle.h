@@ -64,6 +64,9 @@ struct BundleOptions {
   /// tasks whose shared memory is free early (convert-tg-to-gpu
   /// preload-warp).
   bool preloadWarp = false;
+  /// Mega-kernel: the most pipeline stages a task copies before its wait
+  /// (0: all its prologue has; convert-tg-to-gpu preload-stages).
+  unsigned preloadStages = 0;
   /// Appended to the bundle's name: variants of one program side by side.
   std::string nameSuffix;
   /// Per-operator kernels start with griddepcontrol where the chip has it,

@@ -44,12 +44,12 @@
 // mega-kernel task waits on its producers (a separate function issues the
 // copies) or before a per-operator kernel's griddepcontrol.wait, the
 // cp.async copies of those inputs' loop-invariant tiles and first
-// (stages - 1) stages are issued, one group per stage; the body then leaves
-// them out of its prologue and commits its own (stages - 1) groups as
-// before. The loop's wait (at most stages - 1 groups pending) still
-// completes iteration i's copies: the groups after them, the body's
-// prologue stages i + 1 to stages - 2 and the loop's requests of
-// iterations 0 to i, are stages - 1 of them.
+// (stages - 1) stages (or the first preloadStages of them) are issued, one
+// group per stage; the body then leaves them out of its prologue and
+// commits its own (stages - 1) groups as before. The loop's wait (at most
+// stages - 1 groups pending) still completes iteration i's copies: the groups
+// after them, the body's prologue stages i + 1 to stages - 2 and the loop's
+// requests of iterations 0 to i, are stages - 1 of them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,6 +92,13 @@ public:
   /// Those copies, one commit group per prologue stage.
   void emitPreloadCopies();
 
+  /// The prologue stages whose tiles of the preloaded inputs the preload
+  /// copies (Options::preloadStages); the body copies the later ones.
+  int64_t getPreloadedStages() const {
+    unsigned most = plan.getOptions().preloadStages;
+    return most ? std::min<int64_t>(most, plan.getStagesAhead())
+                : plan.getStagesAhead();
+  }
   /// Whether `plan` copies iterator's tile with cp.async in the prologue
   /// (loop-invariant, or one of the first stages of a pipeline).
   static bool isCopiedInPrologue(const BlockGraphPlan &plan,
@@ -1098,7 +1105,9 @@ void BlockGraphEmitter::emitPreloadCopies() {
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     return;
   }
-  for (int64_t s = 0; s < plan.getStagesAhead(); ++s) {
+  // Every group precedes the body's prologue groups, so the loop's waits
+  // still complete each stage's copies (file comment).
+  for (int64_t s = 0; s < getPreloadedStages(); ++s) {
     emitPipelinedLoads(kb->index(s), [&](tb::InputIteratorOp iterator) {
       return isPreloaded(iterator);
     });
@@ -1158,9 +1167,10 @@ LogicalResult BlockGraphEmitter::emit(Block &entry, bool taskBody) {
   if (tma && !warpSpecialized)
     emitTmaInit();
   if (asyncPipeline) {
+    int64_t preloadedStages = getPreloadedStages();
     for (int64_t s = 0; s < ahead; ++s) {
       emitPipelinedLoads(kb->index(s), [&](tb::InputIteratorOp iterator) {
-        return !isPreloaded(iterator);
+        return !isPreloaded(iterator) || s >= preloadedStages;
       });
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
     }

@@ -101,6 +101,11 @@ struct Options {
   /// for the kernels this one depends on (with dependentLaunch), or, in a
   /// mega-kernel, before the task's wait on its producers.
   bool preload = true;
+  /// With preload, the most pipeline stages copied early (0: all the
+  /// prologue's); the body's prologue copies the preloaded inputs' later
+  /// stages itself. Fewer bytes are then in flight when a mega-kernel task
+  /// polls its events, whose loads return behind its own copies.
+  unsigned preloadStages = 0;
   /// Load pipelined input tiles with the bulk tensor copy engine (sm_90),
   /// where every one of a kernel's pipelined tiles allows it.
   bool tma = false;

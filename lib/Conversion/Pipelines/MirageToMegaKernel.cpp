@@ -51,6 +51,7 @@ void mirage::buildMirageToMegaKernelPipeline(
   lowering.preload = options.preload;
   lowering.preloadSparesLeader = options.preloadSparesLeader;
   lowering.preloadWarp = options.preloadWarp;
+  lowering.preloadStages = options.preloadStages;
   pm.addPass(createConvertTaskToGPU(lowering));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   device.addPass(createCanonicalizerPass());

@@ -1663,6 +1663,7 @@ struct ConvertTaskToGPU
     options.tensorCores = tensorCores;
     options.asyncCopy = asyncCopy;
     options.preload = preload;
+    options.preloadStages = preloadStages;
     PrefetchOptions prefetch{prefetchBytes, prefetchAhead};
     // Dynamic dispatch has no queue to prefetch from.
     if (dynamicDispatch)

@@ -968,6 +968,7 @@ llvm::Expected<LoweredProgram> lowerToMegaKernel(ModuleOp module,
   pipeline.preload = options.preload;
   pipeline.preloadSparesLeader = options.preloadSparesLeader;
   pipeline.preloadWarp = options.preloadWarp;
+  pipeline.preloadStages = options.preloadStages;
   log << "  lowering: mirage-to-megakernel (" << options.chip << ")\n";
   {
     DiagnosticCollector diagnostics(module.getContext());
