@@ -8,7 +8,6 @@
 
 #include "mirage/Dialect/Block/IR/Block.h"
 #include "mirage/Dialect/Kernel/IR/Kernel.h"
-#include "mirage/IR/OperatorOps.h"
 #include "mirage/IR/SemanticsOpInterface.h"
 #include "mirage/TileEqsat/Analysis.h"
 
@@ -878,6 +877,7 @@ bool isLargeConcatCopy(const TileContext &context, const Term &term,
 /// A kernel that only stores the concatenation of two tensors into a third.
 struct ConcatCopy {
   std::string result;
+  Shape resultShape;
   std::array<std::string, 2> parts;
   int64_t dim = 0;
 };
@@ -985,6 +985,7 @@ std::optional<ConcatCopy> matchConcatCopy(const TileContext &context,
   }
   if (along != result->shape[copy.dim])
     return std::nullopt;
+  copy.resultShape = result->shape;
   return copy;
 }
 
@@ -1158,18 +1159,13 @@ mirage::tile::materializeProgram(OpBuilder &builder, Location loc,
     if (auto copy = matchConcatCopy(context, term, root)) {
       Value first = device.lookup(copy->parts[0]);
       Value second = device.lookup(copy->parts[1]);
-      const TensorInfo *info = context.lookupTensor(copy->result);
-      if (first && second && info) {
-        auto concat = createOperatorOp<kn::KernelDialect>(
-            builder, loc, OpKind::Concat, ValueRange{first, second},
-            TypeRange{RankedTensorType::get(info->shape, program.elementType)},
-            {builder.getNamedAttr("dim",
-                                  builder.getI64IntegerAttr(copy->dim))});
-        if (succeeded(concat)) {
-          device[copy->result] = (*concat)->getResult(0);
-          zeroed.erase(copy->result);
-          continue;
-        }
+      if (first && second) {
+        device[copy->result] = kn::ConcatOp::create(
+            builder, loc,
+            RankedTensorType::get(copy->resultShape, program.elementType),
+            ValueRange{first, second}, copy->dim);
+        zeroed.erase(copy->result);
+        continue;
       }
     }
     std::set<std::string> later;

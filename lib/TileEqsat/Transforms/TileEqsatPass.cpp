@@ -464,11 +464,9 @@ private:
     for (auto &[symbol, values] : choices) {
       for (int64_t value : values) {
         // The size or block size the function already has.
-        int64_t current = symbol.empty() ? tried.threads
-                          : tried.sizes.sizes.lookup(symbol)
-                              ? tried.sizes.sizes.lookup(symbol)
-                              : tried.sizes.defaultSize;
-        if (value == current)
+        int64_t current =
+            symbol.empty() ? tried.threads : tried.sizes.sizes.lookup(symbol);
+        if (value == (current ? current : tried.sizes.defaultSize))
           continue;
         MaterializeOptions next = tried;
         if (symbol.empty())
